@@ -1,0 +1,132 @@
+// The contract between the runner (which owns processes) and the provider adapters (which only
+// build command lines and turn output lines into normalized events). Adapters do no I/O: every
+// function here is deterministic given its arguments, so each adapter is tested line by line
+// against recorded real CLI output (test/fixtures/protocols/).
+
+export type ProviderId = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot' | 'custom';
+
+/** Why a run failed, from the CLI's structured output first and its stderr last. */
+export type FailureClass =
+  | 'rate_limit' // HTTP 429 or the provider's own quota signal: worth a retry later or another provider
+  | 'overloaded' // 529/503 capacity: retry or fall back
+  | 'server_error' // 5xx from the model API
+  | 'auth' // missing/invalid credentials: retrying will not help
+  | 'stale_session' // the resume id is unknown to the CLI: start a fresh session
+  | 'cli_missing' // the executable is not installed (set by the runner, never by a parser)
+  | 'timeout' // watchdog: no output / too long (set by the runner)
+  | 'crash' // non-zero exit without a structured error
+  | 'invalid_request' // 4xx other than 429/401/403: the request itself is wrong
+  | 'unknown';
+
+/** What kind of step an `agent_tool` event describes (spec §6: tool, thinking, search, command, subagent). */
+export type StepKind = 'tool' | 'thinking' | 'search' | 'command' | 'subagent' | 'file';
+
+export type NormalizedEvent =
+  /** The provider's own session/thread id (for resume) and the model it actually used. */
+  | { kind: 'session'; providerSessionId: string; model?: string }
+  /**
+   * A live fragment of the assistant's visible answer. The final answer is the concatenation of
+   * all text deltas of the run unless a `result` event carries an authoritative `text`. Adapters
+   * insert the separator ("\n\n") themselves between separate text blocks.
+   */
+  | { kind: 'text_delta'; text: string }
+  /** A complete thinking/reasoning block (adapters buffer deltas until the block ends). */
+  | { kind: 'thinking'; text: string }
+  /** A step started: a tool call, a shell command, a search, a sub-agent. `input` is always an object. */
+  | { kind: 'step_start'; stepId: string; name: string; step: StepKind; input: Record<string, unknown> }
+  /** The step with the same `stepId` finished. `output` is bounded by the runner, not by adapters. */
+  | { kind: 'step_end'; stepId: string; name: string; ok: boolean; output?: string; exitCode?: number }
+  /** Token usage and cost as the CLI reports them; several usage events in a run are summed. */
+  | {
+      kind: 'usage';
+      inputTokens?: number;
+      outputTokens?: number;
+      cachedTokens?: number;
+      reasoningTokens?: number;
+      costUsd?: number;
+    }
+  /** The CLI is retrying a model call on its own (informational; the runner does not act on it). */
+  | { kind: 'provider_retry'; attempt?: number; reason: string; delayMs?: number }
+  /** A structured error from the CLI. The run is not over until `result` or process exit. */
+  | { kind: 'error'; failure: FailureClass; message: string; httpStatus?: number }
+  /**
+   * The CLI's terminal line for this turn. `ok:false` carries the failure. `text` is the authoritative
+   * final answer when the CLI prints one (Claude's `result.result`).
+   */
+  | { kind: 'result'; ok: boolean; text?: string; failure?: FailureClass; message?: string };
+
+export interface InvocationRequest {
+  prompt: string;
+  /** Working directory of the run (the user's project). Adapters never write files into it. */
+  cwd: string;
+  /** Resolved executable path or bare command name. */
+  executable: string;
+  model?: string;
+  effort?: string;
+  /** Passed the way the CLI accepts it (flag, env, or a file under `scratchDir`), never via the project. */
+  systemPrompt?: string;
+  /** The provider session to continue; absent for a fresh session. */
+  resumeSessionId?: string;
+  /** Auto-approve tool use (unattended runs). */
+  autoApprove: boolean;
+  /** A private per-run directory the runner creates and deletes; adapters may name files in it. */
+  scratchDir: string;
+  /** Extra arguments from settings (provider-specific), appended verbatim. */
+  extraArgs?: string[];
+  /** For the `custom` provider: the command template (see custom.ts). */
+  commandTemplate?: string[];
+}
+
+export interface Invocation {
+  command: string;
+  args: string[];
+  /** Variables to set (merged over the service's environment by the runner); `undefined` removes one. */
+  env: Record<string, string | undefined>;
+  /** Files the runner writes before spawning (paths inside `scratchDir`). */
+  files?: { path: string; content: string; mode?: number }[];
+  /**
+   * How stdin is used:
+   * - `close`: nothing is written; stdin is closed at once.
+   * - `write-close`: `stdinText` is written, then stdin is closed.
+   * - `interactive`: stdin stays open; the adapter's `start`/`parseLine` results say what to write and when to close.
+   */
+  stdin: 'close' | 'write-close' | 'interactive';
+  stdinText?: string;
+}
+
+/** What an adapter wants done after reading one line (or at start). */
+export interface AdapterOutput {
+  events: NormalizedEvent[];
+  /** Lines to write to the CLI's stdin (each is sent followed by "\n"). Only for `interactive` stdin. */
+  writes?: string[];
+  /** Close stdin after the writes (e.g. the turn is complete and nothing else will be sent). */
+  closeStdin?: boolean;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  /** The tail of stderr (bounded by the runner). */
+  stderr: string;
+}
+
+export interface ProviderAdapter<State = unknown> {
+  readonly id: ProviderId;
+  readonly displayName: string;
+  /** How a steer prompt reaches a running agent: written live to stdin, or by interrupt + resume. */
+  readonly steerMode: 'live' | 'interrupt-resume';
+  buildInvocation(req: InvocationRequest): Invocation;
+  initialState(req: InvocationRequest): State;
+  /** Lines to write once the process is spawned (interactive stdin only). */
+  start?(state: State, req: InvocationRequest): AdapterOutput;
+  /** One line of stdout, without its trailing newline. Malformed lines must not throw. */
+  parseLine(state: State, line: string): AdapterOutput;
+  /** Live steer (steerMode 'live'): what to write to stdin to inject `prompt`. */
+  steer?(state: State, prompt: string): AdapterOutput;
+  /**
+   * Called once after the process exited. Returns the closing events, including a `result` when the
+   * output had none: the outcome is decided from the structured output first, the exit status next,
+   * and stderr text last.
+   */
+  finish(state: State, exit: ExitInfo): NormalizedEvent[];
+}

@@ -1,0 +1,59 @@
+// `svc serve`: starts the core server and stops it cleanly on SIGINT/SIGTERM.
+import { createApp } from '../app.ts';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  home: string;
+}
+
+export async function serve(options: ServeOptions): Promise<void> {
+  let app;
+  try {
+    app = await createApp({ home: options.home });
+  } catch (err) {
+    fail(`cannot open the data directory ${options.home}: ${(err as Error).message}`);
+  }
+  try {
+    await app.listen(options.port, options.host);
+  } catch (err) {
+    await app.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') fail(`port ${options.port} on ${options.host} is already in use (is another svc running? try --port <n>)`);
+    if (code === 'EACCES') fail(`not allowed to listen on ${options.host}:${options.port} (try a port above 1024)`);
+    if (code === 'EADDRNOTAVAIL') fail(`${options.host} is not an address of this machine`);
+    fail(`cannot listen on ${options.host}:${options.port}: ${(err as Error).message}`);
+  }
+  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  console.log(`svc ${app.context.version} listening on http://${shown}:${options.port}`);
+  console.log(`data directory: ${app.context.home.root}`);
+  if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+    console.log('remote clients need the token: `svc token` prints it');
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`svc: ${signal} received, shutting down`);
+    const force = setTimeout(() => {
+      console.error('svc: shutdown took longer than 10 s, exiting');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    app.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('svc: error during shutdown:', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+function fail(message: string): never {
+  console.error(`svc: ${message}`);
+  process.exit(1);
+}

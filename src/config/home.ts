@@ -1,0 +1,40 @@
+// The per-user data directory and the paths inside it.
+import { mkdirSync, chmodSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface HomePaths {
+  root: string;
+  database: string;
+  token: string;
+  traces: string;
+  media: string;
+  browserProfile: string;
+  /** Process ids of running provider CLIs, reaped on the next start after a crash. */
+  pids: string;
+}
+
+export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.SVC_HOME ? resolve(env.SVC_HOME) : join(homedir(), '.svc');
+}
+
+export function homePaths(root: string): HomePaths {
+  return {
+    root,
+    database: join(root, 'svc.db'),
+    token: join(root, 'token'),
+    traces: join(root, 'traces'),
+    media: join(root, 'media'),
+    browserProfile: join(root, 'browser-profile'),
+    pids: join(root, 'pids'),
+  };
+}
+
+/** Creates the data directory (private to the user) and its sub-directories. */
+export function ensureHome(root: string): HomePaths {
+  const paths = homePaths(root);
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  chmodSync(root, 0o700);
+  for (const dir of [paths.traces, paths.media, paths.pids]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return paths;
+}

@@ -1,0 +1,124 @@
+// The public event stream: numbers every public bus event, keeps the most recent ones in a ring
+// buffer for replay, and fans each event out to the attached sinks (SSE responses, WebSockets).
+// Each event is serialized once, whatever the number of listeners.
+import { randomBytes } from 'node:crypto';
+import type { EventBus } from './bus.ts';
+import { encodeFrame, eventBody, parseEventId, type WireFrame } from './wire.ts';
+
+export interface Sink {
+  /** Delivers one frame. */
+  send(frame: WireFrame): void;
+  /** Delivers the keep-alive ping. */
+  ping(): void;
+}
+
+export interface ReplayResult {
+  gap: boolean;
+  replayed: number;
+}
+
+export interface EventStreamOptions {
+  bufferSize?: number;
+  heartbeatMs?: number;
+}
+
+export const DEFAULT_BUFFER_SIZE = 1000;
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+export class EventStream {
+  /** Identifies this server process: a cursor from another process cannot be replayed. */
+  readonly streamId = randomBytes(6).toString('hex');
+  private seq = 0;
+  private readonly ring: (WireFrame | undefined)[];
+  private readonly sinks = new Set<Sink>();
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(bus: EventBus, options: EventStreamOptions = {}) {
+    this.ring = new Array(options.bufferSize ?? DEFAULT_BUFFER_SIZE);
+    this.unsubscribe = bus.subscribe((event) => {
+      if (event.visibility === 'public') this.broadcast(eventBody(event));
+    });
+    this.heartbeat = setInterval(() => {
+      for (const sink of this.sinks) sink.ping();
+    }, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  get size(): number {
+    return this.sinks.size;
+  }
+
+  private get oldestSeq(): number {
+    return Math.max(1, this.seq - this.ring.length + 1);
+  }
+
+  private broadcast(body: Record<string, unknown>): void {
+    const frame = encodeFrame(this.streamId, ++this.seq, body);
+    this.ring[frame.seq % this.ring.length] = frame;
+    for (const sink of this.sinks) sink.send(frame);
+  }
+
+  /**
+   * Replays what the cursor missed, then attaches the sink for live events. Both happen in one
+   * synchronous step, so no event can fall between replay and live delivery.
+   * - no cursor: live events only;
+   * - a cursor inside the buffer: every later event, nothing lost;
+   * - a cursor older than the buffer, from another process, or unreadable: a `system`/`replay_gap`
+   *   event first, then everything the buffer holds.
+   */
+  attach(sink: Sink, cursor: string | undefined): ReplayResult {
+    const result = this.replay(sink, cursor);
+    this.sinks.add(sink);
+    return result;
+  }
+
+  detach(sink: Sink): void {
+    this.sinks.delete(sink);
+  }
+
+  private replay(sink: Sink, cursor: string | undefined): ReplayResult {
+    if (cursor === undefined || cursor === '') return { gap: false, replayed: 0 };
+    const parsed = parseEventId(cursor);
+    const oldest = this.oldestSeq;
+    const resumable =
+      parsed !== null && parsed.streamId === this.streamId && parsed.seq <= this.seq && parsed.seq >= oldest - 1;
+    let from = oldest;
+    if (resumable) {
+      from = parsed.seq + 1;
+    } else {
+      const reason = parsed === null ? 'invalid_cursor' : parsed.streamId !== this.streamId ? 'unknown_stream' : 'expired';
+      // The gap's own id sits just before the oldest buffered event: a client that reconnects
+      // right after it is served the whole buffer without another gap.
+      sink.send(
+        encodeFrame(this.streamId, oldest - 1, {
+          topic: 'system',
+          event: 'replay_gap',
+          ts: Date.now(),
+          lastEventId: cursor,
+          reason,
+          oldestAvailableId: this.seq >= oldest ? `${this.streamId}-${oldest}` : null,
+        }),
+      );
+    }
+    let replayed = 0;
+    for (let seq = from; seq <= this.seq; seq++) {
+      const frame = this.ring[seq % this.ring.length];
+      if (frame && frame.seq === seq) {
+        sink.send(frame);
+        replayed++;
+      }
+    }
+    return { gap: !resumable, replayed };
+  }
+
+  close(): void {
+    clearInterval(this.heartbeat);
+    this.unsubscribe();
+    this.sinks.clear();
+  }
+}

@@ -1,0 +1,68 @@
+// The request guard, run before any body is read: Host check (DNS rebinding), cross-origin
+// refusal, and bearer-token auth for peers that are not trusted. See README "Trust model".
+import type { FastifyRequest } from 'fastify';
+import { tokensEqual } from '../config/token.ts';
+import { bearerToken, isAllowedHost, isAllowedOrigin, type PeerClassifier, type PeerKind } from './peers.ts';
+import { forbidden, unauthorized } from './errors.ts';
+
+export interface GuardOptions {
+  token: string;
+  classifyPeer: PeerClassifier;
+  network: () => { trustedLanBypass: boolean; allowedHosts: string[]; allowedOrigins: string[] };
+}
+
+/** Streams that browsers open with EventSource/WebSocket, which cannot send an Authorization header. */
+const QUERY_TOKEN_PATHS = new Set(['/api/events', '/ws']);
+
+const pathOf = (url: string) => {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+};
+
+/** Routes anyone who passes the Host/Origin checks may call: liveness and the UI's static files. */
+export function isOpenRoute(method: string, path: string): boolean {
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (path === '/api/health') return true;
+  return !path.startsWith('/api/') && path !== '/api' && !path.startsWith('/media/') && path !== '/ws';
+}
+
+export function peerKind(request: FastifyRequest, classify: PeerClassifier): PeerKind {
+  return classify(request.socket.remoteAddress);
+}
+
+export function createGuard(options: GuardOptions) {
+  return async function guard(request: FastifyRequest): Promise<void> {
+    const network = options.network();
+    const host = request.headers.host;
+    if (!isAllowedHost(host, network.allowedHosts)) {
+      throw forbidden('HOST_NOT_ALLOWED', `Host '${host ?? ''}' is not served here. Use localhost or an IP address, or add the name to settings network.allowedHosts.`);
+    }
+    const path = pathOf(request.url);
+    const origin = request.headers.origin;
+    if (origin !== undefined && !isAllowedOrigin(origin, host, network.allowedOrigins)) {
+      throw forbidden('ORIGIN_NOT_ALLOWED', `Cross-origin requests from '${origin}' are refused. Add it to settings network.allowedOrigins to allow it.`);
+    }
+    // Without an Origin header (simple GETs, <img>/<script> loads) the browser still says where the
+    // request comes from; only a top-level navigation to a page may come from elsewhere.
+    const site = request.headers['sec-fetch-site'];
+    if (site === 'cross-site' || site === 'same-site') {
+      const navigation = request.headers['sec-fetch-mode'] === 'navigate' && isOpenRoute(request.method, path);
+      if (!navigation && origin === undefined) {
+        throw forbidden('ORIGIN_NOT_ALLOWED', 'Cross-site requests are refused.');
+      }
+    }
+    if (isOpenRoute(request.method, path)) return;
+    const kind = peerKind(request, options.classifyPeer);
+    if (kind === 'loopback') return;
+    if (kind === 'private' && network.trustedLanBypass) return;
+    const presented =
+      bearerToken(request.headers.authorization) ??
+      (QUERY_TOKEN_PATHS.has(path) ? queryToken(request.query) : undefined);
+    if (presented === undefined || !tokensEqual(options.token, presented)) throw unauthorized();
+  };
+}
+
+function queryToken(query: unknown): string | undefined {
+  const value = (query as Record<string, unknown> | undefined)?.token;
+  return typeof value === 'string' ? value : undefined;
+}

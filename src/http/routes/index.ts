@@ -1,0 +1,12 @@
+// One route module per group of the spec's §4. The order here is the order of registration.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app.ts';
+import { coreRoutes } from './core.ts';
+import { messageRoutes } from './messages.ts';
+import { eventRoutes } from './events.ts';
+import { settingsRoutes } from './settings.ts';
+import { uiRoutes } from './ui.ts';
+
+export type RouteModule = (app: FastifyInstance, context: AppContext) => void;
+
+export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRoutes, settingsRoutes, uiRoutes];

@@ -1,0 +1,79 @@
+// Repository of chat sessions. Exactly one session is active; the schema enforces "at most one"
+// and `ensureActive` restores "at least one" (a fresh database gets a first session).
+import type { Db } from './db.ts';
+import { newId } from './ids.ts';
+
+export interface ChatSession {
+  id: string;
+  title: string;
+  active: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface SessionRow {
+  id: string;
+  title: string;
+  active: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const toSession = (r: SessionRow): ChatSession => ({
+  id: r.id,
+  title: r.title,
+  active: r.active === 1,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export class ChatSessionRepo {
+  constructor(private readonly db: Db) {}
+
+  list(limit = 200): ChatSession[] {
+    const rows = this.db
+      .prepare('SELECT * FROM chat_sessions ORDER BY updated_at DESC, id LIMIT ?')
+      .all(limit) as SessionRow[];
+    return rows.map(toSession);
+  }
+
+  get(id: string): ChatSession | undefined {
+    const row = this.db.prepare('SELECT * FROM chat_sessions WHERE id = ?').get(id) as SessionRow | undefined;
+    return row ? toSession(row) : undefined;
+  }
+
+  active(): ChatSession | undefined {
+    const row = this.db.prepare('SELECT * FROM chat_sessions WHERE active = 1').get() as SessionRow | undefined;
+    return row ? toSession(row) : undefined;
+  }
+
+  create(title: string, now = Date.now()): ChatSession {
+    const id = newId('ses');
+    this.db
+      .prepare('INSERT INTO chat_sessions (id, title, active, created_at, updated_at) VALUES (?, ?, 0, ?, ?)')
+      .run(id, title, now, now);
+    return { id, title, active: false, createdAt: now, updatedAt: now };
+  }
+
+  /** Makes `id` the only active session. Returns false when no such session exists. */
+  activate(id: string): boolean {
+    return this.db.transaction(() => {
+      if (!this.get(id)) return false;
+      this.db.prepare('UPDATE chat_sessions SET active = 0 WHERE active = 1 AND id <> ?').run(id);
+      this.db.prepare('UPDATE chat_sessions SET active = 1 WHERE id = ?').run(id);
+      return true;
+    })();
+  }
+
+  touch(id: string, now = Date.now()): void {
+    this.db.prepare('UPDATE chat_sessions SET updated_at = ? WHERE id = ?').run(now, id);
+  }
+
+  ensureActive(defaultTitle = 'New chat'): ChatSession {
+    const current = this.active();
+    if (current) return current;
+    const newest = this.list(1)[0] ?? this.create(defaultTitle);
+    this.activate(newest.id);
+    return { ...newest, active: true };
+  }
+}

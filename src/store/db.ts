@@ -1,0 +1,47 @@
+// Opens the service's SQLite database (WAL mode) and brings its schema up to date.
+import Database from 'better-sqlite3';
+import { migrations, type Migration } from './migrations/index.ts';
+
+export type Db = Database.Database;
+
+export interface OpenOptions {
+  /** Run only the migrations up to this version (tests of upgrade paths). */
+  targetVersion?: number;
+  migrationList?: readonly Migration[];
+}
+
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL'); // safe with WAL: a crash loses at most the last transactions, never corrupts
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db, options.migrationList ?? migrations, options.targetVersion);
+  return db;
+}
+
+export function schemaVersion(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Applies every migration newer than the database's `user_version`, each in its own transaction. */
+export function migrate(db: Db, list: readonly Migration[], targetVersion = Infinity): number[] {
+  const applied: number[] = [];
+  const current = schemaVersion(db);
+  for (const migration of [...list].sort((a, b) => a.version - b.version)) {
+    if (migration.version <= current || migration.version > targetVersion) continue;
+    db.transaction(() => {
+      migration.up(db);
+      db.pragma(`user_version = ${migration.version}`);
+    })();
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+/** Flushes the WAL into the main file and closes; used on shutdown so the data dir is self-contained. */
+export function closeDatabase(db: Db): void {
+  if (!db.open) return;
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}

@@ -1,0 +1,12 @@
+// Versioned schema migrations. A migration is never edited once released: add a new one.
+// Each file holds one migration; this list is the only place that orders them.
+import type Database from 'better-sqlite3';
+import { m001Core } from './001-core.ts';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database.Database): void;
+}
+
+export const migrations: readonly Migration[] = [m001Core];

@@ -1,0 +1,50 @@
+// Starts a real svc server on an ephemeral loopback port with a private temporary data directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, type App, type AppOptions } from '../../src/app.ts';
+
+export interface TestServer {
+  app: App;
+  url: string;
+  port: number;
+  home: string;
+  /** Stops the server; keeps the data directory unless `removeHome` (for restart tests). */
+  close(options?: { removeHome?: boolean }): Promise<void>;
+}
+
+export function tempHome(prefix = 'svc-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function startServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
+  const home = options.home ?? tempHome();
+  const app = await createApp({ logLevel: 'silent', ...options, home });
+  const address = await app.listen(0, '127.0.0.1');
+  const port = Number(new URL(address).port);
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    home,
+    async close({ removeHome = true } = {}) {
+      await app.close();
+      if (removeHome) rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function getJson(url: string, init?: RequestInit): Promise<{ status: number; body: any; headers: Headers }> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body, headers: response.headers };
+}
+
+export const sendJson = (url: string, method: string, body: unknown) =>
+  getJson(url, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
