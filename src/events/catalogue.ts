@@ -20,7 +20,7 @@ const define = <S extends z.ZodType>(topic: Topic, visibility: Visibility, paylo
 
 const traceId = z.string().min(1);
 const reason = z.string();
-/** Payloads the spec leaves open: any JSON object (but never the reserved `topic`/`event`/`id`). */
+/** Payloads the spec leaves open: any JSON object (but never a reserved key, see RESERVED_KEYS). */
 const open = z.record(z.string(), z.unknown());
 
 export const AGENT_STATUSES = ['running', 'done', 'error', 'evaluating'] as const;
@@ -132,7 +132,7 @@ export type NamespacedEventName = `agent:provider-e:${string}`;
 export type EventPayload<N extends EventName> = z.infer<(typeof catalogue)[N]['payload']>;
 
 /** Reserved keys of the wire format, which an event's own fields may not use. */
-export const RESERVED_KEYS = ['topic', 'event', 'id', 'ts'] as const;
+export const RESERVED_KEYS = ['topic', 'event', 'eventId', 'ts'] as const;
 
 export function lookup(name: string): EventDef<z.ZodType> | undefined {
   if (Object.hasOwn(catalogue, name)) return catalogue[name as EventName];

@@ -1,5 +1,6 @@
 // The wire form of a public event, shared by SSE and the WebSocket fallback:
-// {"id": "<stream>-<seq>", "topic": ..., "event": ..., "ts": ..., ...payload}
+// {"eventId": "<stream>-<seq>", "topic": ..., "event": ..., "ts": ..., ...payload}
+// (`eventId`, not `id`: the `message` event has a field `id` of its own, the message id.)
 import type { BusEvent } from './bus.ts';
 
 export interface WireFrame {
@@ -13,7 +14,7 @@ export interface WireFrame {
 
 export function encodeFrame(streamId: string, seq: number, body: Record<string, unknown>): WireFrame {
   const id = `${streamId}-${seq}`;
-  const json = JSON.stringify({ id, ...body });
+  const json = JSON.stringify({ eventId: id, ...body });
   return { seq, id, json, sse: `id: ${id}\ndata: ${json}\n\n` };
 }
 

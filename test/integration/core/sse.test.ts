@@ -27,7 +27,7 @@ describe('SSE /api/events', () => {
     assert.equal(message!.event, undefined, 'no event: field');
     assert.doesNotMatch(message!.raw, /^event:/m);
     assert.match(message!.id!, /^[0-9a-f]+-\d+$/);
-    assert.equal(message!.data.id, message!.id);
+    assert.equal(message!.data.eventId, message!.id);
     assert.equal(message!.data.topic, 'queue');
     assert.equal(message!.data.event, 'queue_update');
     assert.equal(message!.data.pending, 2);
@@ -127,7 +127,7 @@ describe('SSE /api/events', () => {
     source.close();
     assert.equal(event.type, 'message');
     assert.equal(event.data.prompt, 'go left');
-    assert.equal(event.lastEventId, event.data.id);
+    assert.equal(event.lastEventId, event.data.eventId);
   });
 });
 
@@ -189,7 +189,7 @@ describe('WebSocket fallback /ws', () => {
     ws.close();
     sse.close();
     bus.publish('agent_output', { traceId: 'tr_1', content: 'while away' });
-    const replay = new WebSocket(`${wsUrl}?lastEventId=${encodeURIComponent(frames[0].id)}`);
+    const replay = new WebSocket(`${wsUrl}?lastEventId=${encodeURIComponent(frames[0].eventId)}`);
     const replayed = await new Promise<any>((r) => replay.once('message', (d) => r(JSON.parse(String(d)))));
     replay.close();
     assert.equal(replayed.content, 'while away');

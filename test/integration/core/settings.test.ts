@@ -1,0 +1,55 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { getJson, sendJson, startServer } from '../../support/server.ts';
+
+describe('settings', () => {
+  test('defaults, validated patches, redacted secrets, persistence', async () => {
+    const server = await startServer();
+    const url = `${server.url}/api/settings`;
+    const initial = await getJson(url);
+    assert.equal(initial.status, 200);
+    assert.equal(initial.body.agent.provider, 'claude');
+    assert.equal(initial.body.network.trustedLanBypass, false);
+
+    const updated = await sendJson(url, 'PUT', { agent: { provider: 'codex', fallback: ['gemini'], env: { OPENAI_API_KEY: 'sk-very-secret' } } });
+    assert.equal(updated.status, 200);
+    assert.equal(updated.body.agent.provider, 'codex');
+    assert.deepEqual(updated.body.agent.fallback, ['gemini']);
+    assert.equal(updated.body.agent.env.OPENAI_API_KEY, '***', 'secret redacted in the answer');
+    assert.ok(!JSON.stringify((await getJson(url)).body).includes('sk-very-secret'), 'secret never returned');
+    assert.equal(server.app.context.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
+
+    // echoing the redacted form back keeps the secret
+    await sendJson(url, 'PUT', { agent: { env: { OPENAI_API_KEY: '***' }, model: 'gpt-5.5' } });
+    assert.equal(server.app.context.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
+
+    for (const [patch, field] of [
+      [{ agent: { provider: 'nope' } }, 'agent.provider'],
+      [{ agent: { idleTimeoutSec: -1 } }, 'agent.idleTimeoutSec'],
+      [{ agent: { colour: 'red' } }, 'agent.colour'],
+      [{ network: { allowedOrigins: ['not a url'] } }, 'network.allowedOrigins.0'],
+      [{ agent: { env: { 'BAD NAME': 'x' } } }, 'agent.env.BAD NAME'],
+    ] as const) {
+      const answer = await sendJson(url, 'PUT', patch);
+      assert.equal(answer.status, 400, JSON.stringify(patch));
+      assert.equal(answer.body.error, 'INVALID_SETTING');
+      assert.equal(answer.body.field, field);
+      assert.match(answer.body.message, new RegExp(field.split('.').pop()!.replace(/[. ]/g, '.')));
+    }
+    const array = await sendJson(url, 'PUT', [1, 2]);
+    assert.equal(array.status, 400);
+    assert.equal(server.app.context.settings.get().agent.provider, 'codex', 'failed patches changed nothing');
+
+    // null resets a field to its default
+    await sendJson(url, 'PUT', { agent: { fallback: null } });
+    assert.deepEqual(server.app.context.settings.get().agent.fallback, []);
+
+    await server.close({ removeHome: false });
+    const again = await startServer({ home: server.home });
+    const reloaded = (await getJson(`${again.url}/api/settings`)).body;
+    assert.equal(reloaded.agent.provider, 'codex');
+    assert.equal(reloaded.agent.model, 'gpt-5.5');
+    assert.equal(again.app.context.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
+    await again.close();
+  });
+});

@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openDatabase, migrate, schemaVersion, closeDatabase } from '../../../src/store/db.ts';
+import { migrations, type Migration } from '../../../src/store/migrations/index.ts';
+import { tempHome } from '../../support/server.ts';
+
+const latest = Math.max(...migrations.map((m) => m.version));
+
+test('versions are unique and increasing, starting at 1', () => {
+  const versions = migrations.map((m) => m.version);
+  assert.deepEqual(versions, [...new Set(versions)].sort((a, b) => a - b));
+  assert.equal(versions[0], 1);
+});
+
+test('an empty database is brought to the latest version, in WAL mode', () => {
+  const db = openDatabase(join(tempHome(), 'a.db'));
+  assert.equal(schemaVersion(db), latest);
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+  closeDatabase(db);
+});
+
+test('opening an up-to-date database again applies nothing and keeps the data', () => {
+  const path = join(tempHome(), 'b.db');
+  const db = openDatabase(path);
+  db.prepare("INSERT INTO chat_sessions (id, title, active, created_at, updated_at) VALUES ('s', 't', 1, 1, 1)").run();
+  closeDatabase(db);
+  const again = new Database(path);
+  assert.deepEqual(migrate(again, migrations), []);
+  assert.equal((again.prepare('SELECT title FROM chat_sessions').get() as { title: string }).title, 't');
+  again.close();
+});
+
+test('an existing database at an older version is upgraded with its rows intact', () => {
+  const path = join(tempHome(), 'c.db');
+  const extra: Migration = {
+    version: latest + 1,
+    name: 'test: add a column',
+    up: (db) => db.exec("ALTER TABLE chat_sessions ADD COLUMN note TEXT NOT NULL DEFAULT 'n'"),
+  };
+  const old = openDatabase(path);
+  old.prepare("INSERT INTO chat_sessions (id, title, active, created_at, updated_at) VALUES ('s', 'kept', 1, 1, 1)").run();
+  closeDatabase(old);
+  const upgraded = openDatabase(path, { migrationList: [...migrations, extra] });
+  assert.equal(schemaVersion(upgraded), latest + 1);
+  assert.deepEqual(upgraded.prepare('SELECT title, note FROM chat_sessions').get(), { title: 'kept', note: 'n' });
+  closeDatabase(upgraded);
+});
+
+test('a failing migration rolls back completely and leaves the version unchanged', () => {
+  const db = new Database(':memory:');
+  const broken: Migration = {
+    version: 1,
+    name: 'broken',
+    up: (d) => {
+      d.exec('CREATE TABLE t (x)');
+      d.exec('THIS IS NOT SQL');
+    },
+  };
+  assert.throws(() => migrate(db, [broken]));
+  assert.equal(schemaVersion(db), 0);
+  assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 't'").get() as { n: number }).n, 0);
+});
+
+test('migration 1: roles constrained, one active session, FTS kept in sync', () => {
+  const db = openDatabase(':memory:');
+  db.prepare("INSERT INTO chat_sessions (id, title, active, created_at, updated_at) VALUES ('a', 'A', 1, 1, 1), ('b', 'B', 0, 1, 1)").run();
+  assert.throws(() => db.prepare("UPDATE chat_sessions SET active = 1 WHERE id = 'b'").run(), /UNIQUE/);
+  assert.throws(() => db.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES ('a', 'robot', 'x', 1)").run(), /CHECK/);
+  assert.throws(() => db.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES ('nope', 'user', 'x', 1)").run(), /FOREIGN KEY/);
+  const id = db.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES ('a', 'user', 'pineapple pizza', 1)").run().lastInsertRowid;
+  const match = (q: string) => db.prepare('SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?').all(q).length;
+  assert.equal(match('pineapple'), 1);
+  db.prepare("UPDATE messages SET content = 'mango' WHERE id = ?").run(id);
+  assert.equal(match('pineapple'), 0);
+  assert.equal(match('mango'), 1);
+  db.prepare('DELETE FROM messages WHERE id = ?').run(id);
+  assert.equal(match('mango'), 0);
+  db.close();
+});
