@@ -14,6 +14,12 @@ import { ChatService } from './services/chat.ts';
 import { classifyPeer, type PeerClassifier } from './http/peers.ts';
 import { buildHttpServer } from './http/server.ts';
 import { VERSION } from './version.ts';
+import { ProviderSessionRepo, RunRepo } from './store/agent-store.ts';
+import { TraceRecorder } from './agent/traces.ts';
+import { AgentRuntime } from './agent/runtime.ts';
+import { builtInCommands, CommandRegistry } from './agent/commands.ts';
+import { reapOrphans } from './agent/process.ts';
+import type { ProviderId } from './agent/providers/types.ts';
 import type { FastifyInstance } from 'fastify';
 
 export interface AppOptions {
@@ -25,6 +31,9 @@ export interface AppOptions {
   /** Working directory for runs when the setting is empty. */
   cwd?: string;
   logLevel?: string;
+  /** Base delay of the agent's retry backoff (tests make it short). */
+  retryBaseMs?: number;
+  killGraceMs?: number;
 }
 
 export interface AppContext {
@@ -40,6 +49,13 @@ export interface AppContext {
   settings: SettingsService;
   chat: ChatService;
   classifyPeer: PeerClassifier;
+  providerSessions: ProviderSessionRepo;
+  runs: RunRepo;
+  recorder: TraceRecorder;
+  agent: AgentRuntime;
+  commands: CommandRegistry;
+  /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
+  serverUrl?: string;
 }
 
 export interface App {
@@ -53,32 +69,73 @@ export async function createApp(options: AppOptions): Promise<App> {
   const home = ensureHome(options.home);
   const db = openDatabase(home.database);
   const bus = new EventBus((err, event) => console.error(`svc: listener of '${event.name}' failed:`, err));
+  // Provider CLIs left running by a server that crashed are ended before anything else starts.
+  reapOrphans(home.pids);
+  const settings = new SettingsService(new SettingsRepo(db), bus);
+  const chat = new ChatService(new ChatSessionRepo(db), new MessageRepo(db), bus);
+  const providerSessions = new ProviderSessionRepo(db);
+  const runs = new RunRepo(db);
+  runs.markAbandoned();
+  const token = loadOrCreateToken(home.token);
+  const secrets = () => [token, ...Object.values(settings.get().agent.env)];
+  const recorder = new TraceRecorder(home.traces, bus, secrets);
+  const commands = new CommandRegistry();
   const context: AppContext = {
     version: VERSION,
     startedAt: Date.now(),
     home,
-    token: loadOrCreateToken(home.token),
+    token,
     cwd: options.cwd ?? process.cwd(),
     db,
     bus,
     stream: new EventStream(bus, { heartbeatMs: options.heartbeatMs }),
     listeners: { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) },
-    settings: new SettingsService(new SettingsRepo(db), bus),
-    chat: new ChatService(new ChatSessionRepo(db), new MessageRepo(db), bus),
+    settings,
+    chat,
     classifyPeer: options.classifyPeer ?? classifyPeer,
+    providerSessions,
+    runs,
+    recorder,
+    commands,
+    agent: new AgentRuntime({
+      bus,
+      chat,
+      settings,
+      providerSessions,
+      runs,
+      recorder,
+      pidDir: home.pids,
+      cwd: options.cwd ?? process.cwd(),
+      executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
+      systemPrompt: () => settings.get().agent.systemPrompt,
+      baseEnv: () => ({
+        ...process.env,
+        ...settings.get().agent.env,
+        SVC_HOME: home.root,
+        ...(context.serverUrl ? { SVC_URL: context.serverUrl } : {}),
+      }),
+      retryBaseMs: options.retryBaseMs,
+      killGraceMs: options.killGraceMs,
+    }),
   };
+  for (const command of builtInCommands(commands)) commands.register(command);
   const http = await buildHttpServer(context, { logLevel: options.logLevel });
   let closed = false;
   return {
     context,
     http,
     async listen(port, host) {
-      return http.listen({ port, host });
+      const address = await http.listen({ port, host });
+      context.serverUrl = address;
+      return address;
     },
     async close() {
       if (closed) return;
       closed = true;
+      // Runs first: their CLIs are killed and their final events written while clients still listen.
+      await context.agent.close();
       await http.close();
+      await recorder.close();
       context.stream.close();
       closeDatabase(db);
     },

@@ -27,13 +27,15 @@ export const settingsSchema = z.strictObject({
     /** Extra instructions passed as the provider's system prompt. */
     systemPrompt: z.string().max(50_000),
     /** Kill a run that printed nothing for this long. */
-    idleTimeoutSec: z.number().int().min(5).max(86_400),
+    idleTimeoutSec: z.number().int().min(1).max(86_400),
     /** Kill a run that lasts longer than this. */
     maxRunSec: z.number().int().min(10).max(7 * 86_400),
     /** Retries of the same provider after a transient failure, before falling back. */
     retries: z.number().int().min(0).max(5),
     /** The `custom` provider's command, one argument per item; `{prompt}` `{model}` `{cwd}` are filled in. */
     customCommand: z.array(z.string().max(4096)).max(64),
+    /** Path of a provider's executable when it is not the usual command name on PATH. */
+    executables: z.partialRecord(z.enum(PROVIDER_IDS), z.string().min(1).max(4096)),
     /** Extra environment variables for provider CLIs (API keys and the like). Secret. */
     env: z.record(envName, z.string().max(8192)),
   }),
@@ -63,6 +65,7 @@ export const DEFAULT_SETTINGS: Settings = {
     maxRunSec: 3600,
     retries: 1,
     customCommand: [],
+    executables: {},
     env: {},
   },
   network: { trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] },

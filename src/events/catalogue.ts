@@ -62,6 +62,10 @@ export const catalogue = {
   })),
   session_switched: define('session', 'public', z.object({ sessionId: z.string() })),
   session_created: define('session', 'public', z.object({ sessionId: z.string(), title: z.string() })),
+  /** A chat session's messages were deleted (`/clear`): clients drop what they show of it. */
+  chat_cleared: define('chat', 'public', z.object({ sessionId: z.string() })),
+  /** The provider sessions of a chat session were forgotten: the next message starts fresh. */
+  session_reset: define('session', 'public', z.object({ sessionId: z.string() })),
   session_list: define('session', 'public', z.object({
     sessions: z.array(z.object({ id: z.string(), title: z.string(), active: z.boolean(), updatedAt: z.number() })),
   })),

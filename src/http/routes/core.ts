@@ -34,6 +34,7 @@ export const coreRoutes: RouteModule = (app, ctx) => {
       uptimeMs: Date.now() - ctx.startedAt,
       home: ctx.home.root,
       rssBytes: memory.rss,
+      agent: ctx.agent.status(),
       events: {
         streamId: ctx.stream.streamId,
         lastEventId: `${ctx.stream.streamId}-${ctx.stream.lastSeq}`,

@@ -6,7 +6,9 @@ import { messageRoutes } from './messages.ts';
 import { eventRoutes } from './events.ts';
 import { settingsRoutes } from './settings.ts';
 import { uiRoutes } from './ui.ts';
+import { agentRoutes } from './agent.ts';
+import { traceRoutes } from './traces.ts';
 
 export type RouteModule = (app: FastifyInstance, context: AppContext) => void;
 
-export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRoutes, settingsRoutes, uiRoutes];
+export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRoutes, settingsRoutes, agentRoutes, traceRoutes, uiRoutes];

@@ -1,18 +1,121 @@
-// The root page. Until the browser UI is built this is a small page saying how to use the API.
+// The browser UI: serves the prebuilt web/dist (scripts/build-web.mjs) at `/`. index.html is never
+// cached (it names the current hashed assets); /assets/* are content-hashed and cached for a year.
+// When web/dist is missing the root page says how to build it instead of answering 404.
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import type { FastifyReply } from 'fastify';
 import type { RouteModule } from './index.ts';
 
-const page = (version: string) => `<!doctype html>
+/**
+ * Same-origin only: no inline script or style, no plugins, no framing. `connect-src 'self'` covers
+ * fetch, EventSource and the same-origin WebSocket fallback.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** The package root: the first directory above this module holding a package.json (src/… or dist/cli.js). */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+}
+
+/** Where the built UI lives; SVC_WEB_DIST overrides it (tests, packagers). */
+export function webDistDir(): string {
+  return process.env.SVC_WEB_DIST || join(packageRoot(), 'web', 'dist');
+}
+
+const isDirectory = (path: string) => {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const missingPage = (version: string, dist: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>svc</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}
-code{background:#f2f2f2;padding:.1rem .3rem;border-radius:4px}@media (prefers-color-scheme:dark){body{background:#111;color:#ddd}code{background:#222}}</style>
-</head><body><h1>svc ${version}</h1>
-<p>The service is running. Its API is under <code>/api</code>; live events stream from <code>/api/events</code>.</p>
-<p>Try <code>curl http://localhost:3457/api/health</code>.</p></body></html>`;
+<title>svc: the browser UI is not built</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;color:#222}
+code,pre{background:#f2f2f2;padding:.1rem .3rem;border-radius:4px}pre{padding:.75rem 1rem;overflow:auto}
+@media (prefers-color-scheme:dark){body{background:#111;color:#ddd}code,pre{background:#222}}</style>
+</head><body><h1>svc ${escapeHtml(version)}: the browser UI is not built</h1>
+<p>The service is running, but the web UI files are missing from <code>${escapeHtml(dist)}</code>.</p>
+<p>Build them from the package directory, then restart <code>svc serve</code>:</p>
+<pre>npm run build</pre>
+<p>(<code>npm run build</code> runs <code>node scripts/build-web.mjs</code>, which bundles <code>web/src</code> into <code>web/dist</code>.)</p>
+<p>The API works meanwhile: it is under <code>/api</code>, and live events stream from <code>/api/events</code>.</p>
+</body></html>`;
+
+// The help page carries one small inline <style>: allow exactly that, still no script at all.
+const MISSING_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export const uiRoutes: RouteModule = (app, ctx) => {
-  app.get('/', async (_request, reply) => {
+  const dist = webDistDir();
+  const index = join(dist, 'index.html');
+  const assets = join(dist, 'assets');
+
+  if (isDirectory(assets)) {
+    void app.register(fastifyStatic, {
+      root: assets,
+      prefix: '/assets/',
+      decorateReply: false,
+      index: false,
+      list: false,
+      dotfiles: 'deny',
+      // Names carry a content hash: a changed file is a new URL.
+      cacheControl: true,
+      maxAge: '365d',
+      immutable: true,
+      etag: true,
+      lastModified: false,
+    });
+  }
+
+  const sendIndex = async (reply: FastifyReply) => {
+    let html: string | undefined;
+    try {
+      html = await readFile(index, 'utf8');
+    } catch {
+      html = undefined;
+    }
     void reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache');
-    return page(ctx.version);
+    if (html === undefined) {
+      void reply.header('Content-Security-Policy', MISSING_PAGE_CSP);
+      return missingPage(ctx.version, dist);
+    }
+    void reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    return html;
+  };
+
+  app.get('/', async (_request, reply) => sendIndex(reply));
+  app.get('/index.html', async (_request, reply) => sendIndex(reply));
+
+  app.get('/favicon.svg', async (_request, reply) => {
+    try {
+      const svg = await readFile(join(dist, 'favicon.svg'));
+      void reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400');
+      return svg;
+    } catch {
+      return reply.callNotFound();
+    }
   });
 };

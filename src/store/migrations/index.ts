@@ -2,6 +2,7 @@
 // Each file holds one migration; this list is the only place that orders them.
 import type Database from 'better-sqlite3';
 import { m001Core } from './001-core.ts';
+import { m002Agent } from './002-agent.ts';
 
 export interface Migration {
   version: number;
@@ -9,4 +10,4 @@ export interface Migration {
   up(db: Database.Database): void;
 }
 
-export const migrations: readonly Migration[] = [m001Core];
+export const migrations: readonly Migration[] = [m001Core, m002Agent];

@@ -1,0 +1,331 @@
+// Which provider CLIs are installed, where, and which version: detected in the background, cached,
+// and never waited for by a request. Detection starts on the first snapshot (not at start-up) and
+// again on refresh(); a snapshot always answers at once with what is known so far.
+//
+// Per provider: resolve the executable in-process (an explicit path from the constructor, else a
+// PATH scan with fs.access X_OK: no shell, no `which`), then run `<path> --version` in its own
+// process group with a 5 s deadline. On the deadline the whole group is killed and the entry says
+// so; a CLI that exits but leaves a child holding its stdout is not waited for either.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { constants as fsConstants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { posix, win32 } from 'node:path';
+import type { ProviderId } from './providers/types.ts';
+import { providerInfo, REGISTRY_IDS } from './registry.ts';
+
+export type CliStatus =
+  | { state: 'detecting' }
+  | {
+      state: 'ready';
+      installed: boolean;
+      path: string | null;
+      version: string | null;
+      checkedAt: number;
+      error?: string;
+    };
+
+export type ReadyCliStatus = Extract<CliStatus, { state: 'ready' }>;
+
+export const VERSION_TIMEOUT_MS = 5_000;
+/** After the CLI exited, how long to wait for its pipes to close (a leftover child may hold them). */
+const CLOSE_GRACE_MS = 200;
+const MAX_OUTPUT_CHARS = 16 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Executable resolution (pure parts first)
+
+export interface ResolveOptions {
+  /** The PATH value to scan for bare names. */
+  pathEnv: string | undefined;
+  /** Base for relative paths like `./bin/tool` (default: process.cwd()). */
+  cwd?: string;
+  /** For `~/…` (default: os.homedir()). */
+  home?: string;
+  platform?: NodeJS.Platform;
+  /** Windows only: executable extensions (default: PATHEXT or .COM;.EXE;.BAT;.CMD). */
+  pathExt?: string;
+}
+
+/**
+ * The paths to try, in order, for `command`. Pure: no file system access.
+ * - '' or whitespace → none.
+ * - `~/x` → under the home directory.
+ * - a name with a path separator → that path (relative ones against `cwd`); PATH is not used.
+ * - a bare name → `<dir>/<name>` for each absolute PATH entry (empty and relative entries are
+ *   skipped: they would make the result depend on the service's working directory), no duplicates.
+ * On Windows each candidate is also tried with the PATHEXT extensions.
+ */
+export function executableCandidates(command: string, opts: ResolveOptions): string[] {
+  const platform = opts.platform ?? process.platform;
+  const path = platform === 'win32' ? win32 : posix;
+  const name = command.trim();
+  if (!name) return [];
+  const withExt = (p: string): string[] => {
+    if (platform !== 'win32') return [p];
+    const exts = (opts.pathExt ?? '.COM;.EXE;.BAT;.CMD').split(';').filter(Boolean);
+    const hasExt = exts.some((e) => p.toLowerCase().endsWith(e.toLowerCase()));
+    return hasExt ? [p] : [p, ...exts.map((e) => p + e)];
+  };
+  if (name === '~' || name.startsWith('~/') || (platform === 'win32' && name.startsWith('~\\'))) {
+    return withExt(path.join(opts.home ?? homedir(), name.slice(1)));
+  }
+  const hasSeparator = name.includes('/') || (platform === 'win32' && name.includes('\\'));
+  if (hasSeparator) return withExt(path.resolve(opts.cwd ?? process.cwd(), name));
+  const out: string[] = [];
+  const delimiter = platform === 'win32' ? ';' : ':';
+  for (const raw of (opts.pathEnv ?? '').split(delimiter)) {
+    const dir = platform === 'win32' ? raw.replace(/^"(.*)"$/, '$1') : raw;
+    if (!dir || !path.isAbsolute(dir)) continue;
+    for (const candidate of withExt(path.join(dir, name))) if (!out.includes(candidate)) out.push(candidate);
+  }
+  return out;
+}
+
+/** A regular file this process may execute. */
+export async function isExecutableFile(p: string): Promise<boolean> {
+  try {
+    if (!(await stat(p)).isFile()) return false;
+    await access(p, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The first candidate of `command` that `isExecutable` accepts, or null. */
+export async function resolveExecutable(
+  command: string,
+  opts: ResolveOptions & { isExecutable?: (path: string) => Promise<boolean> },
+): Promise<string | null> {
+  const check = opts.isExecutable ?? isExecutableFile;
+  for (const candidate of executableCandidates(command, opts)) {
+    if (await check(candidate)) return candidate;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Version probe
+
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+const VERSION_TOKEN = /(?<![\w.])v?(\d+\.\d+(?:\.\d+)*(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?:\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?)/;
+
+/** The first version-looking token (`1.2`, `v0.169.0`, `2.0.0-beta.1`) in `text`, without a leading v. */
+export function parseVersion(text: string): string | null {
+  const match = VERSION_TOKEN.exec(text.replace(ANSI, ''));
+  return match ? match[1]! : null;
+}
+
+export interface ProbeResult {
+  version: string | null;
+  error?: string;
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    if (process.platform === 'win32') child.kill('SIGKILL');
+    else process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * Runs `<path> --version` (stdin closed, own process group) and parses stdout, then stderr. Never
+ * rejects; resolves within `timeoutMs` (+ a little), killing the group when the deadline passes.
+ */
+export function probeVersion(
+  path: string,
+  opts: { timeoutMs?: number; env?: NodeJS.ProcessEnv; track?: (child: ChildProcess, done: boolean) => void } = {},
+): Promise<ProbeResult> {
+  const timeoutMs = opts.timeoutMs ?? VERSION_TIMEOUT_MS;
+  return new Promise((resolve) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(path, ['--version'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+        env: { ...(opts.env ?? process.env), NO_COLOR: '1' },
+      });
+    } catch (err) {
+      resolve({ version: null, error: `could not run: ${(err as Error).message}` });
+      return;
+    }
+    opts.track?.(child, false);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+      if (stdout.length < MAX_OUTPUT_CHARS) stdout += d;
+    });
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+      if (stderr.length < MAX_OUTPUT_CHARS) stderr += d;
+    });
+    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
+    const finish = (result: ProbeResult, kill: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      if (kill) killGroup(child);
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      opts.track?.(child, true);
+      resolve(result);
+    };
+    const fromOutput = (code: number | null, signal: NodeJS.Signals | null): ProbeResult => {
+      const version = parseVersion(stdout) ?? parseVersion(stderr);
+      if (version) return { version };
+      const how = signal ? `was killed by ${signal}` : code === 0 ? 'printed no version' : `exited with code ${code}`;
+      return { version: null, error: `--version ${how}` };
+    };
+    const timer = setTimeout(() => finish({ version: null, error: 'version probe timed out' }, true), timeoutMs);
+    child.on('error', (err) => finish({ version: null, error: `could not run: ${err.message}` }, false));
+    // Normally 'close' follows 'exit' at once; if a leftover child keeps the pipes open, use what
+    // was printed so far and kill the rest of the group.
+    child.on('exit', (code, signal) => {
+      grace = setTimeout(() => finish(fromOutput(code, signal), true), CLOSE_GRACE_MS);
+    });
+    child.on('close', (code, signal) => finish(fromOutput(code, signal), false));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The detector
+
+export type PathOverrides = Partial<Record<ProviderId, string>>;
+
+export interface CliDetectorOptions {
+  /** Explicit executable per provider (e.g. from settings); a bare name is still looked up on PATH. */
+  paths?: PathOverrides | (() => PathOverrides);
+  /** The `custom` provider's command template (settings `agent.customCommand`); its first item is the executable. */
+  customCommand?: () => readonly string[];
+  /** PATH used for the scan (default: the service's own PATH, read at each detection). */
+  pathEnv?: () => string | undefined;
+  /** Environment of the `--version` processes (default: process.env). */
+  env?: () => NodeJS.ProcessEnv;
+  cwd?: string;
+  timeoutMs?: number;
+  now?: () => number;
+}
+
+export class CliDetector {
+  private readonly statuses = new Map<ProviderId, CliStatus>();
+  private running: Promise<void> | null = null;
+  private readonly children = new Set<ChildProcess>();
+  private closed = false;
+  private started = false;
+
+  constructor(private readonly options: CliDetectorOptions = {}) {}
+
+  /** What is known now, for every provider. Starts the first detection; never waits for it. */
+  snapshot(): Record<ProviderId, CliStatus> {
+    if (!this.started) this.refresh();
+    const out = {} as Record<ProviderId, CliStatus>;
+    for (const id of REGISTRY_IDS) out[id] = this.statuses.get(id) ?? { state: 'detecting' };
+    return out;
+  }
+
+  /** True while a detection runs. */
+  get refreshing(): boolean {
+    return this.running !== null;
+  }
+
+  /**
+   * Starts a background re-detection; a call while one runs joins it. Earlier results stay
+   * visible until each provider's new result replaces them.
+   */
+  refresh(): void {
+    if (this.running || this.closed) return;
+    this.started = true;
+    this.running = this.detectAll().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Resolves when no detection is running (for tests and shutdown). */
+  async whenIdle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Stops: kills running probes; later refreshes do nothing. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const child of this.children) killGroup(child);
+    await this.whenIdle();
+  }
+
+  private async detectAll(): Promise<void> {
+    await Promise.all(
+      REGISTRY_IDS.map(async (id) => {
+        const status = await this.detectOne(id).catch(
+          (err: unknown): ReadyCliStatus => ({
+            state: 'ready',
+            installed: false,
+            path: null,
+            version: null,
+            checkedAt: this.now(),
+            error: `detection failed: ${(err as Error)?.message ?? String(err)}`,
+          }),
+        );
+        if (!this.closed) this.statuses.set(id, status);
+      }),
+    );
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  private async detectOne(id: ProviderId): Promise<ReadyCliStatus> {
+    const overrides = typeof this.options.paths === 'function' ? this.options.paths() : (this.options.paths ?? {});
+    const override = overrides[id]?.trim();
+    let command: string;
+    if (override) command = override;
+    else if (id === 'custom') command = this.options.customCommand?.()[0]?.trim() ?? '';
+    else command = providerInfo(id).command;
+
+    const missing = (error: string): ReadyCliStatus => ({
+      state: 'ready',
+      installed: false,
+      path: null,
+      version: null,
+      checkedAt: this.now(),
+      error,
+    });
+    if (!command) return missing('no custom command configured (settings agent.customCommand)');
+
+    const path = await resolveExecutable(command, {
+      pathEnv: this.options.pathEnv ? this.options.pathEnv() : process.env['PATH'],
+      cwd: this.options.cwd,
+    });
+    if (!path) {
+      const bare = !command.includes('/') && !command.includes('\\') && !command.startsWith('~');
+      return missing(bare ? `'${command}' not found on PATH` : `'${command}' is not an executable file`);
+    }
+    // The custom command is the user's own program: running it with --version could do anything.
+    if (id === 'custom') return { state: 'ready', installed: true, path, version: null, checkedAt: this.now() };
+    if (this.closed) return missing('detector closed');
+
+    const probe = await probeVersion(path, {
+      timeoutMs: this.options.timeoutMs ?? VERSION_TIMEOUT_MS,
+      env: this.options.env?.(),
+      track: (child, done) => (done ? this.children.delete(child) : this.children.add(child)),
+    });
+    return {
+      state: 'ready',
+      installed: true,
+      path,
+      version: probe.version,
+      checkedAt: this.now(),
+      ...(probe.error ? { error: probe.error } : {}),
+    };
+  }
+}

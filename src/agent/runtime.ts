@@ -1,0 +1,375 @@
+// The agent runtime: one active run at a time, a queue behind it, stop and steer, retry and the
+// provider fallback chain. It publishes every step on the bus (which feeds SSE and trace files)
+// and writes the same steps to the NDJSON streams of the requests waiting on the run.
+import type { EventBus } from '../events/bus.ts';
+import type { ChatService } from '../services/chat.ts';
+import type { SettingsService } from '../services/settings.ts';
+import type { ProviderSessionRepo, RunRepo } from '../store/agent-store.ts';
+import { newId } from '../store/ids.ts';
+import { conflict, ApiError } from '../http/errors.ts';
+import type { FailureClass, NormalizedEvent, ProviderId, StepKind } from './providers/types.ts';
+import { ADAPTERS } from './adapters.ts';
+import { Attempt, type AttemptOutcome } from './attempt.ts';
+import type { TraceRecorder } from './traces.ts';
+import { clip, boundInput, ToolLog } from './tool-log.ts';
+import type { RunSink, StreamLine } from './stream-lines.ts';
+
+/** Failures worth trying again with the same provider after a pause. */
+const RETRYABLE: ReadonlySet<FailureClass> = new Set(['rate_limit', 'overloaded', 'server_error', 'crash', 'unknown']);
+export const MAX_QUEUE = 100;
+
+export interface RuntimeDeps {
+  bus: EventBus;
+  chat: ChatService;
+  settings: SettingsService;
+  providerSessions: ProviderSessionRepo;
+  runs: RunRepo;
+  recorder: TraceRecorder;
+  pidDir: string;
+  cwd: string;
+  /** The executable for a provider (settings override or the CLI's usual name). */
+  executable(provider: ProviderId): string;
+  /** The system prompt for runs: the user's setting plus the skills' instructions. */
+  systemPrompt(): string;
+  /** Environment of provider CLIs before the adapter's own variables. */
+  baseEnv(): NodeJS.ProcessEnv;
+  onRateLimit?(provider: ProviderId, message: string): void;
+  retryBaseMs?: number;
+  killGraceMs?: number;
+}
+
+interface Submission {
+  requestId: string;
+  sessionId: string;
+  prompt: string;
+  provider?: ProviderId;
+  sinks: Set<RunSink>;
+}
+
+interface ActiveRun {
+  submission: Submission;
+  traceId: string;
+  provider: ProviderId;
+  startedAt: number;
+  attempt?: Attempt;
+  stopReason?: string;
+  wake?: () => void;
+  toolLog: ToolLog;
+  usage: Record<string, number>;
+  thinkingCount: number;
+  stepKinds: Map<string, StepKind>;
+}
+
+export interface RuntimeStatus {
+  busy: boolean;
+  pending: number;
+  active?: { traceId: string; provider: ProviderId; sessionId: string; requestId: string; startedAt: number };
+}
+
+export class AgentRuntime {
+  private readonly queue: Submission[] = [];
+  private active?: ActiveRun;
+  private current: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly deps: RuntimeDeps) {}
+
+  status(): RuntimeStatus {
+    const run = this.active;
+    return {
+      busy: Boolean(run),
+      pending: this.queue.length,
+      ...(run
+        ? { active: { traceId: run.traceId, provider: run.provider, sessionId: run.submission.sessionId, requestId: run.submission.requestId, startedAt: run.startedAt } }
+        : {}),
+    };
+  }
+
+  /** Saves the user's message and runs it now, or queues it behind the active run. */
+  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink }): { requestId: string; queued: boolean } {
+    if (this.closed) throw new ApiError(503, 'SHUTTING_DOWN', 'The server is shutting down.');
+    if (this.queue.length >= MAX_QUEUE) throw new ApiError(429, 'QUEUE_FULL', `${MAX_QUEUE} messages are already waiting; stop or wait for the agent.`);
+    const requestId = newId('req');
+    const queued = Boolean(this.active) || this.queue.length > 0;
+    this.deps.chat.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { requestId } });
+    this.deps.bus.publish('new_message', { role: 'user', content: input.prompt, sessionId: input.sessionId, queued, requestId });
+    this.queue.push({ requestId, sessionId: input.sessionId, prompt: input.prompt, provider: input.provider, sinks: new Set(input.sink ? [input.sink] : []) });
+    this.publishQueue();
+    this.pump();
+    return { requestId, queued };
+  }
+
+  /** Stops the active run (its whole process tree) and drops the queued messages. */
+  stop(reason = 'stopped by user'): { stopped: boolean; cleared: number } {
+    const cleared = this.queue.splice(0);
+    for (const submission of cleared) this.finishSinks(submission.sinks, { type: 'done', status: 'stopped', text: '', reason: 'removed from the queue by stop' });
+    const run = this.active;
+    if (run) {
+      run.stopReason ??= reason;
+      run.attempt?.stop(reason);
+      run.wake?.();
+    }
+    this.publishQueue();
+    return { stopped: Boolean(run), cleared: cleared.length };
+  }
+
+  /**
+   * Redirects the running agent. Where the CLI accepts input mid-run (Claude Code's stream-json
+   * stdin) the prompt is written to it live; otherwise the run is interrupted and the same provider
+   * session is resumed with the steer prompt. `sink` receives the rest of the steered run.
+   */
+  steer(prompt: string, sink?: RunSink): 'live' | 'resumed' {
+    const run = this.active;
+    if (!run || run.stopReason) throw conflict('NOT_RUNNING', 'Nothing is running to steer; send the text as a message instead.');
+    const { sessionId } = run.submission;
+    this.deps.chat.saveMessage({ sessionId, role: 'user', content: prompt, meta: { steer: true, traceId: run.traceId } });
+    this.deps.bus.publish('steer_started', { prompt, traceId: run.traceId });
+    if (run.attempt?.steer(prompt) === 'delivered') {
+      if (sink) run.submission.sinks.add(sink);
+      return 'live';
+    }
+    run.stopReason = 'steered';
+    run.attempt?.stop('steered');
+    run.wake?.();
+    this.queue.unshift({ requestId: newId('req'), sessionId, prompt, provider: run.provider, sinks: new Set(sink ? [sink] : []) });
+    this.publishQueue();
+    return 'resumed';
+  }
+
+  /** Forgets the provider sessions of a chat session: the next message starts a fresh conversation. */
+  resetProviderSession(sessionId: string): void {
+    this.deps.providerSessions.forget(sessionId);
+    this.deps.bus.publish('session_reset', { sessionId });
+  }
+
+  /** Empties a chat session: stops its run, deletes its messages, and forgets its provider sessions. */
+  clearSession(sessionId: string): { deleted: number } {
+    if (this.active?.submission.sessionId === sessionId || this.queue.some((s) => s.sessionId === sessionId)) this.stop('conversation cleared');
+    const deleted = this.deps.chat.messages.deleteSession(sessionId);
+    this.deps.providerSessions.forget(sessionId);
+    this.deps.bus.publish('chat_cleared', { sessionId });
+    return { deleted };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stop('the server is shutting down');
+    await this.current;
+  }
+
+  // ── queue ─────────────────────────────────────────────────────────────────────────────
+
+  private pump(): void {
+    if (this.active || this.closed) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    const run: ActiveRun = {
+      submission: next,
+      traceId: newId('tr', 12),
+      provider: next.provider ?? this.deps.settings.get().agent.provider,
+      startedAt: Date.now(),
+      toolLog: new ToolLog(),
+      usage: {},
+      thinkingCount: 0,
+      stepKinds: new Map(),
+    };
+    this.active = run;
+    this.publishQueue();
+    this.current = this.execute(run)
+      .catch((err: unknown) => console.error('svc: agent run failed unexpectedly:', err))
+      .finally(() => {
+        this.active = undefined;
+        this.publishQueue();
+        this.pump();
+      });
+  }
+
+  private publishQueue(): void {
+    this.deps.bus.publish('queue_update', { pending: this.queue.length, active: Boolean(this.active) });
+  }
+
+  // ── one run: retries and fallback around attempts ───────────────────────────────────────
+
+  private async execute(run: ActiveRun): Promise<void> {
+    const { bus, recorder, runs, settings } = this.deps;
+    const agentSettings = settings.get().agent;
+    const chain = [...new Set<ProviderId>([run.provider, ...agentSettings.fallback])];
+    recorder.begin(run.traceId);
+    runs.start({ id: run.traceId, chatSessionId: run.submission.sessionId, requestId: run.submission.requestId, provider: run.provider, model: agentSettings.model, startedAt: run.startedAt });
+    bus.publish('agent_status', { status: 'running', traceId: run.traceId, provider: run.provider, model: agentSettings.model || undefined });
+
+    let outcome: AttemptOutcome = { status: 'error', text: '', failure: 'unknown', message: 'no provider ran' };
+    for (let index = 0; index < chain.length && !run.stopReason; index++) {
+      const provider = chain[index]!;
+      run.provider = provider;
+      outcome = await this.runWithRetries(run, provider, index === 0 ? agentSettings.model : '');
+      if (outcome.status !== 'error') break;
+      if (outcome.failure === 'rate_limit') this.deps.onRateLimit?.(provider, outcome.message);
+      const next = chain[index + 1];
+      if (next && !run.stopReason) {
+        bus.publish('agent_fallback', { traceId: run.traceId, from: provider, to: next, reason: `${outcome.failure}: ${outcome.message}` });
+      }
+    }
+    if (run.stopReason && outcome.status !== 'ok') outcome = { status: 'stopped', text: outcome.text, reason: run.stopReason };
+    await this.finish(run, outcome);
+  }
+
+  private async runWithRetries(run: ActiveRun, provider: ProviderId, model: string): Promise<AttemptOutcome> {
+    const { bus, providerSessions, settings } = this.deps;
+    let retries = 0;
+    let freshSessionTried = false;
+    for (;;) {
+      const outcome = await this.attempt(run, provider, model);
+      if (outcome.status !== 'error' || run.stopReason) return outcome;
+      if (outcome.failure === 'stale_session' && !freshSessionTried) {
+        freshSessionTried = true;
+        providerSessions.forget(run.submission.sessionId, provider);
+        bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries + 1, delayMs: 0, reason: `${provider} no longer knows the saved session; starting a fresh one` });
+        continue;
+      }
+      if (!RETRYABLE.has(outcome.failure) || retries >= settings.get().agent.retries) return outcome;
+      retries++;
+      const delayMs = (this.deps.retryBaseMs ?? 1000) * 2 ** (retries - 1);
+      bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries, delayMs, reason: `${outcome.failure}: ${outcome.message}` });
+      await this.pause(run, delayMs);
+      if (run.stopReason) return outcome;
+    }
+  }
+
+  private pause(run: ActiveRun, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        run.wake = undefined;
+        resolve();
+      }
+      run.wake = done;
+    });
+  }
+
+  private async attempt(run: ActiveRun, provider: ProviderId, model: string): Promise<AttemptOutcome> {
+    const { settings, providerSessions } = this.deps;
+    const agent = settings.get().agent;
+    const sessionId = run.submission.sessionId;
+    const attempt = new Attempt(
+      {
+        adapter: ADAPTERS[provider],
+        request: {
+          prompt: run.submission.prompt,
+          cwd: agent.workingDir || this.deps.cwd,
+          executable: this.deps.executable(provider),
+          model: model || undefined,
+          effort: provider === agent.provider && agent.effort ? agent.effort : undefined,
+          systemPrompt: this.deps.systemPrompt() || undefined,
+          resumeSessionId: providerSessions.get(sessionId, provider),
+          autoApprove: agent.autoApprove,
+          commandTemplate: agent.customCommand,
+        },
+        env: this.deps.baseEnv(),
+        pidDir: this.deps.pidDir,
+        idleTimeoutMs: agent.idleTimeoutSec * 1000,
+        maxRunMs: agent.maxRunSec * 1000,
+        killGraceMs: this.deps.killGraceMs,
+      },
+      {
+        onEvent: (event) => this.onProviderEvent(run, provider, event),
+        onRawLine: (stream, line) => this.deps.bus.publish('provider_line', { traceId: run.traceId, stream, line }),
+      },
+    );
+    run.attempt = attempt;
+    if (run.stopReason) attempt.stop(run.stopReason);
+    try {
+      return await attempt.done;
+    } finally {
+      run.attempt = undefined;
+    }
+  }
+
+  // ── normalized provider events → bus events and stream lines ───────────────────────────
+
+  private onProviderEvent(run: ActiveRun, provider: ProviderId, event: NormalizedEvent): void {
+    const { bus } = this.deps;
+    const traceId = run.traceId;
+    switch (event.kind) {
+      case 'session':
+        this.deps.providerSessions.set(run.submission.sessionId, provider, event.providerSessionId);
+        return;
+      case 'text_delta':
+        if (!event.text) return;
+        bus.publish('agent_output', { traceId, content: event.text });
+        return this.toSinks(run, { type: 'text', content: event.text, traceId });
+      case 'thinking': {
+        const stepId = `${traceId}-thinking-${++run.thinkingCount}`;
+        bus.publish('agent_tool', { traceId, stepId, name: 'thinking', step: 'thinking', status: 'ok', input: {}, output: clip(event.text) });
+        return this.toSinks(run, { type: 'thinking', content: event.text, traceId });
+      }
+      case 'step_start': {
+        const input = boundInput(event.input);
+        run.toolLog.start({ stepId: event.stepId, name: event.name, step: event.step, input });
+        run.stepKinds.set(event.stepId, event.step);
+        bus.publish('agent_tool', { traceId, stepId: event.stepId, name: event.name, step: event.step, status: 'running', input });
+        return this.toSinks(run, { type: 'tool', stepId: event.stepId, name: event.name, input, status: 'running', traceId });
+      }
+      case 'step_end': {
+        const status = event.ok ? 'ok' : 'error';
+        const output = event.output === undefined ? undefined : clip(event.output);
+        run.toolLog.finish(event.stepId, event.ok, output);
+        bus.publish('agent_tool', { traceId, stepId: event.stepId, name: event.name, step: run.stepKinds.get(event.stepId) ?? 'tool', status, input: {}, ...(output !== undefined ? { output } : {}) });
+        return this.toSinks(run, { type: 'tool', stepId: event.stepId, name: event.name, input: {}, status, ...(output !== undefined ? { output } : {}), traceId });
+      }
+      case 'usage':
+        for (const key of ['inputTokens', 'outputTokens', 'cachedTokens', 'reasoningTokens', 'costUsd'] as const) {
+          const value = event[key];
+          if (typeof value === 'number') run.usage[key] = (run.usage[key] ?? 0) + value;
+        }
+        return;
+      case 'provider_retry':
+        bus.publish('agent_retry', { traceId, provider, attempt: event.attempt ?? 0, delayMs: event.delayMs ?? 0, reason: `${provider} is retrying on its own: ${event.reason}` });
+        return;
+      case 'error':
+      case 'result':
+        return; // the attempt's outcome carries these
+    }
+  }
+
+  private toSinks(run: ActiveRun, line: StreamLine): void {
+    for (const sink of run.submission.sinks) sink.write(line);
+  }
+
+  private finishSinks(sinks: Set<RunSink>, line: StreamLine): void {
+    for (const sink of sinks) {
+      sink.write(line);
+      sink.end();
+    }
+  }
+
+  private async finish(run: ActiveRun, outcome: AttemptOutcome): Promise<void> {
+    const { bus, chat, recorder, runs } = this.deps;
+    const { sessionId } = run.submission;
+    const traceId = run.traceId;
+    const usage = Object.keys(run.usage).length ? run.usage : undefined;
+    let messageId: number | undefined;
+    if (outcome.text && outcome.status !== 'error') {
+      const meta = { traceId, provider: run.provider, ...(outcome.status === 'stopped' ? { interrupted: true } : {}), ...(usage ? { usage } : {}) };
+      messageId = chat.saveMessage({ sessionId, role: 'assistant', content: outcome.text, meta }).id;
+    }
+    const error = outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : undefined;
+    const reason = outcome.status === 'stopped' ? outcome.reason : error;
+    bus.publish('agent_done', {
+      traceId,
+      status: outcome.status,
+      text: outcome.text,
+      ...(error ? { error } : {}),
+      provider: run.provider,
+      ...(messageId !== undefined ? { messageId } : {}),
+      toolLog: run.toolLog.toJSON(),
+      ...(usage ? { usage } : {}),
+      durationMs: Date.now() - run.startedAt,
+    });
+    this.finishSinks(run.submission.sinks, { type: 'done', status: outcome.status, text: outcome.text, ...(reason ? { reason } : {}), traceId, ...(messageId !== undefined ? { messageId } : {}) });
+    bus.publish('agent_status', { status: outcome.status === 'error' ? 'error' : 'done', traceId, provider: run.provider });
+    const eventCount = await recorder.end(traceId);
+    runs.finish(traceId, { status: outcome.status, provider: run.provider, error, messageId, usage, eventCount });
+  }
+}

@@ -1,0 +1,82 @@
+// Trace files: one NDJSON file per run in <home>/traces/<traceId>.ndjson. Every bus event that
+// carries the run's traceId is a line {ts, traceId, seq, event, ...fields}; raw provider lines
+// (the internal `provider_line` event) are redacted before they are written.
+import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { EventBus, BusEvent } from '../events/bus.ts';
+import { redactSecrets } from './redact.ts';
+
+export const TRACE_ID_PATTERN = /^tr_[A-Za-z0-9_-]{8,64}$/;
+
+export const traceFile = (dir: string, traceId: string) => join(dir, `${traceId}.ndjson`);
+
+interface OpenTrace {
+  stream: WriteStream;
+  seq: number;
+}
+
+export class TraceRecorder {
+  private readonly open = new Map<string, OpenTrace>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly dir: string, bus: EventBus, private readonly secrets: () => readonly string[]) {
+    this.unsubscribe = bus.subscribe((event) => this.record(event));
+  }
+
+  begin(traceId: string): void {
+    if (!TRACE_ID_PATTERN.test(traceId)) throw new Error(`invalid trace id ${traceId}`);
+    this.open.set(traceId, { stream: createWriteStream(traceFile(this.dir, traceId), { flags: 'a', mode: 0o600 }), seq: 0 });
+  }
+
+  /** Closes the file; resolves with the number of events written once they are on disk. */
+  end(traceId: string): Promise<number> {
+    const trace = this.open.get(traceId);
+    if (!trace) return Promise.resolve(0);
+    this.open.delete(traceId);
+    return new Promise((resolve) => trace.stream.end(() => resolve(trace.seq)));
+  }
+
+  private record(event: BusEvent): void {
+    const traceId = event.payload.traceId;
+    if (typeof traceId !== 'string') return;
+    const trace = this.open.get(traceId);
+    if (!trace) return;
+    const fields =
+      event.name === 'provider_line'
+        ? { ...event.payload, line: redactSecrets(String(event.payload.line), this.secrets()) }
+        : event.payload;
+    trace.stream.write(`${JSON.stringify({ ts: event.ts, seq: ++trace.seq, event: event.name, ...fields })}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe();
+    await Promise.all([...this.open.keys()].map((id) => this.end(id)));
+  }
+}
+
+/** Reads one page of a trace file without loading the file into memory. */
+export async function readTraceEvents(
+  dir: string,
+  traceId: string,
+  offset: number,
+  limit: number,
+): Promise<{ events: unknown[]; hasMore: boolean } | undefined> {
+  const path = traceFile(dir, traceId);
+  if (!existsSync(path)) return undefined;
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  const events: unknown[] = [];
+  let index = 0;
+  let hasMore = false;
+  for await (const line of lines) {
+    if (!line) continue;
+    if (index++ < offset) continue;
+    if (events.length === limit) {
+      hasMore = true;
+      break;
+    }
+    events.push(JSON.parse(line));
+  }
+  lines.close();
+  return { events, hasMore };
+}

@@ -1,0 +1,44 @@
+// A real server whose provider CLIs are the fake CLIs of test/fixtures/fake-clis.
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type TestServer } from './server.ts';
+import type { Settings } from '../../src/config/settings.ts';
+
+export const FAKE_CLIS = new URL('../fixtures/fake-clis/', import.meta.url).pathname;
+
+export interface AgentTestServer extends TestServer {
+  stateDir: string;
+  invocations(): { provider: string; args: string[]; prompt: string; resume?: string; file: string; pid: number }[];
+}
+
+export async function startAgentServer(agent: Partial<Settings['agent']> = {}): Promise<AgentTestServer> {
+  const server = await startServer({ retryBaseMs: 10, killGraceMs: 300 });
+  const stateDir = mkdtempSync(join(tmpdir(), 'svc-fake-state-'));
+  server.app.context.settings.update({
+    agent: {
+      executables: { claude: join(FAKE_CLIS, 'claude'), codex: join(FAKE_CLIS, 'codex'), gemini: join(FAKE_CLIS, 'gemini') },
+      env: { FAKE_CLI_STATE: stateDir },
+    },
+  });
+  // a second patch, so the overrides merge into the defaults above instead of replacing them
+  server.app.context.settings.update({ agent });
+  return {
+    ...server,
+    stateDir,
+    invocations() {
+      const file = join(stateDir, 'invocations.jsonl');
+      if (!existsSync(file)) return [];
+      return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    },
+  };
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
