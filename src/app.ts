@@ -20,6 +20,12 @@ import { AgentRuntime } from './agent/runtime.ts';
 import { builtInCommands, CommandRegistry } from './agent/commands.ts';
 import { reapOrphans } from './agent/process.ts';
 import type { ProviderId } from './agent/providers/types.ts';
+import { RuleService } from './skills/web-routing/service.ts';
+import { RulesRepo } from './skills/web-routing/rules-repo.ts';
+import { startRoutingProxy, type RoutingProxy } from './skills/web-routing/proxy.ts';
+import { skillCommands } from './skills/commands.ts';
+import { browserClientFor } from './browser/spawn.ts';
+import type { BrowserClient } from './browser/client.ts';
 import type { FastifyInstance } from 'fastify';
 
 export interface AppOptions {
@@ -34,6 +40,10 @@ export interface AppOptions {
   /** Base delay of the agent's retry backoff (tests make it short). */
   retryBaseMs?: number;
   killGraceMs?: number;
+  /** Port of the web-routing proxy started with the server (serve: 3458); absent = not started. */
+  proxyPort?: number;
+  /** Port of the browser server, started on the first browser command (default 3459). */
+  browserPort?: number;
 }
 
 export interface AppContext {
@@ -54,6 +64,11 @@ export interface AppContext {
   recorder: TraceRecorder;
   agent: AgentRuntime;
   commands: CommandRegistry;
+  rules: RuleService;
+  /** Client of the browser server (which it starts on first use). */
+  browser: BrowserClient;
+  /** The web-routing proxy, when started. */
+  proxy?: RoutingProxy;
   /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
   serverUrl?: string;
 }
@@ -97,6 +112,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     runs,
     recorder,
     commands,
+    rules: new RuleService(new RulesRepo(db), {
+      onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
+    }),
+    browser: browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid }),
     agent: new AgentRuntime({
       bus,
       chat,
@@ -118,7 +137,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       killGraceMs: options.killGraceMs,
     }),
   };
-  for (const command of builtInCommands(commands)) commands.register(command);
+  for (const command of [...builtInCommands(commands), ...skillCommands(context)]) commands.register(command);
   const http = await buildHttpServer(context, { logLevel: options.logLevel });
   let closed = false;
   return {
@@ -127,6 +146,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     async listen(port, host) {
       const address = await http.listen({ port, host });
       context.serverUrl = address;
+      if (options.proxyPort !== undefined) {
+        try {
+          context.proxy = await startRoutingProxy({ rules: context.rules, port: options.proxyPort, host: '127.0.0.1' });
+        } catch (err) {
+          // The API works without the proxy: say so and go on.
+          console.error(`svc: web-routing proxy not started on 127.0.0.1:${options.proxyPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another with --proxy-port`);
+        }
+      }
       return address;
     },
     async close() {
@@ -135,6 +162,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await context.agent.close();
       await http.close();
+      await context.proxy?.close();
+      // a browser server this process started goes with it; one the user started stays
+      if (context.browser.spawnedServer) await context.browser.shutdown();
       await recorder.close();
       context.stream.close();
       closeDatabase(db);

@@ -28,6 +28,8 @@ export type CliStatus =
 export type ReadyCliStatus = Extract<CliStatus, { state: 'ready' }>;
 
 export const VERSION_TIMEOUT_MS = 5_000;
+/** Probes at once: on a small machine five node CLIs starting together each need more than 5 s. */
+const DEFAULT_CONCURRENCY = 2;
 /** After the CLI exited, how long to wait for its pipes to close (a leftover child may hold them). */
 const CLOSE_GRACE_MS = 200;
 const MAX_OUTPUT_CHARS = 16 * 1024;
@@ -213,7 +215,26 @@ export interface CliDetectorOptions {
   env?: () => NodeJS.ProcessEnv;
   cwd?: string;
   timeoutMs?: number;
+  /** How many `--version` probes run at once (node-based CLIs take seconds of CPU to start). */
+  concurrency?: number;
   now?: () => number;
+}
+
+/** At most `limit` tasks at once, in call order. */
+class Limiter {
+  private active = 0;
+  private readonly queue: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
+    this.active += 1;
+    try {
+      return await task();
+    } finally {
+      this.active -= 1;
+      this.queue.shift()?.();
+    }
+  }
 }
 
 export class CliDetector {
@@ -222,8 +243,11 @@ export class CliDetector {
   private readonly children = new Set<ChildProcess>();
   private closed = false;
   private started = false;
+  private readonly probes: Limiter;
 
-  constructor(private readonly options: CliDetectorOptions = {}) {}
+  constructor(private readonly options: CliDetectorOptions = {}) {
+    this.probes = new Limiter(Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY));
+  }
 
   /** What is known now, for every provider. Starts the first detection; never waits for it. */
   snapshot(): Record<ProviderId, CliStatus> {
@@ -314,11 +338,15 @@ export class CliDetector {
     if (id === 'custom') return { state: 'ready', installed: true, path, version: null, checkedAt: this.now() };
     if (this.closed) return missing('detector closed');
 
-    const probe = await probeVersion(path, {
-      timeoutMs: this.options.timeoutMs ?? VERSION_TIMEOUT_MS,
-      env: this.options.env?.(),
-      track: (child, done) => (done ? this.children.delete(child) : this.children.add(child)),
-    });
+    const probe = await this.probes.run(async () =>
+      this.closed
+        ? { version: null, error: 'detector closed' }
+        : probeVersion(path, {
+            timeoutMs: this.options.timeoutMs ?? VERSION_TIMEOUT_MS,
+            env: this.options.env?.(),
+            track: (child, done) => (done ? this.children.delete(child) : this.children.add(child)),
+          }),
+    );
     return {
       state: 'ready',
       installed: true,

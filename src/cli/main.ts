@@ -5,6 +5,9 @@ import { defaultHome, ensureHome } from '../config/home.ts';
 import { loadOrCreateToken } from '../config/token.ts';
 import { serve } from './serve.ts';
 import { status } from './status.ts';
+import { chat } from './chat.ts';
+import { browserCommand } from './browser.ts';
+import { DEFAULT_PROXY_PORT } from '../skills/web-routing/proxy.ts';
 
 export const DEFAULT_PORT = 3457;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -21,6 +24,7 @@ export function buildProgram(): Command {
   const program = new Command('svc')
     .description('Local agent runtime: runs provider CLIs behind one HTTP/SSE service')
     .version(VERSION, '-v, --version')
+    .enablePositionalOptions()
     .showHelpAfterError();
 
   program
@@ -29,8 +33,9 @@ export function buildProgram(): Command {
     .option('-p, --port <port>', `port to listen on (env SVC_PORT, default ${DEFAULT_PORT})`, parsePort)
     .option('-H, --host <host>', `address to listen on (default ${DEFAULT_HOST})`, DEFAULT_HOST)
     .option('--home <dir>', 'data directory (env SVC_HOME, default ~/.svc)')
-    .action(async (opts: { port?: number; host: string; home?: string }) => {
-      await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome() });
+    .option('--proxy-port <port>', `web-routing proxy port on 127.0.0.1, 0 = off (default ${DEFAULT_PROXY_PORT})`, parsePort, DEFAULT_PROXY_PORT)
+    .action(async (opts: { port?: number; host: string; home?: string; proxyPort: number }) => {
+      await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome(), proxyPort: opts.proxyPort });
     });
 
   program
@@ -43,6 +48,41 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('chat')
+    .description('send a message to a running server and print the answer as it streams')
+    .argument('[message...]', 'the message (default: read from stdin)')
+    .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')
+    .option('--session <id>', 'chat session (default: the active one)')
+    .option('--token <token>', 'bearer token for a remote server (env SVC_TOKEN)')
+    .option('-q, --quiet', 'print only the answer, not thinking and tool steps')
+    .action(async (words: string[], opts: { url?: string; session?: string; token?: string; quiet?: boolean }) => {
+      const prompt = words.length ? words.join(' ') : await readStdin();
+      if (!prompt.trim()) {
+        console.error('svc: nothing to send: give a message or pipe one in');
+        process.exitCode = 2;
+        return;
+      }
+      process.exitCode = await chat(prompt, {
+        url: opts.url ?? `http://127.0.0.1:${envPort()}`,
+        token: opts.token ?? process.env.SVC_TOKEN,
+        sessionId: opts.session,
+        quiet: Boolean(opts.quiet),
+      });
+    });
+
+  program
+    .command('browser')
+    .description('the browser skill: `svc browser serve` runs the browser server; `svc browser <action>` drives it (open, click, type, extract, eval, wait, snapshot, screenshot, tabs, fetch)')
+    .argument('<action>', 'serve, or a browser action')
+    .argument('[args...]', 'the action\'s arguments (see `svc browser help`)')
+    .passThroughOptions()
+    .allowUnknownOption()
+    .helpOption(false)
+    .action(async (action: string, args: string[]) => {
+      process.exitCode = await browserCommand(action, args, defaultHome());
+    });
+
+  program
     .command('status')
     .description('show the health of a running server')
     .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')
@@ -52,6 +92,13 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  let text = '';
+  for await (const chunk of process.stdin) text += chunk;
+  return text;
 }
 
 await buildProgram().parseAsync(process.argv);

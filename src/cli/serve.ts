@@ -5,12 +5,14 @@ export interface ServeOptions {
   port: number;
   host: string;
   home: string;
+  /** The web-routing proxy's port; 0 leaves it off. */
+  proxyPort: number;
 }
 
 export async function serve(options: ServeOptions): Promise<void> {
   let app;
   try {
-    app = await createApp({ home: options.home });
+    app = await createApp({ home: options.home, ...(options.proxyPort ? { proxyPort: options.proxyPort } : {}) });
   } catch (err) {
     fail(`cannot open the data directory ${options.home}: ${(err as Error).message}`);
   }
@@ -24,13 +26,6 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (code === 'EADDRNOTAVAIL') fail(`${options.host} is not an address of this machine`);
     fail(`cannot listen on ${options.host}:${options.port}: ${(err as Error).message}`);
   }
-  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
-  console.log(`svc ${app.context.version} listening on http://${shown}:${options.port}`);
-  console.log(`data directory: ${app.context.home.root}`);
-  if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
-    console.log('remote clients need the token: `svc token` prints it');
-  }
-
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -51,6 +46,14 @@ export async function serve(options: ServeOptions): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // Printed last: whoever waits for these lines may signal the server at once.
+  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
+  console.log(`svc ${app.context.version} listening on http://${shown}:${options.port}`);
+  if (app.context.proxy) console.log(`web-routing proxy on ${app.context.proxy.url}`);
+  console.log(`data directory: ${app.context.home.root}`);
+  if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
+    console.log('remote clients need the token: `svc token` prints it');
+  }
 }
 
 function fail(message: string): never {

@@ -11,6 +11,18 @@ export interface HttpOptions {
   logLevel?: string;
 }
 
+export interface RouteEntry {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, in order (for `npm run routes`). */
+    routeTable: RouteEntry[];
+  }
+}
+
 export async function buildHttpServer(context: AppContext, options: HttpOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
@@ -43,6 +55,11 @@ export async function buildHttpServer(context: AppContext, options: HttpOptions 
     return payload;
   });
 
+  const routeTable: RouteEntry[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url });
+  });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   for (const register of routeModules) register(app, context);
   await app.ready();

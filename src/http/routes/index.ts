@@ -8,7 +8,15 @@ import { settingsRoutes } from './settings.ts';
 import { uiRoutes } from './ui.ts';
 import { agentRoutes } from './agent.ts';
 import { traceRoutes } from './traces.ts';
+import { webRoutingRoutes } from './web-routing.ts';
+import { skillRoutes } from './skills.ts';
+import { browserRoutes } from './browser.ts';
+import { mediaRoutes } from './media.ts';
 
 export type RouteModule = (app: FastifyInstance, context: AppContext) => void;
 
-export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRoutes, settingsRoutes, agentRoutes, traceRoutes, uiRoutes];
+export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRoutes, settingsRoutes, agentRoutes, traceRoutes, skillRoutes,
+  (app, ctx) => webRoutingRoutes({ rules: ctx.rules })(app),
+  (app, ctx) => browserRoutes({ client: ctx.browser })(app),
+  mediaRoutes,
+  uiRoutes];

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { m001Core } from './001-core.ts';
 import { m002Agent } from './002-agent.ts';
+import { m003WebRouting } from './003-web-routing.ts';
 
 export interface Migration {
   version: number;
@@ -10,4 +11,4 @@ export interface Migration {
   up(db: Database.Database): void;
 }
 
-export const migrations: readonly Migration[] = [m001Core, m002Agent];
+export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting];

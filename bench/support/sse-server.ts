@@ -1,0 +1,48 @@
+// Server process of the SSE fan-out benchmark. `svc` mode runs the real app; `bare` mode is a
+// plain node:http server writing the same frames. On {publish, rate} over IPC it publishes that
+// many events at a steady rate (stamping each with its send time) and answers with its RSS.
+import http from 'node:http';
+import { createApp } from '../../src/app.ts';
+import { tempHome } from '../../test/support/server.ts';
+import { nowMs, sleep } from './stats.ts';
+
+const mode = process.argv[2] as 'svc' | 'bare';
+const payload = (i: number) => ({ sentAt: nowMs(), seq: i, text: 'benchmark event payload of a typical size' });
+
+async function start(): Promise<{ url: string; publish: (i: number) => void }> {
+  if (mode === 'svc') {
+    const app = await createApp({ home: tempHome('svc-bench-'), logLevel: 'silent' });
+    const address = await app.listen(0, '127.0.0.1');
+    return { url: `${address}/api/events`, publish: (i) => app.context.bus.publish('orchestrate_done', payload(i)) };
+  }
+  const responses = new Set<http.ServerResponse>();
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('retry: 1000\n\n'); // flushes the headers, as svc does
+    responses.add(res);
+    res.on('close', () => responses.delete(res));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    publish: (i) => {
+      const id = `x-${i}`;
+      const frame = `id: ${id}\ndata: ${JSON.stringify({ eventId: id, topic: 'orchestrate', event: 'orchestrate_done', ts: Date.now(), ...payload(i) })}\n\n`;
+      for (const res of responses) res.write(frame);
+    },
+  };
+}
+
+const { url, publish } = await start();
+process.send!({ url });
+process.on('message', async (message: { publish: number; rate: number }) => {
+  const interval = 1000 / message.rate;
+  const begin = nowMs();
+  for (let i = 0; i < message.publish; i++) {
+    const wait = begin + i * interval - nowMs();
+    if (wait > 1) await sleep(wait);
+    publish(i);
+  }
+  process.send!({ rssMb: Math.round(process.memoryUsage().rss / 1048576) });
+});

@@ -1,0 +1,55 @@
+// `svc chat`: sends a message to a running server and prints the answer as it streams.
+// Text goes to stdout; thinking and tool steps go to stderr, so `svc chat … > answer.md` keeps only the answer.
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+
+export interface ChatOptions {
+  url: string;
+  token?: string;
+  sessionId?: string;
+  quiet: boolean;
+}
+
+const dim = (text: string) => (process.stderr.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
+
+/** Returns the exit code: 0 ok, 1 error, 130 stopped. */
+export async function chat(prompt: string, options: ChatOptions): Promise<number> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let response: Response;
+  try {
+    response = await fetch(`${options.url.replace(/\/+$/, '')}/api/message`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ prompt, ...(options.sessionId ? { sessionId: options.sessionId } : {}) }),
+    });
+  } catch (err) {
+    console.error(`svc: cannot reach ${options.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
+    return 1;
+  }
+  if (!response.ok || !response.body) {
+    const body = (await response.json().catch(() => ({}))) as { message?: string };
+    console.error(`svc: ${response.status} ${body.message ?? response.statusText}`);
+    return 1;
+  }
+  let status = 'error';
+  let wroteText = false;
+  const lines = createInterface({ input: Readable.fromWeb(response.body as never) });
+  for await (const raw of lines) {
+    if (!raw) continue;
+    const line = JSON.parse(raw) as { type: string; content?: string; name?: string; status?: string; reason?: string; output?: string };
+    if (line.type === 'text') {
+      process.stdout.write(line.content ?? '');
+      wroteText = true;
+    } else if (line.type === 'thinking' && !options.quiet) {
+      process.stderr.write(dim(`(thinking) ${line.content ?? ''}\n`));
+    } else if (line.type === 'tool' && !options.quiet) {
+      process.stderr.write(dim(`[${line.name} ${line.status}]\n`));
+    } else if (line.type === 'done') {
+      status = line.status ?? 'error';
+      if (wroteText) process.stdout.write('\n');
+      if (status !== 'ok') console.error(`svc: run ${status}${line.reason ? `: ${line.reason}` : ''}`);
+    }
+  }
+  return status === 'ok' ? 0 : status === 'stopped' ? 130 : 1;
+}

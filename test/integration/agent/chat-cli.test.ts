@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { startAgentServer } from '../../support/agent.ts';
+
+const BIN = join(import.meta.dirname, '../../../bin/svc.js');
+
+function svc(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+test('svc chat prints the streamed answer on stdout and steps on stderr', async () => {
+  const server = await startAgentServer();
+  const ok = await svc(['chat', '--url', server.url, 'run the tool scenario:tool']);
+  assert.equal(ok.code, 0);
+  assert.match(ok.stdout, /hello-from-tool/);
+  assert.match(ok.stderr, /\[Bash running\]/);
+  const piped = await svc(['chat', '--url', server.url, '-q'], 'from stdin scenario:text');
+  assert.equal(piped.code, 0);
+  assert.equal(piped.stdout.trim(), 'Hello from the fake model. This is a plain text answer.');
+  assert.equal(piped.stderr, '');
+  const failed = await svc(['chat', '--url', server.url, 'scenario:error']);
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /run error: server_error/);
+  await server.close();
+  const down = await svc(['chat', '--url', server.url, 'hello']);
+  assert.equal(down.code, 1);
+  assert.match(down.stderr, /cannot reach .*svc serve/);
+});

@@ -1,0 +1,105 @@
+// The real vendor CLIs (installed by scripts/install-real-clis.sh) driven by svc's runtime and
+// adapters, against the fake model API on loopback: a plain answer, a tool call, an API error, and
+// resume; for Claude Code also a live steer written to its stdin mid-run.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeModel, type FakeModel } from '../../support/fake-model.ts';
+import { prepareRealCliEnv, realCliPath, type RealCliName } from '../../support/real-clis.ts';
+import { sendJson, startServer, type TestServer } from '../../support/server.ts';
+import { postNdjson } from '../../support/ndjson.ts';
+import { openSse } from '../../support/sse.ts';
+
+const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot'];
+
+async function serverFor(name: RealCliName, fake: FakeModel): Promise<TestServer> {
+  const server = await startServer({ retryBaseMs: 10, killGraceMs: 500 });
+  const { env, cwd } = prepareRealCliEnv(name, fake.url, mkdtempSync(join(tmpdir(), `svc-real-${name}-`)));
+  server.app.context.settings.update({
+    agent: {
+      provider: name,
+      model: name === 'gemini' ? 'gemini-2.5-flash' : '',
+      executables: { [name]: realCliPath(name)! },
+      env,
+      workingDir: cwd,
+      retries: 0,
+      idleTimeoutSec: 90,
+    },
+  });
+  return server;
+}
+
+for (const name of CLIS) {
+  describe(`real ${name} through svc`, { skip: realCliPath(name) ? false : `${name} not installed: run scripts/install-real-clis.sh` }, () => {
+    let fake: FakeModel;
+    let server: TestServer;
+    before(async () => {
+      fake = await startFakeModel();
+      server = await serverFor(name, fake);
+    });
+    after(async () => {
+      await server.close();
+      await fake.close();
+    });
+
+    const send = async (prompt: string) => (await postNdjson(`${server.url}/api/message`, { prompt })).done;
+    /** A fresh chat session, so the fake model sees no earlier prompt (it would answer "Hello again"). */
+    const newChat = () => sendJson(`${server.url}/api/chat-sessions`, 'POST', {});
+
+    test('a plain answer, then resume in the same provider session', { timeout: 120_000 }, async () => {
+      const lines = await send('Remember the secret word pineapple. scenario:text');
+      const done = lines.at(-1);
+      assert.equal(done.status, 'ok', JSON.stringify(done));
+      assert.match(done.text, /Hello from the fake model/);
+      assert.ok(lines.some((l) => l.type === 'text'), 'live text chunks');
+      const providerSession = server.app.context.providerSessions.get(server.app.context.chat.activeSession().id, name);
+      assert.ok(providerSession, 'provider session id kept');
+      const second = (await send('What was the secret word? scenario:text')).at(-1);
+      assert.equal(second.status, 'ok', JSON.stringify(second));
+      assert.match(second.text, /Hello again/, 'the model saw the earlier prompt: the session was resumed');
+    });
+
+    test('a tool call runs and its result comes back', { timeout: 120_000 }, async () => {
+      await newChat();
+      const lines = await send('Run the tool please. scenario:tool');
+      const done = lines.at(-1);
+      assert.equal(done.status, 'ok', JSON.stringify(done));
+      const tools = lines.filter((l) => l.type === 'tool');
+      assert.ok(tools.some((t) => t.status === 'running'), `tool start: ${JSON.stringify(lines).slice(0, 1500)}`);
+      assert.ok(tools.some((t) => t.status === 'ok' && /hello-from-tool/.test(t.output ?? '')), JSON.stringify(tools));
+      assert.match(done.text, /hello-from-tool/);
+    });
+
+    test('an API error ends the run with a classified error', { timeout: 120_000 }, async () => {
+      await newChat();
+      const done = (await send('This will fail. scenario:error')).at(-1);
+      assert.equal(done.status, 'error', JSON.stringify(done));
+      assert.match(done.reason, /^server_error/);
+    });
+  });
+}
+
+describe('real claude: live steer over stream-json stdin', { skip: realCliPath('claude') ? false : 'claude not installed: run scripts/install-real-clis.sh' }, () => {
+  test('the steer prompt reaches the same running process', { timeout: 120_000 }, async () => {
+    const fake = await startFakeModel({ slowDelayMs: 150, slowChunks: 20 });
+    const server = await serverFor('claude', fake);
+    const sse = await openSse(`${server.url}/api/events`);
+    const run = await postNdjson(`${server.url}/api/message`, { prompt: 'Tell a long story. scenario:slow' });
+    await run.waitFor((l) => l.type === 'text', 60_000);
+    const steer = await postNdjson(`${server.url}/api/command`, { text: '/steer Now answer briefly. scenario:text' });
+    const [lines, steerLines] = await Promise.all([run.done, steer.done]);
+    const done = lines.at(-1);
+    assert.equal(done.status, 'ok', JSON.stringify(done));
+    assert.equal(steerLines.at(-1).traceId, done.traceId, 'the steer joined the running run');
+    const started = sse.messages.find((m) => m.data.event === 'steer_started')!.data;
+    assert.equal(started.traceId, done.traceId);
+    const modelCalls = fake.requests.filter((r) => r.api === 'anthropic');
+    assert.ok(modelCalls.some((r) => /Now answer briefly/.test(r.lastUser ?? '')), 'the model received the steer prompt');
+    assert.match(done.text, /Hello again/);
+    sse.close();
+    await server.close();
+    await fake.close();
+  });
+});
