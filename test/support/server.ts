@@ -17,10 +17,12 @@ export function tempHome(prefix = 'svc-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function startServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
-  const home = options.home ?? tempHome();
-  const app = await createApp({ logLevel: 'silent', ...options, home });
-  const address = await app.listen(0, '127.0.0.1');
+/** `port`: listen on this port (e.g. to restart a server where its clients expect it); default ephemeral. */
+export async function startServer(options: Partial<AppOptions> & { port?: number } = {}): Promise<TestServer> {
+  const { port: wanted = 0, ...appOptions } = options;
+  const home = appOptions.home ?? tempHome();
+  const app = await createApp({ logLevel: 'silent', ...appOptions, home });
+  const address = await app.listen(wanted, '127.0.0.1');
   const port = Number(new URL(address).port);
   return {
     app,
