@@ -13,7 +13,10 @@ import { SettingsService } from './services/settings.ts';
 import { ChatService } from './services/chat.ts';
 import { classifyPeer, type PeerClassifier } from './http/peers.ts';
 import { buildHttpServer } from './http/server.ts';
-import { VERSION } from './version.ts';
+import { SVC_BIN, VERSION } from './version.ts';
+import { SKILL_INSTRUCTIONS } from './skills/instructions.ts';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ProviderSessionRepo, RunRepo } from './store/agent-store.ts';
 import { TraceRecorder } from './agent/traces.ts';
 import { AgentRuntime } from './agent/runtime.ts';
@@ -95,6 +98,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const secrets = () => [token, ...Object.values(settings.get().agent.env)];
   const recorder = new TraceRecorder(home.traces, bus, secrets);
   const commands = new CommandRegistry();
+  const shimDir = writeSvcShim(home.root);
   const context: AppContext = {
     version: VERSION,
     startedAt: Date.now(),
@@ -126,13 +130,17 @@ export async function createApp(options: AppOptions): Promise<App> {
       pidDir: home.pids,
       cwd: options.cwd ?? process.cwd(),
       executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-      systemPrompt: () => settings.get().agent.systemPrompt,
-      baseEnv: () => ({
-        ...process.env,
-        ...settings.get().agent.env,
-        SVC_HOME: home.root,
-        ...(context.serverUrl ? { SVC_URL: context.serverUrl } : {}),
-      }),
+      systemPrompt: () => [settings.get().agent.systemPrompt, SKILL_INSTRUCTIONS].filter(Boolean).join('\n\n'),
+      baseEnv: () => {
+        const env = { ...process.env, ...settings.get().agent.env };
+        return {
+          ...env,
+          PATH: `${shimDir}:${env.PATH ?? ''}`,
+          SVC_HOME: home.root,
+          SVC_BROWSER_PORT: String(context.browser.port),
+          ...(context.serverUrl ? { SVC_URL: context.serverUrl } : {}),
+        };
+      },
       retryBaseMs: options.retryBaseMs,
       killGraceMs: options.killGraceMs,
     }),
@@ -170,4 +178,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       closeDatabase(db);
     },
   };
+}
+
+/** `<home>/bin/svc`: lets provider CLIs call `svc browser …` whether or not svc is on their PATH. */
+function writeSvcShim(root: string): string {
+  const dir = join(root, 'bin');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  writeFileSync(join(dir, 'svc'), `#!/bin/sh\nexec ${quote(process.execPath)} ${quote(SVC_BIN)} "$@"\n`);
+  chmodSync(join(dir, 'svc'), 0o755);
+  return dir;
 }

@@ -7,6 +7,7 @@ import { serve } from './serve.ts';
 import { status } from './status.ts';
 import { chat } from './chat.ts';
 import { browserCommand } from './browser.ts';
+import { forwardCommand } from './forward.ts';
 import { DEFAULT_PROXY_PORT } from '../skills/web-routing/proxy.ts';
 
 export const DEFAULT_PORT = 3457;
@@ -81,6 +82,20 @@ export function buildProgram(): Command {
     .action(async (action: string, args: string[]) => {
       process.exitCode = await browserCommand(action, args, defaultHome());
     });
+
+  for (const name of ['web-routing', 'vision-click']) {
+    program
+      .command(name)
+      .description(`run /${name} on the running server (\`svc ${name} help\`)`)
+      .argument('[args...]')
+      .option('--url <url>', 'server address (env SVC_URL, default http://127.0.0.1:3457)')
+      .passThroughOptions()
+      .allowUnknownOption()
+      .action(async (args: string[], opts: { url?: string }) => {
+        const url = opts.url ?? process.env.SVC_URL ?? `http://127.0.0.1:${envPort()}`;
+        process.exitCode = await forwardCommand(name, args, url, process.env.SVC_TOKEN);
+      });
+  }
 
   program
     .command('status')

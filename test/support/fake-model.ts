@@ -40,6 +40,8 @@ export interface FakeModelOptions {
   slowChunks?: number;
   /** Working directory for the `write` tool's absolute path (default: found in the system prompt). */
   workDir?: string;
+  /** The shell command of the `tool` scenario (default `echo hello-from-tool`). */
+  shellCommand?: string;
   /** Receives one log line per request (format of the recordings' `.server.log`). */
   log?: (line: string) => void;
   /** Writes every request body as `<seq>.json` into this directory (debugging). */
@@ -239,6 +241,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       slowDelayMs: opts.slowDelayMs ?? 100,
       slowChunks: opts.slowChunks ?? 20,
       ...(opts.workDir ? { workDir: opts.workDir } : {}),
+      ...(opts.shellCommand ? { shellCommand: opts.shellCommand } : {}),
     });
 
     if (answer.kind === 'error') {

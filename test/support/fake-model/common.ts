@@ -186,6 +186,8 @@ export interface PlanContext {
   slowDelayMs: number;
   slowChunks: number;
   workDir?: string;
+  /** The command the `tool` scenario runs (default SHELL_COMMAND). */
+  shellCommand?: string;
 }
 
 export function pickTool(tools: ToolSpec[], names: string[]): ToolSpec | undefined {
@@ -197,13 +199,13 @@ export function pickTool(tools: ToolSpec[], names: string[]): ToolSpec | undefin
 }
 
 /** Arguments for the CLI's own shell tool, derived from its name and schema. */
-export function shellArgs(tool: ToolSpec): Record<string, unknown> {
+export function shellArgs(tool: ToolSpec, command = SHELL_COMMAND): Record<string, unknown> {
   const props = tool.schema?.properties ?? {};
   const required = tool.schema?.required ?? [];
-  if (tool.name === 'exec_command' || ('cmd' in props && !('command' in props))) return { cmd: SHELL_COMMAND };
+  if (tool.name === 'exec_command' || ('cmd' in props && !('command' in props))) return { cmd: command };
   const cmdType = props['command']?.type;
   const args: Record<string, unknown> = {
-    command: cmdType === 'array' ? ['bash', '-lc', SHELL_COMMAND] : SHELL_COMMAND,
+    command: cmdType === 'array' ? ['bash', '-lc', command] : command,
   };
   // Claude's Bash and gemini's run_shell_command get a description like the recordings; otherwise only
   // when the schema requires one (copilot's bash does, opencode's does not).
@@ -323,7 +325,7 @@ export function planAnswer(req: NormalizedRequest, ctx: PlanContext): Answer {
     if (!tool) return msg(TEXT_ANSWER, 'text side=notools');
     const custom = tool.kind === 'custom';
     const args =
-      scenario === 'tool' ? shellArgs(tool) : writeArgs(tool, ctx.workDir ?? findWorkDir(req));
+      scenario === 'tool' ? shellArgs(tool, ctx.shellCommand) : writeArgs(tool, ctx.workDir ?? findWorkDir(req));
     const input = custom ? applyPatchInput() : JSON.stringify(args);
     const toolCall: ToolCallPlan = {
       id: hexId(),

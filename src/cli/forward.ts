@@ -1,0 +1,33 @@
+// `svc web-routing …` and `svc vision-click …`: run the slash command on the running server (its
+// rules and browser live there) and print the answer. Used by people and by the agent's CLIs.
+export async function forwardCommand(name: string, args: string[], baseUrl: string, token?: string): Promise<number> {
+  const text = [`/${name}`, ...args.map(quoteArg)].join(' ');
+  try {
+    const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/command`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify({ text }),
+    });
+    const body = await response.text();
+    if (!response.ok) {
+      console.error(`svc ${name}: ${(JSON.parse(body) as { message?: string }).message ?? response.statusText}`);
+      return 1;
+    }
+    let status = 'ok';
+    for (const line of body.split('\n').filter(Boolean)) {
+      const event = JSON.parse(line) as { type: string; content?: string; status?: string; reason?: string };
+      if (event.type === 'text') process.stdout.write(`${event.content ?? ''}\n`);
+      if (event.type === 'done') status = event.status ?? 'error';
+    }
+    return status === 'ok' ? 0 : 1;
+  } catch (err) {
+    console.error(`svc ${name}: cannot reach ${baseUrl}: ${(err as Error).message}. Start it with \`svc serve\`.`);
+    return 1;
+  }
+}
+
+/** Re-quotes an argument the shell already split, so the slash-command parser sees the same words. */
+export function quoteArg(arg: string): string {
+  if (arg !== '' && !/[\s"'\\]/.test(arg)) return arg;
+  return `"${arg.replace(/(["\\])/g, '\\$1')}"`;
+}

@@ -1,0 +1,183 @@
+// PNG helpers (pngjs, pure JS): decode, crop, scale down for a model, and the OCR pre-pass.
+import { PNG } from 'pngjs';
+import { ApiError } from '../../http/errors.ts';
+import type { Box, Size } from './types.ts';
+
+export interface Raster {
+  width: number;
+  height: number;
+  /** RGBA, 4 bytes per pixel. */
+  data: Buffer;
+}
+
+export function decodePng(buf: Buffer): Raster {
+  try {
+    const png = PNG.sync.read(buf);
+    return { width: png.width, height: png.height, data: png.data };
+  } catch (err) {
+    throw new ApiError(502, 'BAD_SCREENSHOT', `The screenshot is not a readable PNG: ${(err as Error).message}.`);
+  }
+}
+
+export function encodePng(r: Raster): Buffer {
+  const png = new PNG({ width: r.width, height: r.height });
+  r.data.copy(png.data, 0, 0, r.width * r.height * 4);
+  return PNG.sync.write(png);
+}
+
+/** Width and height from a PNG header, without decoding. */
+export function pngSize(buf: Buffer): Size {
+  if (buf.length < 24 || buf.readUInt32BE(0) !== 0x89504e47) throw new ApiError(502, 'BAD_SCREENSHOT', 'The screenshot is not a PNG.');
+  return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
+}
+
+/** A whole-pixel rectangle of a raster (the rectangle must lie inside it). */
+export function crop(r: Raster, rect: Box): Raster {
+  const { x, y, width, height } = rect;
+  if (x < 0 || y < 0 || width <= 0 || height <= 0 || x + width > r.width || y + height > r.height || !Number.isInteger(x + y + width + height)) {
+    throw new RangeError(`crop ${x},${y} ${width}x${height} does not fit a ${r.width}x${r.height} image`);
+  }
+  const out = Buffer.alloc(width * height * 4);
+  for (let row = 0; row < height; row++) {
+    const src = ((y + row) * r.width + x) * 4;
+    r.data.copy(out, row * width * 4, src, src + width * 4);
+  }
+  return { width, height, data: out };
+}
+
+/** Scale down by area averaging so that the longer side is at most maxSide. Returns the factor (≤ 1). */
+export function fitWithin(r: Raster, maxSide: number): { raster: Raster; factor: number } {
+  const long = Math.max(r.width, r.height);
+  if (!maxSide || long <= maxSide) return { raster: r, factor: 1 };
+  const factor = maxSide / long;
+  const w = Math.max(1, Math.round(r.width * factor));
+  const h = Math.max(1, Math.round(r.height * factor));
+  const out = Buffer.alloc(w * h * 4);
+  const fx = r.width / w;
+  const fy = r.height / h;
+  for (let oy = 0; oy < h; oy++) {
+    const y0 = Math.floor(oy * fy);
+    const y1 = Math.max(y0 + 1, Math.floor((oy + 1) * fy));
+    for (let ox = 0; ox < w; ox++) {
+      const x0 = Math.floor(ox * fx);
+      const x1 = Math.max(x0 + 1, Math.floor((ox + 1) * fx));
+      let rs = 0, gs = 0, bs = 0, as = 0, n = 0;
+      for (let y = y0; y < y1 && y < r.height; y++) {
+        for (let x = x0; x < x1 && x < r.width; x++) {
+          const i = (y * r.width + x) * 4;
+          rs += r.data[i]!;
+          gs += r.data[i + 1]!;
+          bs += r.data[i + 2]!;
+          as += r.data[i + 3]!;
+          n++;
+        }
+      }
+      const o = (oy * w + ox) * 4;
+      out[o] = Math.round(rs / n);
+      out[o + 1] = Math.round(gs / n);
+      out[o + 2] = Math.round(bs / n);
+      out[o + 3] = Math.round(as / n);
+    }
+  }
+  // The factor actually applied per axis differs from `factor` by rounding; use the width's.
+  return { raster: { width: w, height: h, data: out }, factor: w / r.width };
+}
+
+/**
+ * OCR pre-pass: make every text dark-on-white, whatever its colours. Screens put light text on dark or
+ * coloured buttons, which Tesseract's global threshold turns into holes in black boxes that its layout
+ * analysis skips. Here, 4-connected runs of near-equal luminance that are large enough are "panels"
+ * (page background, buttons, bars): they become white, so panel edges vanish. Every other pixel (glyphs,
+ * their anti-aliasing, icons) becomes darker the more it differs from the panel around it (the nearest
+ * panel pixel, found by a breadth-first fill), so white-on-blue and black-on-white text both come out
+ * black on white. Optionally upscaled (bilinear) for small text. Returns a greyscale PNG.
+ */
+export function ocrPrepass(r: Raster, upscale = 1, gain = 2): { png: Buffer; width: number; height: number } {
+  const W = r.width;
+  const H = r.height;
+  const N = W * H;
+  const L = new Float32Array(N);
+  for (let i = 0; i < N; i++) {
+    const a = r.data[i * 4 + 3]! / 255;
+    // Transparent pixels read as white.
+    L[i] = (0.299 * r.data[i * 4]! + 0.587 * r.data[i * 4 + 1]! + 0.114 * r.data[i * 4 + 2]!) * a + 255 * (1 - a);
+  }
+  const parent = new Int32Array(N);
+  for (let i = 0; i < N; i++) parent[i] = i;
+  const find = (i: number): number => {
+    while (parent[i] !== i) {
+      parent[i] = parent[parent[i]!]!;
+      i = parent[i]!;
+    }
+    return i;
+  };
+  const unite = (a: number, b: number) => {
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) {
+      if (ra < rb) parent[rb] = ra;
+      else parent[ra] = rb;
+    }
+  };
+  const T = 6;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const i = y * W + x;
+      if (x > 0 && Math.abs(L[i]! - L[i - 1]!) <= T) unite(i, i - 1);
+      if (y > 0 && Math.abs(L[i]! - L[i - W]!) <= T) unite(i, i - W);
+    }
+  }
+  const size = new Int32Array(N);
+  const sum = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    const root = find(i);
+    parent[i] = root;
+    size[root]!++;
+    sum[root]! += L[i]!;
+  }
+  const minArea = Math.max(600, Math.round(N * 0.0005));
+  const bg = new Float32Array(N).fill(-1);
+  const queue = new Int32Array(N);
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < N; i++) {
+    const root = parent[i]!;
+    if (size[root]! >= minArea) {
+      bg[i] = sum[root]! / size[root]!;
+      queue[tail++] = i;
+    }
+  }
+  while (head < tail) {
+    const i = queue[head++]!;
+    const x = i % W;
+    const v = bg[i]!;
+    if (x > 0 && bg[i - 1] === -1) (bg[i - 1] = v), (queue[tail++] = i - 1);
+    if (x < W - 1 && bg[i + 1] === -1) (bg[i + 1] = v), (queue[tail++] = i + 1);
+    if (i >= W && bg[i - W] === -1) (bg[i - W] = v), (queue[tail++] = i - W);
+    if (i + W < N && bg[i + W] === -1) (bg[i + W] = v), (queue[tail++] = i + W);
+  }
+  const V = new Float32Array(N);
+  for (let i = 0; i < N; i++) {
+    V[i] = size[parent[i]!]! >= minArea ? 255 : 255 - Math.min(255, gain * Math.abs(L[i]! - (bg[i] === -1 ? 255 : bg[i]!)));
+  }
+  const Wo = Math.max(1, Math.round(W * upscale));
+  const Ho = Math.max(1, Math.round(H * upscale));
+  const out = new PNG({ width: Wo, height: Ho, colorType: 0, inputColorType: 0, inputHasAlpha: false } as ConstructorParameters<typeof PNG>[0]);
+  const gray = Buffer.alloc(Wo * Ho);
+  for (let y = 0; y < Ho; y++) {
+    const sy = Math.min(H - 1, Math.max(0, (y + 0.5) / upscale - 0.5));
+    const y0 = Math.floor(sy);
+    const y1 = Math.min(H - 1, y0 + 1);
+    const fy = sy - y0;
+    for (let x = 0; x < Wo; x++) {
+      const sx = Math.min(W - 1, Math.max(0, (x + 0.5) / upscale - 0.5));
+      const x0 = Math.floor(sx);
+      const x1 = Math.min(W - 1, x0 + 1);
+      const fx = sx - x0;
+      const v = (V[y0 * W + x0]! * (1 - fx) + V[y0 * W + x1]! * fx) * (1 - fy) + (V[y1 * W + x0]! * (1 - fx) + V[y1 * W + x1]! * fx) * fy;
+      gray[y * Wo + x] = Math.round(v);
+    }
+  }
+  out.data = gray;
+  return { png: PNG.sync.write(out, { colorType: 0, inputColorType: 0, inputHasAlpha: false }), width: Wo, height: Ho };
+}

@@ -1,0 +1,77 @@
+// The `vision` settings section of the vision-click skill: which locator finds the target (offline OCR, an
+// OpenAI-compatible vision endpoint, or a provider CLI that accepts images), where it acts by default, and
+// the confidence below which nothing is clicked. Merged into the main settings schema as `vision`;
+// `vision.apiKey` is a secret (see VISION_SECRET_PATHS).
+import { z } from 'zod';
+
+export const VISION_LOCATORS = ['ocr', 'openai', 'cli'] as const;
+export const VISION_TARGETS = ['browser', 'desktop'] as const;
+export const VISION_CLI_PROVIDERS = ['codex', 'claude', 'gemini'] as const;
+
+export type LocatorKind = (typeof VISION_LOCATORS)[number];
+export type TargetKind = (typeof VISION_TARGETS)[number];
+export type CliProvider = (typeof VISION_CLI_PROVIDERS)[number];
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1');
+
+export const visionSettingsSchema = z.strictObject({
+  /** How the target is found: `ocr` (offline, text targets only), `openai` (vision endpoint), `cli` (provider CLI). */
+  locator: z.enum(VISION_LOCATORS),
+  /** Where the skill looks and clicks when the command does not say: the controlled browser page or the desktop. */
+  target: z.enum(VISION_TARGETS),
+  /** A target found with a lower confidence (0..1) is reported as LOW_CONFIDENCE and nothing is clicked. */
+  minConfidence: z.number().min(0).max(1),
+  /** OpenAI-compatible endpoint (…/v1): Ollama, vLLM, LM Studio, llama.cpp server, hosted APIs. */
+  baseUrl: httpUrl,
+  /** Vision model name at that endpoint (required for the `openai` locator). */
+  model: z.string().trim().max(200),
+  /** Bearer token for the endpoint; '' sends none. Secret: never returned by GET /api/settings. */
+  apiKey: z.string().max(4096),
+  /** Provider CLI of the `cli` locator. */
+  cliProvider: z.enum(VISION_CLI_PROVIDERS),
+  /** Model passed to that CLI; '' = its default. */
+  cliModel: z.string().trim().max(200),
+  /** Longest a model call (HTTP or CLI) may take. */
+  timeoutSec: z.number().int().min(1).max(600),
+  /** Screenshots sent to a model are scaled down so the longer side is at most this (px); 0 = send as captured. */
+  maxImageSide: z.number().int().min(0).max(8192),
+  /** Keep each screenshot in <home>/media and name it in the result; off deletes it after use. */
+  keepScreenshots: z.boolean(),
+  /** X11 display of the desktop target, e.g. ':0'; '' = $DISPLAY of the server. */
+  display: z
+    .string()
+    .trim()
+    .max(64)
+    .regex(/^$|^[A-Za-z0-9._/-]*:\d+(\.\d+)?$/, "must look like ':0' or 'host:1.0'"),
+});
+
+export type VisionSettings = z.infer<typeof visionSettingsSchema>;
+
+export const DEFAULT_VISION_SETTINGS: VisionSettings = {
+  locator: 'ocr',
+  target: 'browser',
+  minConfidence: 0.5,
+  baseUrl: 'http://127.0.0.1:11434/v1',
+  model: '',
+  apiKey: '',
+  cliProvider: 'codex',
+  cliModel: '',
+  timeoutSec: 60,
+  maxImageSide: 1920,
+  keepScreenshots: true,
+  display: '',
+};
+
+/** Secret settings paths (section.key), for the settings redaction list. */
+export const VISION_SECRET_PATHS = ['vision.apiKey'] as const;
