@@ -1,17 +1,14 @@
-// The `svc` command-line program.
+// The `svc` command-line program. Each command loads its own modules when it runs, so `svc token`
+// does not pay for the HTTP server and `svc serve` does not pay for the browser automation stack.
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../version.ts';
 import { defaultHome, ensureHome } from '../config/home.ts';
 import { loadOrCreateToken } from '../config/token.ts';
-import { serve } from './serve.ts';
-import { status } from './status.ts';
-import { chat } from './chat.ts';
-import { browserCommand } from './browser.ts';
-import { forwardCommand } from './forward.ts';
-import { DEFAULT_PROXY_PORT } from '../skills/web-routing/proxy.ts';
 
 export const DEFAULT_PORT = 3457;
 export const DEFAULT_HOST = '127.0.0.1';
+/** The web-routing proxy's default port (src/skills/web-routing/proxy.ts says the same). */
+const DEFAULT_PROXY_PORT = 3458;
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -36,6 +33,7 @@ export function buildProgram(): Command {
     .option('--home <dir>', 'data directory (env SVC_HOME, default ~/.svc)')
     .option('--proxy-port <port>', `web-routing proxy port on 127.0.0.1, 0 = off (default ${DEFAULT_PROXY_PORT})`, parsePort, DEFAULT_PROXY_PORT)
     .action(async (opts: { port?: number; host: string; home?: string; proxyPort: number }) => {
+      const { serve } = await import('./serve.ts');
       await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome(), proxyPort: opts.proxyPort });
     });
 
@@ -63,6 +61,7 @@ export function buildProgram(): Command {
         process.exitCode = 2;
         return;
       }
+      const { chat } = await import('./chat.ts');
       process.exitCode = await chat(prompt, {
         url: opts.url ?? `http://127.0.0.1:${envPort()}`,
         token: opts.token ?? process.env.SVC_TOKEN,
@@ -80,6 +79,7 @@ export function buildProgram(): Command {
     .allowUnknownOption()
     .helpOption(false)
     .action(async (action: string, args: string[]) => {
+      const { browserCommand } = await import('./browser.ts');
       process.exitCode = await browserCommand(action, args, defaultHome());
     });
 
@@ -93,6 +93,7 @@ export function buildProgram(): Command {
       .allowUnknownOption()
       .action(async (args: string[], opts: { url?: string }) => {
         const url = opts.url ?? process.env.SVC_URL ?? `http://127.0.0.1:${envPort()}`;
+        const { forwardCommand } = await import('./forward.ts');
         process.exitCode = await forwardCommand(name, args, url, process.env.SVC_TOKEN);
       });
   }
@@ -103,6 +104,7 @@ export function buildProgram(): Command {
     .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')
     .option('--json', 'print the raw JSON')
     .action(async (opts: { url?: string; json?: boolean }) => {
+      const { status } = await import('./status.ts');
       process.exitCode = await status(opts.url ?? `http://127.0.0.1:${envPort()}`, Boolean(opts.json));
     });
 
