@@ -29,6 +29,8 @@ import { startRoutingProxy, type RoutingProxy } from './skills/web-routing/proxy
 import { skillCommands } from './skills/commands.ts';
 import { browserClientFor } from './browser/spawn.ts';
 import type { BrowserClient } from './browser/client.ts';
+import { CliDetector } from './agent/detect.ts';
+import { QuotaReader } from './agent/quota.ts';
 import type { FastifyInstance } from 'fastify';
 
 export interface AppOptions {
@@ -68,6 +70,8 @@ export interface AppContext {
   agent: AgentRuntime;
   commands: CommandRegistry;
   rules: RuleService;
+  detector: CliDetector;
+  quota: QuotaReader;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
   /** The web-routing proxy, when started. */
@@ -99,6 +103,18 @@ export async function createApp(options: AppOptions): Promise<App> {
   const recorder = new TraceRecorder(home.traces, bus, secrets);
   const commands = new CommandRegistry();
   const shimDir = writeSvcShim(home.root);
+  const providerEnv = () => {
+    const env = { ...process.env, ...settings.get().agent.env };
+    return { ...env, PATH: `${shimDir}:${env.PATH ?? ''}` };
+  };
+  // Detection starts on the first GET /api/cli-status, never on the start-up path.
+  const detector = new CliDetector({
+    paths: () => settings.get().agent.executables,
+    customCommand: () => settings.get().agent.customCommand,
+    pathEnv: () => providerEnv().PATH,
+    env: providerEnv,
+  });
+  const quota = new QuotaReader({ codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME });
   const context: AppContext = {
     version: VERSION,
     startedAt: Date.now(),
@@ -119,6 +135,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     rules: new RuleService(new RulesRepo(db), {
       onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
     }),
+    detector,
+    quota,
     browser: browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid }),
     agent: new AgentRuntime({
       bus,
@@ -131,15 +149,15 @@ export async function createApp(options: AppOptions): Promise<App> {
       cwd: options.cwd ?? process.cwd(),
       executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
       systemPrompt: () => [settings.get().agent.systemPrompt, SKILL_INSTRUCTIONS].filter(Boolean).join('\n\n'),
-      baseEnv: () => {
-        const env = { ...process.env, ...settings.get().agent.env };
-        return {
-          ...env,
-          PATH: `${shimDir}:${env.PATH ?? ''}`,
-          SVC_HOME: home.root,
-          SVC_BROWSER_PORT: String(context.browser.port),
-          ...(context.serverUrl ? { SVC_URL: context.serverUrl } : {}),
-        };
+      baseEnv: () => ({
+        ...providerEnv(),
+        SVC_HOME: home.root,
+        SVC_BROWSER_PORT: String(context.browser.port),
+        ...(context.serverUrl ? { SVC_URL: context.serverUrl } : {}),
+      }),
+      onProviderOutcome: (provider, outcome) => {
+        if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
+        else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
       },
       retryBaseMs: options.retryBaseMs,
       killGraceMs: options.killGraceMs,

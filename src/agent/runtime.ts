@@ -33,7 +33,8 @@ export interface RuntimeDeps {
   systemPrompt(): string;
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
-  onRateLimit?(provider: ProviderId, message: string): void;
+  /** Told how each provider attempt chain ended (the quota reader learns rate limits from this). */
+  onProviderOutcome?(provider: ProviderId, outcome: { ok: true } | { ok: false; failure: FailureClass; message: string }): void;
   retryBaseMs?: number;
   killGraceMs?: number;
 }
@@ -203,8 +204,9 @@ export class AgentRuntime {
       const provider = chain[index]!;
       run.provider = provider;
       outcome = await this.runWithRetries(run, provider, index === 0 ? agentSettings.model : '');
+      if (outcome.status === 'ok') this.deps.onProviderOutcome?.(provider, { ok: true });
       if (outcome.status !== 'error') break;
-      if (outcome.failure === 'rate_limit') this.deps.onRateLimit?.(provider, outcome.message);
+      this.deps.onProviderOutcome?.(provider, { ok: false, failure: outcome.failure, message: outcome.message });
       const next = chain[index + 1];
       if (next && !run.stopReason) {
         bus.publish('agent_fallback', { traceId: run.traceId, from: provider, to: next, reason: `${outcome.failure}: ${outcome.message}` });

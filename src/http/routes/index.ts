@@ -12,6 +12,7 @@ import { webRoutingRoutes } from './web-routing.ts';
 import { skillRoutes } from './skills.ts';
 import { browserRoutes } from './browser.ts';
 import { mediaRoutes } from './media.ts';
+import { providerRoutes } from './providers.ts';
 
 export type RouteModule = (app: FastifyInstance, context: AppContext) => void;
 
@@ -19,4 +20,10 @@ export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRout
   (app, ctx) => webRoutingRoutes({ rules: ctx.rules })(app),
   (app, ctx) => browserRoutes({ client: ctx.browser })(app),
   mediaRoutes,
+  (app, ctx) =>
+    providerRoutes({
+      detector: ctx.detector,
+      quota: ctx.quota,
+      getActive: () => ctx.settings.get().agent,
+    })(app, ctx),
   uiRoutes];
