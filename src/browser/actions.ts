@@ -175,6 +175,26 @@ export async function click(session: BrowserSession, a: ActionOf<'click'>): Prom
   return { tab: r.tab.id, clicked: a.target, url: r.tab.page.url() };
 }
 
+/** Mouse at viewport coordinates (CSS px): move, then click (or only move, a hover). No element involved. */
+export async function mouse(session: BrowserSession, a: ActionOf<'mouse'>): Promise<ActionResultMap['mouse']> {
+  const tab = await session.tab(a.tab);
+  markAction(tab);
+  const vp = (await tab.page
+    .evaluate(() => ({ w: window.innerWidth, h: window.innerHeight }))
+    .catch(() => null)) as { w: number; h: number } | null;
+  if (vp && (a.x >= vp.w || a.y >= vp.h)) {
+    throw badRequest('OUTSIDE_VIEWPORT', `(${a.x}, ${a.y}) lies outside the viewport (${vp.w}×${vp.h} CSS px); scroll the target into view first.`, { x: a.x, y: a.y, viewport: { width: vp.w, height: vp.h } });
+  }
+  const clickCount = a.clickCount ?? 1;
+  try {
+    await tab.page.mouse.move(a.x, a.y);
+    if (!a.move) await tab.page.mouse.click(a.x, a.y, { button: a.button ?? 'left', clickCount });
+  } catch (err) {
+    throw fromPlaywright(err, { what: `Mouse ${a.move ? 'move' : 'click'} at (${a.x}, ${a.y})` });
+  }
+  return { tab: tab.id, x: a.x, y: a.y, button: a.move ? 'move' : (a.button ?? 'left'), clickCount: a.move ? 0 : clickCount, url: tab.page.url() };
+}
+
 export async function type(session: BrowserSession, a: ActionOf<'type'>): Promise<ActionResultMap['type']> {
   const timeout = a.timeout ?? DEFAULT_TIMEOUTS.action;
   const r = await resolveTarget(session, a.target, a.tab);
@@ -450,6 +470,8 @@ export async function runAction(session: BrowserSession, action: Action): Promis
       return screenshot(session, action);
     case 'click':
       return click(session, action);
+    case 'mouse':
+      return mouse(session, action);
     case 'type':
       return type(session, action);
     case 'extract':

@@ -327,6 +327,10 @@ export function renderResult(action: Action, data: ActionResult): string {
       const r = data as ActionResultMap['click'];
       return `Clicked ${r.clicked}. Page: ${r.url}`;
     }
+    case 'mouse': {
+      const r = data as ActionResultMap['mouse'];
+      return r.button === 'move' ? `Moved the pointer to (${r.x}, ${r.y}).` : `${r.clickCount === 2 ? 'Double-clicked' : r.button === 'right' ? 'Right-clicked' : 'Clicked'} at (${r.x}, ${r.y}). Page: ${r.url}`;
+    }
     case 'type': {
       const r = data as ActionResultMap['type'];
       return `Typed ${r.chars} character${r.chars === 1 ? '' : 's'} into ${r.typed}${r.submitted ? ' and pressed Enter' : ''}.`;

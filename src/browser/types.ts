@@ -47,6 +47,25 @@ export const ClickAction = z.strictObject({
   button: z.enum(['left', 'right', 'middle']).optional(),
   double: z.boolean().optional(),
 });
+/**
+ * A mouse event at viewport coordinates (CSS pixels), for targets with no DOM element to name (canvas,
+ * pixels found by vision-click): move there, then click with `button` `clickCount` times, or only move
+ * (`move: true`, a hover).
+ */
+export const MouseAction = z
+  .strictObject({
+    action: z.literal('mouse'),
+    x: z.number().finite().min(0).max(100_000),
+    y: z.number().finite().min(0).max(100_000),
+    button: z.enum(['left', 'right', 'middle']).optional(),
+    clickCount: z.number().int().min(1).max(3).optional(),
+    move: z.boolean().optional(),
+    tab,
+  })
+  .refine((v) => !(v.move && (v.button !== undefined || v.clickCount !== undefined)), {
+    message: 'move: true only moves the pointer; it takes no button or clickCount',
+    path: ['move'],
+  });
 export const TypeAction = z.strictObject({
   action: z.literal('type'),
   target,
@@ -116,6 +135,7 @@ export const ActionSchema = z.discriminatedUnion('action', [
   OpenAction,
   ScreenshotAction,
   ClickAction,
+  MouseAction,
   TypeAction,
   ExtractAction,
   EvalAction,
@@ -248,6 +268,15 @@ export interface ClickResult {
   clicked: string;
   url: string;
 }
+export interface MouseResult {
+  tab: string;
+  x: number;
+  y: number;
+  /** 'move' when only the pointer moved (hover). */
+  button: 'left' | 'right' | 'middle' | 'move';
+  clickCount: number;
+  url: string;
+}
 export interface TypeResult {
   tab: string;
   typed: string;
@@ -296,6 +325,7 @@ export interface ActionResultMap {
   open: OpenResult;
   screenshot: ScreenshotResult & { tab: string };
   click: ClickResult;
+  mouse: MouseResult;
   type: TypeResult;
   extract: ExtractResult;
   eval: EvalResult;

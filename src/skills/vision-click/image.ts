@@ -84,6 +84,70 @@ export function fitWithin(r: Raster, maxSide: number): { raster: Raster; factor:
 }
 
 /**
+ * Whiten outlines: a dark 8-connected component that is sparse (under 25% of its bounding box) and whose
+ * box encloses another dark component is a frame drawn around text (outlined buttons, input borders),
+ * not a glyph. Tesseract reads framed words badly, so frames are erased. Works on the greyscale values
+ * in place (0 black … 255 white).
+ */
+export function removeFrames(V: Float32Array, W: number, H: number, dark = 160): void {
+  const N = W * H;
+  const label = new Int32Array(N).fill(-1);
+  const comps: { x0: number; y0: number; x1: number; y1: number; n: number; start: number }[] = [];
+  const stack = new Int32Array(N);
+  for (let s = 0; s < N; s++) {
+    if (label[s] !== -1 || V[s]! >= dark) continue;
+    const id = comps.length;
+    const c = { x0: W, y0: H, x1: -1, y1: -1, n: 0, start: s };
+    let top = 0;
+    stack[top++] = s;
+    label[s] = id;
+    while (top > 0) {
+      const i = stack[--top]!;
+      const x = i % W;
+      const y = (i - x) / W;
+      c.n++;
+      if (x < c.x0) c.x0 = x;
+      if (x > c.x1) c.x1 = x;
+      if (y < c.y0) c.y0 = y;
+      if (y > c.y1) c.y1 = y;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= H) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= W || (dx === 0 && dy === 0)) continue;
+          const j = yy * W + xx;
+          if (label[j] === -1 && V[j]! < dark) {
+            label[j] = id;
+            stack[top++] = j;
+          }
+        }
+      }
+    }
+    comps.push(c);
+  }
+  if (comps.length < 2) return;
+  // Candidate frames: sparse and big enough to hold a glyph.
+  const frames = new Set<number>();
+  const candidates = comps
+    .map((c, id) => ({ c, id }))
+    .filter(({ c }) => c.x1 - c.x0 >= 8 && c.y1 - c.y0 >= 8 && c.n < 0.25 * (c.x1 - c.x0 + 1) * (c.y1 - c.y0 + 1));
+  if (!candidates.length) return;
+  for (const { c, id } of candidates) {
+    for (let k = 0; k < comps.length; k++) {
+      if (k === id) continue;
+      const o = comps[k]!;
+      if (o.x0 > c.x0 && o.x1 < c.x1 && o.y0 > c.y0 && o.y1 < c.y1) {
+        frames.add(id);
+        break;
+      }
+    }
+  }
+  if (!frames.size) return;
+  for (let i = 0; i < N; i++) if (label[i]! >= 0 && frames.has(label[i]!)) V[i] = 255;
+}
+
+/**
  * OCR pre-pass: make every text dark-on-white, whatever its colours. Screens put light text on dark or
  * coloured buttons, which Tesseract's global threshold turns into holes in black boxes that its layout
  * analysis skips. Here, 4-connected runs of near-equal luminance that are large enough are "panels"
@@ -160,6 +224,7 @@ export function ocrPrepass(r: Raster, upscale = 1, gain = 2): { png: Buffer; wid
   for (let i = 0; i < N; i++) {
     V[i] = size[parent[i]!]! >= minArea ? 255 : 255 - Math.min(255, gain * Math.abs(L[i]! - (bg[i] === -1 ? 255 : bg[i]!)));
   }
+  removeFrames(V, W, H);
   const Wo = Math.max(1, Math.round(W * upscale));
   const Ho = Math.max(1, Math.round(H * upscale));
   const out = new PNG({ width: Wo, height: Ho, colorType: 0, inputColorType: 0, inputHasAlpha: false } as ConstructorParameters<typeof PNG>[0]);

@@ -74,6 +74,8 @@ export interface Capture {
   bounds: Box;
   /** Media file name of the screenshot, when kept. */
   screenshot?: string;
+  /** Browser tab the capture came from (the action goes to the same tab). */
+  tab?: string;
   /** Facts for the result: dpr, viewport or screen size, scroll. */
   info: Record<string, unknown>;
 }

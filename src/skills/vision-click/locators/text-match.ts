@@ -26,6 +26,8 @@ export interface TextQuery {
   text: string;
   /** Taken from quotes in the description. */
   exact: boolean;
+  /** Texts tried (the query without generic words, and the whole description): the best match counts. */
+  variants: string[];
 }
 
 export interface TextMatch {
@@ -61,10 +63,14 @@ export function queryFromDescription(description: string): TextQuery {
     .map((m) => m.slice(1).find((g) => g !== undefined) ?? '')
     .map(normalizeText)
     .filter(Boolean);
-  if (quoted.length) return { text: quoted.join(' '), exact: true };
+  if (quoted.length) {
+    const text = quoted.join(' ');
+    return { text, exact: true, variants: quoted.length > 1 ? [text, ...quoted] : [text] };
+  }
   const all = normalizeText(description);
-  const kept = all.split(' ').filter((w) => w && !GENERIC.has(w));
-  return { text: kept.length ? kept.join(' ') : all, exact: false };
+  const kept = all.split(' ').filter((w) => w && !GENERIC.has(w)).join(' ');
+  const text = kept || all;
+  return { text, exact: false, variants: [...new Set([text, all].filter(Boolean))] };
 }
 
 export function levenshtein(a: string, b: string): number {
@@ -106,9 +112,9 @@ const TIE = 0.05;
 
 /** Every candidate span at or above the minimum similarity, best first. */
 export function findMatches(query: TextQuery, lines: OcrLine[]): TextMatch[] {
-  const q = normalizeText(query.text);
-  if (!q) return [];
-  const qWords = q.split(' ').length;
+  const variants = query.variants.map(normalizeText).filter(Boolean);
+  if (!variants.length) return [];
+  const qWords = Math.max(...variants.map((v) => v.split(' ').length));
   const out: TextMatch[] = [];
   lines.forEach((line, li) => {
     const words = line.words.filter((w) => normalizeText(w.text));
@@ -116,7 +122,7 @@ export function findMatches(query: TextQuery, lines: OcrLine[]): TextMatch[] {
       for (let n = 1; n <= qWords + 1 && i + n <= words.length; n++) {
         const span = words.slice(i, i + n);
         const text = span.map((w) => w.text).join(' ');
-        const sim = similarity(text, q);
+        const sim = Math.max(...variants.map((v) => similarity(text, v)));
         if (sim < MIN_SIMILARITY) continue;
         const ocr = span.reduce((s, w) => s + w.confidence, 0) / span.length;
         const score = sim * (0.6 + 0.4 * Math.max(0, Math.min(100, ocr)) / 100);
