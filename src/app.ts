@@ -187,7 +187,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       closed = true;
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await context.agent.close();
-      context.detector.close();
+      await context.detector.close();
       await http.close();
       await context.proxy?.close();
       // a browser server this process started goes with it; one the user started stays
