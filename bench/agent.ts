@@ -16,11 +16,18 @@ import { isMain, nowMs, ratio, sleep, summarize } from './support/stats.ts';
 const PROTOCOLS = new URL('../test/fixtures/protocols/', import.meta.url).pathname;
 const EMITTER = new URL('./support/emitter-codex', import.meta.url).pathname;
 
-function parserThroughput() {
+export function parserThroughput() {
   const out: Record<string, unknown> = {};
-  for (const provider of ['claude', 'codex', 'gemini', 'opencode'] as ProviderId[]) {
-    const files = readdirSync(PROTOCOLS).filter((f) => f.startsWith(`${provider}-`) && f.endsWith('.jsonl'));
-    const runs = files.map((f) => readFileSync(`${PROTOCOLS}${f}`, 'utf8').split('\n').filter(Boolean));
+  for (const provider of ['claude', 'codex', 'gemini', 'opencode', 'copilot'] as ProviderId[]) {
+    // copilot's ACP recordings hold both directions ({dir, msg}): the adapter reads what the CLI sent
+    const prefix = provider === 'copilot' ? 'copilot-acp-' : `${provider}-`;
+    const files = readdirSync(PROTOCOLS).filter((f) => f.startsWith(prefix) && f.endsWith('.jsonl'));
+    const read = (f: string) => readFileSync(`${PROTOCOLS}${f}`, 'utf8').split('\n').filter(Boolean);
+    const runs = files.map((f) =>
+      provider === 'copilot'
+        ? read(f).map((l) => JSON.parse(l) as { dir: string; msg: unknown }).filter((l) => l.dir === 'in').map((l) => JSON.stringify(l.msg))
+        : read(f),
+    );
     const total = runs.reduce((n, r) => n + r.length, 0);
     const repeats = Math.ceil(200_000 / total);
     const adapter = ADAPTERS[provider];
@@ -140,6 +147,7 @@ async function memoryOverRuns(events: number) {
 }
 
 export async function benchAgent() {
+  if (process.env.BENCH_ONLY === 'parsers') return { parserThroughput: parserThroughput() };
   const bare = await barePipeLatency(2000, 500);
   const svc = await svcLatency(2000, 500);
   return {

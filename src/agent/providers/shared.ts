@@ -31,6 +31,8 @@ export function parseJsonLine(line: string): JsonObject | undefined {
 
 /** Parses a JSON text that should hold an object (e.g. accumulated tool-input deltas). */
 export function parseJsonObject(text: string): JsonObject | undefined {
+  // A thrown SyntaxError costs far more than the parse: plain text never starts like an object.
+  if (!text.trimStart().startsWith('{')) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return isJsonObject(value) ? value : undefined;
@@ -103,16 +105,17 @@ export function failureFromHttpStatus(status: number): FailureClass {
  * ("status 503", "last status: 429", "API Error: 500", "Request rejected (429)", `"code":500`).
  * Bare numbers are not trusted: a port or a token count would match.
  */
+const HTTP_STATUS_PATTERNS = [
+  /\bstatus(?: code)?[:=]?\s*"?([45]\d\d)\b/i,
+  /\bAPI Error:\s*([45]\d\d)\b/i,
+  /\bHTTP\/?[\d.]*\s+([45]\d\d)\b/i,
+  /\(([45]\d\d)\)/,
+  /"(?:code|status|statusCode)"\s*:\s*([45]\d\d)\b/,
+  /\b([45]\d\d) (?:Too Many Requests|Service Unavailable|Internal Server Error|Bad Gateway|Gateway Timeout|Unauthorized|Forbidden|Overloaded)\b/i,
+];
+
 export function httpStatusFromText(text: string): number | undefined {
-  const patterns = [
-    /\bstatus(?: code)?[:=]?\s*"?([45]\d\d)\b/i,
-    /\bAPI Error:\s*([45]\d\d)\b/i,
-    /\bHTTP\/?[\d.]*\s+([45]\d\d)\b/i,
-    /\(([45]\d\d)\)/,
-    /"(?:code|status|statusCode)"\s*:\s*([45]\d\d)\b/,
-    /\b([45]\d\d) (?:Too Many Requests|Service Unavailable|Internal Server Error|Bad Gateway|Gateway Timeout|Unauthorized|Forbidden|Overloaded)\b/i,
-  ];
-  for (const pattern of patterns) {
+  for (const pattern of HTTP_STATUS_PATTERNS) {
     const match = pattern.exec(text);
     if (match?.[1]) return Number(match[1]);
   }
