@@ -1,5 +1,8 @@
 // The composition root: opens storage, builds the services and the HTTP server, and closes them
 // in order. Nothing here knows HTTP details beyond handing the context to the server factory.
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { ensureHome, type HomePaths } from './config/home.ts';
 import { loadOrCreateToken } from './config/token.ts';
 import { closeDatabase, openDatabase, type Db } from './store/db.ts';
@@ -15,8 +18,6 @@ import { classifyPeer, type PeerClassifier } from './http/peers.ts';
 import { buildHttpServer } from './http/server.ts';
 import { SVC_BIN, VERSION } from './version.ts';
 import { SKILL_INSTRUCTIONS } from './skills/instructions.ts';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { ProviderSessionRepo, RunRepo } from './store/agent-store.ts';
 import { TraceRecorder } from './agent/traces.ts';
 import { AgentRuntime } from './agent/runtime.ts';
@@ -31,7 +32,6 @@ import { browserClientFor } from './browser/spawn.ts';
 import type { BrowserClient } from './browser/client.ts';
 import { CliDetector } from './agent/detect.ts';
 import { QuotaReader } from './agent/quota.ts';
-import type { FastifyInstance } from 'fastify';
 
 export interface AppOptions {
   home: string;
@@ -89,6 +89,7 @@ export interface App {
 
 export async function createApp(options: AppOptions): Promise<App> {
   const home = ensureHome(options.home);
+  const cwd = options.cwd ?? process.cwd();
   const db = openDatabase(home.database);
   const bus = new EventBus((err, event) => console.error(`svc: listener of '${event.name}' failed:`, err));
   // Provider CLIs left running by a server that crashed are ended before anything else starts.
@@ -120,7 +121,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     startedAt: Date.now(),
     home,
     token,
-    cwd: options.cwd ?? process.cwd(),
+    cwd,
     db,
     bus,
     stream: new EventStream(bus, { heartbeatMs: options.heartbeatMs }),
@@ -137,7 +138,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     }),
     detector,
     quota,
-    browser: browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid }),
+    browser: browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => context.serverUrl }),
     agent: new AgentRuntime({
       bus,
       chat,
@@ -146,7 +147,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       runs,
       recorder,
       pidDir: home.pids,
-      cwd: options.cwd ?? process.cwd(),
+      cwd,
       executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
       systemPrompt: () => [settings.get().agent.systemPrompt, SKILL_INSTRUCTIONS].filter(Boolean).join('\n\n'),
       baseEnv: () => ({

@@ -33,7 +33,7 @@ export interface SpawnCommand {
 export interface BrowserClientOptions {
   port?: number;
   /** Start the server with this when nothing answers on the port. Without it, a missing server is a 503. */
-  spawn?: SpawnCommand;
+  spawn?: SpawnCommand | (() => SpawnCommand);
   /** How long a spawned server may take to answer (ms, default 15000). */
   startTimeoutMs?: number;
   /** Default per-request timeout (ms, default 60000); actions get their own timeout plus a margin. */
@@ -155,7 +155,7 @@ export class BrowserClient {
   private async startServer(): Promise<BrowserServerHealth> {
     const running = await this.health();
     if (running) return running;
-    const sp = this.opts.spawn;
+    const sp = typeof this.opts.spawn === 'function' ? this.opts.spawn() : this.opts.spawn;
     if (!sp) {
       throw new ApiError(503, 'BROWSER_SERVER_DOWN', `No browser server is running on 127.0.0.1:${this.port}. Start it with \`svc browser serve --port ${this.port}\`.`);
     }
@@ -239,6 +239,10 @@ export class BrowserClient {
   async shutdown(): Promise<void> {
     if (!(await this.health())) return;
     await this.raw('POST', '/api/browser/shutdown', {}, 10_000).catch(() => undefined);
+    // Resolve once it is gone (its browser closed), so callers may remove the profile directory.
+    for (let waited = 0; waited < 10_000 && (await this.health().catch(() => null)); waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 
   act<N extends ActionName>(action: ActionOf<N>): Promise<ActionResult<N>>;

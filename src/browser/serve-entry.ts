@@ -8,6 +8,7 @@ import { ApiError } from '../http/errors.ts';
 import { isPidAlive } from './launcher.ts';
 import { startBrowserServer, type BrowserServer } from './server.ts';
 import { DEFAULT_BROWSER_PORT } from './types.ts';
+import { RemoteRuleSource } from '../skills/web-routing/remote-rules.ts';
 
 export interface ServeOptions {
   port: number;
@@ -17,11 +18,16 @@ export interface ServeOptions {
   executablePath?: string;
   /** Exit when this process is gone (a server spawned for a core server dies with it). */
   parentPid?: number;
+  /** The core server (env SVC_URL): its web-routing rules apply to the browser's traffic. */
+  coreUrl?: string;
 }
 
 /** Run the browser server until SIGINT/SIGTERM, shutdown request, or the parent's exit. */
 export async function serveBrowser(o: ServeOptions): Promise<BrowserServer> {
-  const server = await startBrowserServer({ port: o.port, home: o.home, cdpUrl: o.cdpUrl, headless: o.headless, executablePath: o.executablePath });
+  // The core server owns the web-routing rules; with its URL known, the browser applies them too.
+  const rules = o.coreUrl ? new RemoteRuleSource(o.coreUrl) : undefined;
+  const server = await startBrowserServer({ port: o.port, home: o.home, cdpUrl: o.cdpUrl, headless: o.headless, executablePath: o.executablePath, rules });
+  void server.closed.then(() => rules?.close());
   process.stdout.write(`${JSON.stringify({ event: 'listening', service: 'svc-browser', url: server.url, pid: process.pid, mode: server.session.mode })}\n`);
   const stop = () => void server.close();
   process.once('SIGINT', stop);
@@ -63,6 +69,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     headless: !values.headed,
     executablePath: values['browser-path'],
     ...(parentPid ? { parentPid } : {}),
+    ...(env.SVC_URL ? { coreUrl: env.SVC_URL } : {}),
   };
 }
 

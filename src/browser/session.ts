@@ -10,6 +10,8 @@ import { RefRegistry } from './refs.ts';
 import { Ring } from './ring.ts';
 import type { BrowserStatus, ConsoleEntry, NetworkEntry, TabInfo } from './types.ts';
 import { browserErrors, firstLine } from './errors.ts';
+import { attachToPage } from '../skills/web-routing/browser.ts';
+import type { RuleSource } from '../skills/web-routing/rules.ts';
 
 export interface SessionOptions {
   /** Data directory: profile in <home>/browser-profile, screenshots in <home>/media. */
@@ -24,6 +26,8 @@ export interface SessionOptions {
   logLimit?: number;
   launchTimeoutMs?: number;
   extraArgs?: string[];
+  /** web-routing rules applied to every request of the browser's pages. */
+  rules?: RuleSource;
 }
 
 export interface Tab {
@@ -183,6 +187,7 @@ export class BrowserSession {
     });
     this.browser = browser;
     for (const ctx of browser.contexts()) {
+      if (this.opts.rules) await attachToPage(ctx, this.opts.rules);
       ctx.on('page', (p) => this.register(p));
       for (const p of ctx.pages()) this.register(p);
     }

@@ -4,14 +4,28 @@ import { SVC_BIN } from '../version.ts';
 import { createBrowserClient, type BrowserClient } from './client.ts';
 import { DEFAULT_BROWSER_PORT } from './types.ts';
 
-export function browserClientFor(options: { home: string; port?: number; parentPid?: number }): BrowserClient {
+export interface BrowserClientSetup {
+  home: string;
+  port?: number;
+  /** The started server exits with this process. */
+  parentPid?: number;
+  /** The core server's URL, from which the browser server fetches the web-routing rules. */
+  coreUrl?: () => string | undefined;
+}
+
+export function browserClientFor(options: BrowserClientSetup): BrowserClient {
   const port = options.port ?? (Number(process.env.SVC_BROWSER_PORT) || DEFAULT_BROWSER_PORT);
   return createBrowserClient({
     port,
-    spawn: {
-      command: process.execPath,
-      args: [SVC_BIN, 'browser', 'serve', '--port', String(port), '--home', options.home, ...(options.parentPid ? ['--parent-pid', String(options.parentPid)] : [])],
-      logFile: join(options.home, 'browser-server.log'),
+    // built when the server is started, so it carries the core's URL known by then
+    spawn: () => {
+      const coreUrl = options.coreUrl?.() ?? process.env.SVC_URL;
+      return {
+        command: process.execPath,
+        args: [SVC_BIN, 'browser', 'serve', '--port', String(port), '--home', options.home, ...(options.parentPid ? ['--parent-pid', String(options.parentPid)] : [])],
+        env: { ...process.env, ...(coreUrl ? { SVC_URL: coreUrl } : {}) },
+        logFile: join(options.home, 'browser-server.log'),
+      };
     },
   });
 }

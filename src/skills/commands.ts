@@ -1,7 +1,7 @@
 // Slash commands of the automation skills, registered with the built-in ones.
 import type { AppContext } from '../app.ts';
 import type { SlashCommand } from '../agent/commands.ts';
-import { runWebRoutingCommand, WEB_ROUTING_USAGE } from './web-routing/commands.ts';
+import { runWebRoutingCommand } from './web-routing/commands.ts';
 import { runBrowserCommand } from '../browser/commands.ts';
 
 export function skillCommands(ctx: AppContext): SlashCommand[] {
@@ -26,4 +26,3 @@ export function skillCommands(ctx: AppContext): SlashCommand[] {
   ];
 }
 
-export { WEB_ROUTING_USAGE };

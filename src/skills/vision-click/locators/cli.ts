@@ -103,7 +103,8 @@ const cliError = (provider: string, message: string) => new ApiError(502, 'VISIO
 export function extractCliAnswer(provider: CliProvider, stdout: string): string {
   switch (provider) {
     case 'codex': {
-      const events = jsonLines(stdout);
+      const events = jsonLines(stdout).filter((e) => typeof e.type === 'string' && /^(thread|turn|item)\.|^error$/.test(e.type));
+      // Not an event stream (a wrapper printing the answer): the text is the answer.
       if (!events.length) return stdout.trim();
       let answer: string | undefined;
       for (const e of events) {
@@ -118,7 +119,7 @@ export function extractCliAnswer(provider: CliProvider, stdout: string): string 
       return answer;
     }
     case 'claude': {
-      const events = jsonLines(stdout);
+      const events = jsonLines(stdout).filter((e) => e.type === 'result' || e.type === 'assistant' || e.type === 'system');
       if (!events.length) return stdout.trim();
       const result = [...events].reverse().find((e) => e.type === 'result');
       if (result) {

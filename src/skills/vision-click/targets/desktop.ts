@@ -1,5 +1,5 @@
 // The desktop target: X11 on Linux. Capture with ImageMagick (`import -window root png:-`), act with
-// xdotool (`mousemove --sync X Y click [--repeat 2] 1|3`). X11 root captures are in screen pixels, so the
+// xdotool (`mousemove X Y click [--repeat 2] 1|3`). X11 root captures are in screen pixels, so the
 // mapping scale is 1.
 //
 // Elsewhere (not implemented; a clear UNSUPPORTED_PLATFORM error says what would be needed):
@@ -51,9 +51,13 @@ export function captureInvocation(display: string): { command: string; args: str
   return { command: 'import', args: ['-display', display, '-window', 'root', 'png:-'] };
 }
 
-/** xdotool arguments for an action at a screen point (whole pixels). */
+/**
+ * xdotool arguments for an action at a screen point (whole pixels). No `--sync`: the move and the click
+ * go out in order on one connection anyway, and `mousemove --sync` to where the pointer already is
+ * waits 15 s for a motion that never comes when a window is under it.
+ */
 export function xdotoolArgs(action: PointerAction, point: Point): string[] {
-  const move = ['mousemove', '--sync', String(Math.round(point.x)), String(Math.round(point.y))];
+  const move = ['mousemove', String(Math.round(point.x)), String(Math.round(point.y))];
   switch (action) {
     case 'hover':
       return move;
