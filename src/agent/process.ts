@@ -56,6 +56,15 @@ export function lineSplitter(onLine: (line: string) => void) {
   };
 }
 
+/** Process groups started here and still running: ended synchronously if this process exits abruptly. */
+const liveGroups = new Set<number>();
+
+/** Kills every provider CLI process group still running (for `process.on('exit')`: synchronous). */
+export function killLiveGroupsSync(): void {
+  for (const pid of liveGroups) signalGroup(pid, 'SIGKILL');
+  liveGroups.clear();
+}
+
 export function startProcess(spec: ProcessSpec): RunningProcess {
   const child: ChildProcess = spawn(spec.command, spec.args, {
     cwd: spec.cwd,
@@ -64,6 +73,7 @@ export function startProcess(spec: ProcessSpec): RunningProcess {
     detached: true, // a new process group: kill(-pid) reaches every descendant
   });
   const pidFile = child.pid ? join(spec.pidDir, `${child.pid}.json`) : undefined;
+  if (child.pid) liveGroups.add(child.pid);
   if (pidFile) {
     writeFileSync(pidFile, JSON.stringify({ pid: child.pid, command: basename(spec.command), startedAt: Date.now() }));
   }
@@ -95,6 +105,7 @@ export function startProcess(spec: ProcessSpec): RunningProcess {
       clearTimeout(killTimer);
       stdout.end();
       if (pidFile) rmSync(pidFile, { force: true });
+      if (child.pid) liveGroups.delete(child.pid);
       // the group may still hold descendants that outlived their parent
       if (child.pid) signalGroup(child.pid, 'SIGKILL');
       resolve({ code, signal, stderr: stderrTail, ...(spawnError ? { spawnError } : {}) });

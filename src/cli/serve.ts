@@ -1,5 +1,6 @@
 // `svc serve`: starts the core server and stops it cleanly on SIGINT/SIGTERM.
 import { createApp } from '../app.ts';
+import { killLiveGroupsSync } from '../agent/process.ts';
 
 export interface ServeOptions {
   port: number;
@@ -46,6 +47,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // However the process ends (a crash included), no provider CLI outlives it.
+  process.on('exit', killLiveGroupsSync);
   // Printed last: whoever waits for these lines may signal the server at once.
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
   console.log(`svc ${app.context.version} listening on http://${shown}:${options.port}`);
