@@ -32,6 +32,7 @@ import { browserClientFor } from './browser/spawn.ts';
 import type { BrowserClient } from './browser/client.ts';
 import { CliDetector } from './agent/detect.ts';
 import { QuotaReader } from './agent/quota.ts';
+import { lazyVisionClickService, type LazyVisionClick } from './skills/vision-click/lazy.ts';
 
 export interface AppOptions {
   home: string;
@@ -74,6 +75,8 @@ export interface AppContext {
   quota: QuotaReader;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
+  /** The vision-click skill (loaded on first use: OCR and image code stay off the start-up path). */
+  visionClick: LazyVisionClick;
   /** The web-routing proxy, when started. */
   proxy?: RoutingProxy;
   /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
@@ -100,7 +103,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const runs = new RunRepo(db);
   runs.markAbandoned();
   const token = loadOrCreateToken(home.token);
-  const secrets = () => [token, ...Object.values(settings.get().agent.env)];
+  const secrets = () => [token, settings.get().vision.apiKey, ...Object.values(settings.get().agent.env)];
   const recorder = new TraceRecorder(home.traces, bus, secrets);
   const commands = new CommandRegistry();
   const shimDir = writeSvcShim(home.root);
@@ -115,6 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     pathEnv: () => providerEnv().PATH,
     env: providerEnv,
   });
+  const browserClient = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => context.serverUrl });
   const quota = new QuotaReader({ codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME });
   const context: AppContext = {
     version: VERSION,
@@ -138,7 +142,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     }),
     detector,
     quota,
-    browser: browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => context.serverUrl }),
+    browser: browserClient,
+    visionClick: lazyVisionClickService({
+      settings: () => settings.get().vision,
+      mediaDir: home.media,
+      browser: browserClient,
+      env: providerEnv,
+      executable: (provider) => settings.get().agent.executables[provider],
+    }),
     agent: new AgentRuntime({
       bus,
       chat,
@@ -189,6 +200,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await context.agent.close();
       await context.detector.close();
+      await context.visionClick.close();
       await http.close();
       await context.proxy?.close();
       // a browser server this process started goes with it; one the user started stays

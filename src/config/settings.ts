@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ApiError } from '../http/errors.ts';
 import type { ProviderId } from '../agent/providers/types.ts';
+import { DEFAULT_VISION_SETTINGS, VISION_SECRET_PATHS, visionSettingsSchema } from '../skills/vision-click/settings.ts';
 
 export const PROVIDER_IDS = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'custom'] as const satisfies readonly ProviderId[];
 
@@ -47,6 +48,8 @@ export const settingsSchema = z.strictObject({
     /** Browser origins (besides the server's own) allowed to call the API. */
     allowedOrigins: z.array(z.string().url()).max(32),
   }),
+  /** The vision-click skill: which locator finds targets, and the model it may ask. */
+  vision: visionSettingsSchema,
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -69,10 +72,11 @@ export const DEFAULT_SETTINGS: Settings = {
     env: {},
   },
   network: { trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] },
+  vision: DEFAULT_VISION_SETTINGS,
 };
 
 /** Paths of secret values: a string, or a map whose values are all secret. */
-const SECRET_PATHS = ['agent.env'] as const;
+const SECRET_PATHS = ['agent.env', ...VISION_SECRET_PATHS] as const;
 export const REDACTED = '***';
 
 type Json = unknown;

@@ -3,6 +3,7 @@ import type { AppContext } from '../app.ts';
 import type { SlashCommand } from '../agent/commands.ts';
 import { runWebRoutingCommand } from './web-routing/commands.ts';
 import { runBrowserCommand } from '../browser/commands.ts';
+import { visionClickCommand } from './vision-click/commands.ts';
 
 export function skillCommands(ctx: AppContext): SlashCommand[] {
   return [
@@ -23,6 +24,7 @@ export function skillCommands(ctx: AppContext): SlashCommand[] {
         return result.text;
       },
     },
+    visionClickCommand({ service: ctx.visionClick }),
   ];
 }
 

@@ -13,12 +13,14 @@ import { skillRoutes } from './skills.ts';
 import { browserRoutes } from './browser.ts';
 import { mediaRoutes } from './media.ts';
 import { providerRoutes } from './providers.ts';
+import { visionClickRoutes } from './vision-click.ts';
 
 export type RouteModule = (app: FastifyInstance, context: AppContext) => void;
 
 export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRoutes, settingsRoutes, agentRoutes, traceRoutes, skillRoutes,
   (app, ctx) => webRoutingRoutes({ rules: ctx.rules })(app),
   (app, ctx) => browserRoutes({ client: ctx.browser })(app),
+  (app, ctx) => visionClickRoutes({ service: ctx.visionClick })(app),
   mediaRoutes,
   (app, ctx) =>
     providerRoutes({
