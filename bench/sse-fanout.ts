@@ -2,22 +2,42 @@
 // process. Measures publish→receive latency, delivered events/s and server RSS for svc's
 // /api/events, and for a bare node:http server writing the same frames in the same run.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { build } from 'esbuild';
 import { createInterface } from 'node:readline';
 import { isMain, ratio, sleep } from './support/stats.ts';
 
 const CLIENTS = 256;
 const EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 1000);
 const RATE_PER_SEC = 200;
-const script = (name: string) => new URL(`./support/${name}`, import.meta.url).pathname;
+const OUT = new URL('../node_modules/.cache/svc-bench/', import.meta.url).pathname;
+
+/**
+ * Both processes run as plain JavaScript bundles (no TypeScript loader in them), so the server's RSS
+ * is the server's, as it would be under `svc serve`.
+ */
+async function compiled(name: string): Promise<string> {
+  const outfile = `${OUT}${name.replace(/\.ts$/, '.mjs')}`;
+  await build({
+    entryPoints: [new URL(`./support/${name}`, import.meta.url).pathname],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  return outfile;
+}
 
 interface ClientResult { delivered: number; dropped: number; latencyMs: { p50: number; p99: number; max: number }; deliveredPerSec?: number }
 
 const nextMessage = <T>(child: ChildProcess) => new Promise<T>((resolve) => child.once('message', (m) => resolve(m as T)));
 
 async function side(mode: 'svc' | 'bare'): Promise<ClientResult & { serverRssMb: number }> {
-  const server = spawn(process.execPath, ['--import', 'tsx', script('sse-server.ts'), mode], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const server = spawn(process.execPath, [await compiled('sse-server.ts'), mode], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { url } = await nextMessage<{ url: string }>(server);
-  const clients = spawn(process.execPath, ['--import', 'tsx', script('sse-clients.ts'), url, String(CLIENTS), String(EVENTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const clients = spawn(process.execPath, [await compiled('sse-clients.ts'), url, String(CLIENTS), String(EVENTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: clients.stdout! })[Symbol.asyncIterator]();
   if (!JSON.parse((await lines.next()).value as string).ready) throw new Error('clients not ready');
   await sleep(300);
