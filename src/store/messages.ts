@@ -74,6 +74,13 @@ export function toFtsQuery(text: string): string | null {
   return terms.length ? terms.join(' ') : null;
 }
 
+/**
+ * Ranking reads every match, so on a long history a common word would cost tens of milliseconds.
+ * Results are ranked by bm25 among the most recent SEARCH_WINDOW matches: what a chat user looks for,
+ * at a bounded cost (finding the window's edge walks rowids newest-first and stops).
+ */
+export const SEARCH_WINDOW = 1000;
+
 export class MessageRepo {
   private readonly insertStmt;
   private readonly latestStmt;
@@ -83,6 +90,8 @@ export class MessageRepo {
   private readonly countAllStmt;
   private readonly searchStmt;
   private readonly searchSessionStmt;
+  private readonly windowStmt;
+  private readonly windowSessionStmt;
   private readonly getStmt;
   private readonly deleteSessionStmt;
 
@@ -107,10 +116,15 @@ export class MessageRepo {
              snippet(messages_fts, 0, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snippet,
              bm25(messages_fts) AS rank
       FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-      WHERE messages_fts MATCH ? ${sessionFilter}
+      WHERE messages_fts MATCH ? AND messages_fts.rowid >= ? ${sessionFilter}
       ORDER BY rank LIMIT ?`;
     this.searchStmt = db.prepare(searchSql(''));
     this.searchSessionStmt = db.prepare(searchSql('AND m.session_id = ?'));
+    const windowSql = (join: string) => `
+      SELECT messages_fts.rowid FROM messages_fts ${join}
+      WHERE messages_fts MATCH ? ORDER BY messages_fts.rowid DESC LIMIT 1 OFFSET ${SEARCH_WINDOW - 1}`;
+    this.windowStmt = db.prepare(windowSql('')).pluck();
+    this.windowSessionStmt = db.prepare(windowSql('JOIN messages m ON m.id = messages_fts.rowid AND m.session_id = ?')).pluck();
     this.getStmt = db.prepare('SELECT * FROM messages WHERE id = ?');
     this.deleteSessionStmt = db.prepare('DELETE FROM messages WHERE session_id = ?');
   }
@@ -174,10 +188,13 @@ export class MessageRepo {
   search(text: string, opts: { limit: number; sessionId?: string }): SearchHit[] {
     const query = toFtsQuery(text);
     if (!query) return [];
+    const oldest = ((opts.sessionId === undefined
+      ? this.windowStmt.get(query)
+      : this.windowSessionStmt.get(opts.sessionId, query)) as number | undefined) ?? 0;
     const rows = (
       opts.sessionId === undefined
-        ? this.searchStmt.all(query, opts.limit)
-        : this.searchSessionStmt.all(query, opts.sessionId, opts.limit)
+        ? this.searchStmt.all(query, oldest, opts.limit)
+        : this.searchSessionStmt.all(query, oldest, opts.sessionId, opts.limit)
     ) as { id: number; session_id: string; role: MessageRole; created_at: number; snippet: string; rank: number }[];
     return rows.map((r) => ({
       id: r.id,
