@@ -1,7 +1,11 @@
-// Bundles the server and CLI into dist/cli.js plus chunks that each command loads on demand.
+// Builds everything `svc` serves and runs: the browser UI into web/dist (scripts/build-web.mjs), and
+// the server and CLI into dist/cli.js plus chunks that each command loads on demand.
 // Pure-JS dependencies are bundled too: loading a few large files is much faster at start-up than
 // resolving hundreds of small ones. Native addons and the big optional stacks stay external.
 import { build } from 'esbuild';
+import { buildWeb } from './build-web.mjs';
+
+await buildWeb();
 
 await build({
   entryPoints: ['src/cli/main.ts'],

@@ -1,13 +1,13 @@
 // The browser UI: serves the prebuilt web/dist (scripts/build-web.mjs) at `/`. index.html is never
 // cached (it names the current hashed assets); /assets/* are content-hashed and cached for a year.
 // When web/dist is missing the root page says how to build it instead of answering 404.
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply } from 'fastify';
 import type { RouteModule } from './index.ts';
+import { PACKAGE_ROOT } from '../../version.ts';
 
 /**
  * Same-origin only: no inline script or style, no plugins, no framing. `connect-src 'self'` covers
@@ -25,20 +25,9 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The package root: the first directory above this module holding a package.json (src/… or dist/cli.js). */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-}
-
 /** Where the built UI lives; SVC_WEB_DIST overrides it (tests, packagers). */
 export function webDistDir(): string {
-  return process.env.SVC_WEB_DIST || join(packageRoot(), 'web', 'dist');
+  return process.env.SVC_WEB_DIST || join(PACKAGE_ROOT, 'web', 'dist');
 }
 
 const isDirectory = (path: string) => {

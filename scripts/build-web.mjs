@@ -1,0 +1,78 @@
+// Bundles the browser UI (web/src) into web/dist: index.html plus content-hashed JS/CSS under
+// web/dist/assets/. No dev server is needed: the core server serves web/dist (src/http/routes/ui.ts).
+//
+// Usage: node scripts/build-web.mjs [--dev]   (--dev: no minification, inline source maps)
+//
+// Every file is written to a temporary name and renamed into place, so a server (or a second
+// build running at the same time, as parallel tests do) never reads a half-written file.
+import { build } from 'esbuild';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const webDir = join(root, 'web');
+const outDir = join(webDir, 'dist');
+const assetsDir = join(outDir, 'assets');
+
+function writeAtomic(path, contents) {
+  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
+const escapeAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+export async function buildWeb({ dev = false } = {}) {
+  const started = performance.now();
+  mkdirSync(assetsDir, { recursive: true });
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { app: 'web/src/main.tsx' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome110', 'firefox115', 'safari16'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    minify: !dev,
+    sourcemap: dev ? 'inline' : false,
+    legalComments: 'none',
+    entryNames: '[name]-[hash]',
+    assetNames: '[name]-[hash]',
+    loader: { '.svg': 'file' },
+    metafile: true,
+    write: false,
+    outdir: assetsDir,
+    logLevel: 'warning',
+    define: { 'process.env.NODE_ENV': dev ? '"development"' : '"production"' },
+  });
+  const written = new Set();
+  let js;
+  let css;
+  for (const file of result.outputFiles) {
+    writeAtomic(file.path, file.contents);
+    written.add(basename(file.path));
+    if (file.path.endsWith('.js')) js = file.path;
+    if (file.path.endsWith('.css')) css = file.path;
+  }
+  if (!js || !css) throw new Error('build-web: esbuild produced no JS or no CSS bundle');
+  const url = (path) => '/' + relative(outDir, path).split('\\').join('/');
+  const template = readFileSync(join(webDir, 'index.html'), 'utf8');
+  const html = template
+    .replace('<!--styles-->', `<link rel="stylesheet" href="${escapeAttr(url(css))}">`)
+    .replace('<!--scripts-->', `<script type="module" src="${escapeAttr(url(js))}"></script>`);
+  writeAtomic(join(outDir, 'favicon.svg'), readFileSync(join(webDir, 'favicon.svg')));
+  writeAtomic(join(outDir, 'index.html'), html);
+  // Remove assets of earlier builds (but never another build's temporary files).
+  for (const name of readdirSync(assetsDir)) {
+    if (!written.has(name) && !name.includes('.tmp-')) rmSync(join(assetsDir, name), { force: true });
+  }
+  const bytes = result.outputFiles.reduce((sum, f) => sum + f.contents.length, 0);
+  return { outDir, js: url(js), css: url(css), bytes, ms: Math.round(performance.now() - started) };
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const info = await buildWeb({ dev: process.argv.includes('--dev') });
+  console.log(`web: built ${relative(root, info.outDir)} (${Math.round(info.bytes / 1024)} KiB) in ${info.ms} ms`);
+}

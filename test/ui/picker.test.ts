@@ -1,0 +1,89 @@
+// The provider and model picker: the registry's providers, whether each CLI is installed (a
+// missing one says how to install it), and choosing writes the settings on the real server.
+// /api/cli-status depends on what this machine has installed, so the page gets a fixed answer
+// (and while the routes are not mounted yet, a fixed registry built from src/agent/registry.ts).
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Route } from 'playwright-core';
+import { PROVIDERS } from '../../src/agent/registry.ts';
+import { startServer, type TestServer } from '../support/server.ts';
+import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
+
+describe('web UI: provider and model picker', () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    buildWeb();
+    server = await startServer();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('shows install state, how to install a missing CLI, and changes provider and model', async () => {
+    let statusCalls = 0;
+    const json = (route: Route, body: unknown) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
+    const { page, context, errors } = await openPage(browser, server, {
+      beforeGoto: async (p) => {
+        await p.route('**/api/cli-registry', async (route) => {
+          const real = await route.fetch();
+          if (real.ok()) return route.fulfill({ response: real });
+          const { provider, model, effort } = server.app.context.settings.get().agent;
+          return json(route, { providers: PROVIDERS, active: { provider, model, effort } });
+        });
+        await p.route('**/api/cli-status**', (route) => {
+          statusCalls++;
+          const detecting = statusCalls < 2;
+          return json(route, {
+            refreshing: detecting,
+            providers: {
+              claude: { state: 'ready', installed: true, path: '/usr/bin/claude', version: '2.1.197' },
+              codex: { state: 'ready', installed: true, path: '/usr/bin/codex', version: '0.169.0' },
+              gemini: { state: 'ready', installed: false, path: null, version: null },
+              opencode: detecting ? { state: 'detecting' } : { state: 'ready', installed: false, path: null, version: null },
+              copilot: { state: 'ready', installed: false, path: null, version: null },
+            },
+          });
+        });
+      },
+    });
+    const button = page.locator('.picker-btn');
+    await until(async () => (await button.textContent())?.includes('Claude Code'), 'the registry');
+    await button.click();
+    const pop = page.getByRole('dialog', { name: 'Choose the agent' });
+    await pop.waitFor();
+    const claude = pop.locator('[data-provider="claude"]');
+    assert.equal(await claude.locator('.install-state').textContent(), 'Installed · 2.1.197');
+    assert.equal(await claude.locator('input[type=radio]').isChecked(), true);
+    const gemini = pop.locator('[data-provider="gemini"]');
+    assert.equal(await gemini.locator('.install-state').textContent(), 'Not installed');
+    assert.equal(await gemini.locator('.install-cmd code').textContent(), 'npm install -g @google/gemini-cli');
+    assert.match((await gemini.locator('a').getAttribute('href')) ?? '', /^https:\/\//);
+    // detection still running: polled until it settles
+    await until(async () => (await pop.locator('[data-provider="opencode"] .install-state').textContent()) === 'Not installed', 'the detection to finish');
+    assert.ok(statusCalls >= 2);
+    await gemini.getByRole('button', { name: /Copy the install command/ }).click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'npm install -g @google/gemini-cli');
+    await shot(page, 'picker');
+
+    await pop.locator('[data-provider="codex"] input[type=radio]').check();
+    await until(() => server.app.context.settings.get().agent.provider === 'codex', 'the provider setting');
+    await until(async () => (await button.textContent())?.includes('Codex CLI'), 'the button label');
+    const codex = PROVIDERS.find((p) => p.id === 'codex')!;
+    const model = codex.models.find((m) => m.id)!;
+    await pop.getByLabel('Model').selectOption(model.id);
+    await until(() => server.app.context.settings.get().agent.model === model.id, 'the model setting');
+    assert.match((await button.textContent()) ?? '', new RegExp(model.label.replace(/[()]/g, '.')));
+    if (codex.efforts.length) {
+      await pop.getByLabel('Reasoning effort').selectOption(codex.efforts[0]!);
+      await until(() => server.app.context.settings.get().agent.effort === codex.efforts[0], 'the effort setting');
+    }
+    await page.keyboard.press('Escape');
+    await until(async () => (await pop.count()) === 0, 'the picker to close');
+    assert.equal(await page.evaluate(() => document.activeElement?.className), 'picker-btn', 'focus returns to the button');
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+});

@@ -1,0 +1,237 @@
+// HTTP access to the server: JSON calls with the one error shape `{error, message}`, and the
+// newline-delimited JSON streams of POST /api/message and POST /api/command.
+//
+// Trust model (src/http/guard.ts): on this machine (loopback) no token is needed. A remote browser
+// needs the bearer token: it is taken from `#token=…` in the address once (then removed from the
+// address bar) or typed in when the server answers 401, and kept in localStorage.
+
+const TOKEN_KEY = 'svc.token';
+
+let token: string | undefined;
+const authListeners = new Set<() => void>();
+
+function readInitialToken(): string | undefined {
+  try {
+    if (location.hash.startsWith('#token=')) {
+      const value = decodeURIComponent(location.hash.slice('#token='.length));
+      localStorage.setItem(TOKEN_KEY, value);
+      history.replaceState(null, '', location.pathname + location.search);
+      return value;
+    }
+    return localStorage.getItem(TOKEN_KEY) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+token = readInitialToken();
+
+export const getToken = () => token;
+
+export function setToken(value: string | undefined): void {
+  token = value || undefined;
+  try {
+    if (token) localStorage.setItem(TOKEN_KEY, token);
+    else localStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // storage unavailable: keep it for this page only
+  }
+}
+
+/** Called when the server answered 401: the UI asks for a token. */
+export function onAuthRequired(listener: () => void): () => void {
+  authListeners.add(listener);
+  return () => authListeners.delete(listener);
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+function headers(json: boolean): HeadersInit {
+  const h: Record<string, string> = { accept: 'application/json' };
+  if (json) h['content-type'] = 'application/json';
+  if (token) h.authorization = `Bearer ${token}`;
+  return h;
+}
+
+async function failure(response: Response): Promise<ApiError> {
+  let body: Record<string, unknown> | undefined;
+  try {
+    body = (await response.json()) as Record<string, unknown>;
+  } catch {
+    body = undefined;
+  }
+  if (response.status === 401) authListeners.forEach((l) => l());
+  const code = typeof body?.error === 'string' ? body.error : `HTTP_${response.status}`;
+  const message = typeof body?.message === 'string' ? body.message : `${response.status} ${response.statusText}`.trim();
+  return new ApiError(response.status, code, message, body);
+}
+
+export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: headers(body !== undefined),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+      cache: 'no-store',
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'NETWORK', 'The server cannot be reached.');
+  }
+  if (!response.ok) throw await failure(response);
+  if (response.status === 204) return undefined as T;
+  return (await response.json()) as T;
+}
+
+export const get = <T>(path: string, signal?: AbortSignal) => request<T>('GET', path, undefined, signal);
+export const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
+export const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+
+/** One line of a message/command stream. */
+export type StreamLine =
+  | { type: 'thinking'; content: string; traceId?: string }
+  | { type: 'text'; content: string; traceId?: string }
+  | { type: 'tool'; stepId: string; name: string; input: Record<string, unknown>; status: string; output?: string; traceId?: string }
+  | { type: 'done'; status: 'ok' | 'error' | 'stopped'; text: string; reason?: string; traceId?: string; messageId?: number };
+
+/**
+ * POSTs and reads the NDJSON answer line by line. Resolves with the `done` line (or undefined when
+ * the stream ended without one). HTTP errors reject with ApiError before any line is read.
+ */
+export async function postStream(path: string, body: unknown, onLine: (line: StreamLine) => void, signal?: AbortSignal): Promise<StreamLine | undefined> {
+  let response: Response;
+  try {
+    response = await fetch(path, { method: 'POST', headers: headers(true), body: JSON.stringify(body), signal, cache: 'no-store' });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'NETWORK', 'The server cannot be reached.');
+  }
+  if (!response.ok) throw await failure(response);
+  if (!response.body) return undefined;
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  let done: StreamLine | undefined;
+  const take = (line: string) => {
+    if (!line.trim()) return;
+    try {
+      const parsed = JSON.parse(line) as StreamLine;
+      if (parsed.type === 'done') done = parsed;
+      onLine(parsed);
+    } catch {
+      // a line that is not JSON: skip it
+    }
+  };
+  for (;;) {
+    const { value, done: end } = await reader.read();
+    if (end) break;
+    buffer += value;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) !== -1) {
+      take(buffer.slice(0, newline));
+      buffer = buffer.slice(newline + 1);
+    }
+  }
+  take(buffer);
+  return done;
+}
+
+// ── payload types of the routes the UI uses ──────────────────────────────────────────────
+
+export type Role = 'user' | 'assistant' | 'system';
+
+export interface Message {
+  id: number;
+  sessionId: string;
+  role: Role;
+  content: string;
+  createdAt: number;
+  meta?: Record<string, unknown>;
+}
+
+export interface MessagePage {
+  sessionId: string;
+  messages: Message[];
+  hasMore: boolean;
+  before: number | null;
+  after: number | null;
+}
+
+export interface ChatSession {
+  id: string;
+  title: string;
+  active: boolean;
+  createdAt?: number;
+  updatedAt: number;
+}
+
+export interface SearchResult {
+  id: number;
+  sessionId: string;
+  role: Role;
+  createdAt: number;
+  /** HTML-escaped excerpt with <mark> around matches. */
+  snippet: string;
+  rank: number;
+}
+
+export interface CommandInfo {
+  name: string;
+  usage?: string;
+  description?: string;
+}
+
+export interface ProviderInfo {
+  id: string;
+  displayName: string;
+  models: { id: string; label: string }[];
+  efforts?: string[];
+  install?: { command?: string; docs?: string } | null;
+  supports?: Record<string, unknown>;
+}
+
+export interface CliRegistry {
+  providers: ProviderInfo[];
+  active: { provider: string; model: string; effort: string };
+}
+
+export type CliState = { state: 'detecting' } | { state: 'ready'; installed: boolean; path?: string | null; version?: string | null };
+
+export interface CliStatus {
+  providers: Record<string, CliState>;
+  refreshing?: boolean;
+}
+
+export const api = {
+  messages(sessionId: string, opts: { before?: number; after?: number; limit?: number } = {}) {
+    const q = new URLSearchParams({ sessionId, limit: String(opts.limit ?? 50) });
+    if (opts.before !== undefined) q.set('before', String(opts.before));
+    if (opts.after !== undefined) q.set('after', String(opts.after));
+    return get<MessagePage>(`/api/messages?${q}`);
+  },
+  search: (q: string, signal?: AbortSignal) =>
+    get<{ results: SearchResult[] }>(`/api/messages/search?${new URLSearchParams({ q, sessionId: 'all', limit: '30' })}`, signal),
+  sessions: () => get<{ activeId: string; sessions: ChatSession[] }>('/api/chat-sessions'),
+  createSession: (title?: string) => post<{ session: ChatSession }>('/api/chat-sessions', title ? { title } : {}),
+  switchSession: (id: string) => post<{ session: ChatSession }>(`/api/chat-sessions/${encodeURIComponent(id)}/switch`, {}),
+  runtime: () =>
+    get<{ agent?: { busy: boolean; pending: number; active?: { traceId: string; provider: string; sessionId: string; startedAt: number } } }>('/api/runtime'),
+  session: () => get<{ sessionId: string; title: string; provider: string; model: string; effort: string }>('/api/session'),
+  settings: () => get<Record<string, unknown>>('/api/settings'),
+  saveSettings: (patch: unknown) => put<Record<string, unknown>>('/api/settings', patch),
+  registry: () => get<CliRegistry>('/api/cli-registry'),
+  cliStatus: () => get<CliStatus>('/api/cli-status'),
+  commands: () => get<{ commands: CommandInfo[] }>('/api/commands'),
+  stop: () => post<unknown>('/api/stop', {}),
+  clear: () => post<unknown>('/api/clear', {}),
+  resetSession: () => post<unknown>('/api/session/reset', {}),
+};

@@ -1,0 +1,380 @@
+// The settings page, built from whatever GET /api/settings returns (so new settings show up
+// without a UI change). Saving sends only what changed, as a JSON merge patch. Secrets come back
+// as "***": they are shown as "saved", never filled in, and only sent when the user types a new one.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { api, ApiError } from '../api.ts';
+import { loadRegistry } from '../actions.ts';
+import { setState, useStore } from '../store.ts';
+import { Icon } from './icons.tsx';
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Obj = { [key: string]: Json };
+
+const REDACTED = '***';
+/** Maps whose values are secrets (the server redacts them); other maps are plain text. */
+const SECRET_MAPS = new Set(['agent.env']);
+/** Names of settings that hold a secret (shown as password fields even while empty). */
+const SECRET_NAME = /(key|token|secret|password)$/i;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const INFO: Record<string, { label: string; help?: string; multiline?: boolean }> = {
+  agent: { label: 'Agent' },
+  network: { label: 'Network' },
+  'agent.provider': { label: 'Provider', help: 'The command-line tool that runs the agent.' },
+  'agent.model': { label: 'Model', help: "Passed to the provider; empty uses the tool's default." },
+  'agent.effort': { label: 'Reasoning effort', help: 'Where the provider supports it; empty is the default.' },
+  'agent.fallback': { label: 'Fallback providers', help: 'Tried in order when the active one fails. One per line.' },
+  'agent.autoApprove': { label: 'Auto-approve tool use', help: 'Unattended runs cannot answer permission prompts.' },
+  'agent.workingDir': { label: 'Working directory', help: 'Empty: the directory svc was started in.' },
+  'agent.systemPrompt': { label: 'System prompt', help: 'Extra instructions for the provider.', multiline: true },
+  'agent.idleTimeoutSec': { label: 'Idle timeout (s)', help: 'Stop a run that printed nothing for this long.' },
+  'agent.maxRunSec': { label: 'Maximum run time (s)' },
+  'agent.retries': { label: 'Retries', help: 'Retries of the same provider after a transient failure.' },
+  'agent.customCommand': { label: 'Custom command', help: 'For the custom provider: one argument per line; {prompt} {model} {cwd} are filled in.' },
+  'agent.executables': { label: 'Executables', help: 'Path of a provider tool when it is not on PATH under its usual name (provider → path).' },
+  'agent.env': { label: 'Environment variables', help: 'Passed to provider tools (API keys…). Values are secret: they are never shown again.' },
+  'network.trustedLanBypass': { label: 'Trust the local network', help: 'Accept private-network requests without the access token.' },
+  'network.allowedHosts': { label: 'Allowed host names', help: 'Besides IP addresses and localhost. One per line.' },
+  'network.allowedOrigins': { label: 'Allowed browser origins', help: "Besides this server's own. One per line." },
+};
+
+const humanize = (key: string) => key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase());
+const infoOf = (path: string) => INFO[path] ?? { label: humanize(path.split('.').at(-1)!) };
+
+/** The merge patch that turns `before` into `after` (RFC 7396). */
+export function diffPatch(before: Json, after: Json): Json | undefined {
+  if (isObj(before) && isObj(after)) {
+    const out: Obj = {};
+    for (const key of Object.keys(before)) if (!(key in after)) out[key] = null;
+    for (const [key, value] of Object.entries(after)) {
+      if (!(key in before)) {
+        out[key] = value;
+        continue;
+      }
+      const d = diffPatch(before[key]!, value);
+      if (d !== undefined) out[key] = d;
+    }
+    return Object.keys(out).length ? out : undefined;
+  }
+  return JSON.stringify(before) === JSON.stringify(after) ? undefined : after;
+}
+
+function setIn(obj: Obj, path: string[], value: Json): Obj {
+  const [head, ...rest] = path;
+  const copy = { ...obj };
+  copy[head!] = rest.length ? setIn((isObj(obj[head!]) ? obj[head!] : {}) as Obj, rest, value) : value;
+  return copy;
+}
+
+function Field({ path, value, onChange, error }: { path: string[]; value: Json; onChange: (v: Json) => void; error?: string }) {
+  const id = `set-${path.join('-')}`;
+  const dotted = path.join('.');
+  const info = infoOf(dotted);
+  const providers = useStore((s) => s.registry?.providers);
+  const help = info.help && <small id={`${id}-help`}>{info.help}</small>;
+  const described = info.help ? `${id}-help` : undefined;
+  const err = error && (
+    <small class="field-error" role="alert">
+      {error}
+    </small>
+  );
+
+  if (typeof value === 'boolean') {
+    return (
+      <div class="setting check" data-field={dotted}>
+        <input id={id} type="checkbox" checked={value} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} aria-describedby={described} />
+        <label for={id}>{info.label}</label>
+        {help}
+        {err}
+      </div>
+    );
+  }
+  if (typeof value === 'number') {
+    return (
+      <div class="setting" data-field={dotted}>
+        <label for={id}>{info.label}</label>
+        <input
+          id={id}
+          type="number"
+          step="any"
+          value={value}
+          onInput={(e) => {
+            const n = (e.target as HTMLInputElement).valueAsNumber;
+            if (!Number.isNaN(n)) onChange(n);
+          }}
+          aria-describedby={described}
+          aria-invalid={Boolean(error)}
+        />
+        {help}
+        {err}
+      </div>
+    );
+  }
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+    return (
+      <div class="setting" data-field={dotted}>
+        <label for={id}>{info.label}</label>
+        <textarea
+          id={id}
+          rows={Math.max(2, value.length + 1)}
+          value={(value as string[]).join('\n')}
+          onInput={(e) =>
+            onChange(
+              (e.target as HTMLTextAreaElement).value
+                .split('\n')
+                .map((s) => s.trim())
+                .filter(Boolean),
+            )
+          }
+          aria-describedby={described}
+          aria-invalid={Boolean(error)}
+        />
+        {help}
+        {err}
+      </div>
+    );
+  }
+  if (isObj(value) && Object.values(value).every((v) => typeof v === 'string')) {
+    const secret = SECRET_MAPS.has(dotted) || Object.values(value).some((v) => v === REDACTED);
+    return <MapField id={id} dotted={dotted} label={info.label} help={help} value={value as Record<string, string>} onChange={onChange} error={err} secret={secret} />;
+  }
+  if (isObj(value)) {
+    return (
+      <fieldset class="setting-group">
+        <legend>{info.label}</legend>
+        {Object.entries(value).map(([k, v]) => (
+          <Field key={k} path={[...path, k]} value={v} onChange={(nv) => onChange({ ...value, [k]: nv })} />
+        ))}
+      </fieldset>
+    );
+  }
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (dotted === 'agent.provider' && providers?.length) {
+    return (
+      <div class="setting" data-field={dotted}>
+        <label for={id}>{info.label}</label>
+        <select id={id} value={text} onChange={(e) => onChange((e.target as HTMLSelectElement).value)} aria-describedby={described}>
+          {providers.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.displayName}
+            </option>
+          ))}
+        </select>
+        {help}
+        {err}
+      </div>
+    );
+  }
+  if (text === REDACTED || (typeof value === 'string' && SECRET_NAME.test(path.at(-1)!))) {
+    const saved = text === REDACTED;
+    return (
+      <div class="setting" data-field={dotted}>
+        <label for={id}>{info.label}</label>
+        <input
+          id={id}
+          type="password"
+          placeholder={saved ? 'Saved (hidden). Type to replace.' : 'Not set'}
+          value={saved ? undefined : text}
+          autocomplete="new-password"
+          onInput={(e) => onChange((e.target as HTMLInputElement).value || (saved ? REDACTED : ''))}
+          aria-describedby={described}
+        />
+        {help}
+        {err}
+      </div>
+    );
+  }
+  return (
+    <div class="setting" data-field={dotted}>
+      <label for={id}>{info.label}</label>
+      {info.multiline ? (
+        <textarea id={id} rows={4} value={text} onInput={(e) => onChange((e.target as HTMLTextAreaElement).value)} aria-describedby={described} aria-invalid={Boolean(error)} />
+      ) : (
+        <input id={id} type="text" value={text} onInput={(e) => onChange((e.target as HTMLInputElement).value)} aria-describedby={described} aria-invalid={Boolean(error)} spellcheck={false} />
+      )}
+      {help}
+      {err}
+    </div>
+  );
+}
+
+function MapField(props: {
+  id: string;
+  dotted: string;
+  label: string;
+  help: preact.ComponentChild;
+  value: Record<string, string>;
+  onChange: (v: Json) => void;
+  error: preact.ComponentChild;
+  secret: boolean;
+}) {
+  // (a cast: the JSX types cannot narrow a union of input types)
+  const kind = (props.secret ? 'password' : 'text') as 'text';
+  const [newKey, setNewKey] = useState('');
+  const [newValue, setNewValue] = useState('');
+  const entries = Object.entries(props.value);
+  const add = () => {
+    const key = newKey.trim();
+    if (!key) return;
+    props.onChange({ ...props.value, [key]: newValue });
+    setNewKey('');
+    setNewValue('');
+  };
+  return (
+    <div class="setting map" data-field={props.dotted}>
+      <span class="map-label" id={`${props.id}-label`}>
+        {props.label}
+      </span>
+      {props.help}
+      <ul class="map-list" aria-labelledby={`${props.id}-label`}>
+        {entries.map(([k, v]) => (
+          <li key={k}>
+            <code>{k}</code>
+            <input
+              type={kind}
+              aria-label={`Value of ${k}`}
+              placeholder={v === REDACTED ? 'Saved (hidden). Type to replace.' : ''}
+              value={v === REDACTED ? '' : v}
+              autocomplete={props.secret ? 'new-password' : 'off'}
+              spellcheck={false}
+              onInput={(e) => {
+                const typed = (e.target as HTMLInputElement).value;
+                props.onChange({ ...props.value, [k]: props.secret ? typed || REDACTED : typed });
+              }}
+            />
+            <button
+              type="button"
+              class="icon-btn small"
+              aria-label={`Remove ${k}`}
+              onClick={() => {
+                const copy = { ...props.value };
+                delete copy[k];
+                props.onChange(copy);
+              }}
+            >
+              <Icon name="x" size={14} />
+            </button>
+          </li>
+        ))}
+      </ul>
+      <div class="map-add">
+        <input type="text" aria-label="New name" placeholder={props.dotted === 'agent.env' ? 'NAME' : 'name'} value={newKey} onInput={(e) => setNewKey((e.target as HTMLInputElement).value)} spellcheck={false} />
+        <input type={kind} aria-label="New value" placeholder="value" value={newValue} autocomplete={props.secret ? 'new-password' : 'off'} onInput={(e) => setNewValue((e.target as HTMLInputElement).value)} spellcheck={false} />
+        <button type="button" class="btn small" onClick={add} disabled={!newKey.trim()}>
+          Add
+        </button>
+      </div>
+      {props.error}
+    </div>
+  );
+}
+
+export function Settings() {
+  const [original, setOriginal] = useState<Obj | null>(null);
+  const [draft, setDraft] = useState<Obj | null>(null);
+  const [error, setError] = useState<{ message: string; field?: string } | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [saved, setSaved] = useState(false);
+
+  const load = async () => {
+    try {
+      const settings = (await api.settings()) as Obj;
+      setOriginal(settings);
+      setDraft(settings);
+      setError(null);
+    } catch (err) {
+      setError({ message: (err as Error).message });
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const patch = useMemo(() => (original && draft ? diffPatch(original, draft) : undefined), [original, draft]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    if (!patch) return;
+    setSaving(true);
+    setSaved(false);
+    const submitted = draft;
+    try {
+      const next = (await api.saveSettings(patch)) as Obj;
+      setOriginal(next);
+      // what the user typed while it was saving stays (as a new change)
+      setDraft((d) => (d === submitted ? next : d));
+      setError(null);
+      setSaved(true);
+      void loadRegistry();
+    } catch (err) {
+      const field = err instanceof ApiError && typeof err.body?.field === 'string' ? err.body.field : undefined;
+      setError({ message: (err as Error).message, field });
+      if (field) document.getElementById(`set-${field.replace(/\./g, '-')}`)?.focus();
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const close = () => {
+    if (patch && !confirm('Discard the unsaved changes?')) return;
+    setState({ page: 'chat' });
+  };
+
+  return (
+    <main class="settings-page" aria-labelledby="settings-title">
+      <header class="settings-head">
+        <button type="button" class="icon-btn" aria-label="Back to the chat" onClick={close}>
+          <Icon name="back" />
+        </button>
+        <h1 id="settings-title">Settings</h1>
+      </header>
+      {!draft && !error && <p class="muted">Loading…</p>}
+      {error && !draft && (
+        <p class="form-error" role="alert">
+          {error.message}
+        </p>
+      )}
+      {draft && (
+        <form class="settings-form" onSubmit={save} onInput={() => setSaved(false)} noValidate>
+          {Object.entries(draft).map(([section, value]) =>
+            isObj(value) ? (
+              <fieldset key={section} class="setting-section">
+                <legend>{infoOf(section).label}</legend>
+                {Object.entries(value).map(([k, v]) => (
+                  <Field
+                    key={k}
+                    path={[section, k]}
+                    value={v}
+                    error={error?.field === `${section}.${k}` || error?.field?.startsWith(`${section}.${k}.`) ? error.message : undefined}
+                    onChange={(nv) => {
+                      setDraft((d) => setIn(d!, [section, k], nv));
+                      setSaved(false);
+                    }}
+                  />
+                ))}
+              </fieldset>
+            ) : null,
+          )}
+          <div class="settings-actions">
+            {error && draft && !error.field && (
+              <p class="form-error" role="alert">
+                {error.message}
+              </p>
+            )}
+            {saved && (
+              <span class="saved" role="status">
+                <Icon name="check" size={15} /> Saved
+              </span>
+            )}
+            <button type="button" class="btn ghost" disabled={!patch || saving} onClick={() => setDraft(original)}>
+              Revert
+            </button>
+            <button type="submit" class="btn primary" disabled={!patch || saving}>
+              {saving ? 'Saving…' : 'Save'}
+            </button>
+          </div>
+        </form>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,541 @@
+// The UI state and the reducer of live events. One plain object, replaced (not mutated) on each
+// change; subscribers are notified at most once per animation frame, so a burst of events (an
+// answer streaming in) costs one render per frame, whatever the event rate.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ChatSession, CliRegistry, CliStatus, CommandInfo, Message, SearchResult } from './api.ts';
+import type { LiveEvent, LiveStatus } from './live.ts';
+
+export type StepKind = 'tool' | 'thinking' | 'search' | 'command' | 'subagent' | 'file';
+export type StepStatus = 'running' | 'ok' | 'error';
+
+export interface Step {
+  stepId: string;
+  name: string;
+  step: StepKind;
+  status: StepStatus;
+  input: Record<string, unknown>;
+  output?: string;
+}
+
+export interface RunNotice {
+  kind: 'retry' | 'fallback' | 'steer' | 'info';
+  text: string;
+  at: number;
+}
+
+export type RunStatus = 'running' | 'ok' | 'error' | 'stopped';
+
+export interface Run {
+  traceId: string;
+  sessionId: string | null;
+  status: RunStatus;
+  evaluating: boolean;
+  provider?: string;
+  model?: string;
+  /** The live preview: every agent_output chunk, appended. */
+  text: string;
+  /** The authoritative answer from agent_done. */
+  final?: string;
+  error?: string;
+  steps: Step[];
+  notices: RunNotice[];
+  messageId?: number;
+  startedAt: number;
+  durationMs?: number;
+  usage?: Record<string, number>;
+}
+
+export type Row =
+  | { kind: 'message'; key: string; message: Message; queued?: boolean }
+  | { kind: 'local'; key: string; content: string; state: 'sending' | 'failed'; error?: string }
+  | { kind: 'run'; key: string; traceId: string }
+  | { kind: 'command'; key: string; text: string; output: string; status: 'running' | 'ok' | 'error' | 'stopped' }
+  | { kind: 'notice'; key: string; text: string };
+
+export interface ViewState {
+  sessionId: string | null;
+  rows: Row[];
+  /** Message ids shown (as a message row, or as the run that produced them). */
+  ids: Set<number>;
+  hasMoreBefore: boolean;
+  /** The window does not reach the latest message (opened from a search result). */
+  hasMoreAfter: boolean;
+  loading: boolean;
+  loadingBefore: boolean;
+  loadingAfter: boolean;
+  before: number | null;
+  after: number | null;
+  /** Bumped on every full (re)load: the list forgets its measurements. */
+  epoch: number;
+  /** A row to bring into view (search result). */
+  focus?: { key: string; seq: number };
+  error?: string;
+}
+
+export interface Toast {
+  id: number;
+  text: string;
+  tone: 'info' | 'error';
+}
+
+export type Theme = 'system' | 'light' | 'dark';
+
+export interface State {
+  ready: boolean;
+  sessions: ChatSession[];
+  activeId: string | null;
+  view: ViewState;
+  runs: Record<string, Run>;
+  activeTraceId: string | null;
+  agent: { status: 'idle' | 'running' | 'evaluating' | 'done' | 'error'; provider?: string; model?: string };
+  queue: { pending: number; active: boolean };
+  /** Ids of user messages waiting in the queue, oldest first. */
+  queuedIds: number[];
+  conn: LiveStatus;
+  toasts: Toast[];
+  /** undefined: not loaded yet; null: the server has no such route. */
+  registry?: CliRegistry | null;
+  cliStatus?: CliStatus | null;
+  commands?: CommandInfo[] | null;
+  session?: { provider: string; model: string; effort: string };
+  search: { query: string; results: SearchResult[]; loading: boolean; error?: string };
+  page: 'chat' | 'settings';
+  sidebarOpen: boolean;
+  theme: Theme;
+  authNeeded: boolean;
+}
+
+export const emptyView = (sessionId: string | null, epoch: number): ViewState => ({
+  sessionId,
+  rows: [],
+  ids: new Set(),
+  hasMoreBefore: false,
+  hasMoreAfter: false,
+  loading: true,
+  loadingBefore: false,
+  loadingAfter: false,
+  before: null,
+  after: null,
+  epoch,
+});
+
+const storedTheme = (): Theme => {
+  try {
+    const t = localStorage.getItem('svc.theme');
+    return t === 'light' || t === 'dark' ? t : 'system';
+  } catch {
+    return 'system';
+  }
+};
+
+let state: State = {
+  ready: false,
+  sessions: [],
+  activeId: null,
+  view: emptyView(null, 0),
+  runs: {},
+  activeTraceId: null,
+  agent: { status: 'idle' },
+  queue: { pending: 0, active: false },
+  queuedIds: [],
+  conn: { phase: 'connecting', transport: 'sse', disconnected: false },
+  toasts: [],
+  search: { query: '', results: [], loading: false },
+  page: location.hash === '#settings' ? 'settings' : 'chat',
+  sidebarOpen: false,
+  theme: storedTheme(),
+  authNeeded: false,
+};
+
+const listeners = new Set<() => void>();
+let scheduled = false;
+
+function flush(): void {
+  scheduled = false;
+  for (const listener of [...listeners]) listener();
+}
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  if (typeof document !== 'undefined' && document.hidden) setTimeout(flush, 50);
+  else requestAnimationFrame(flush);
+}
+
+export const getState = (): State => state;
+
+export function setState(patch: Partial<State> | ((s: State) => Partial<State>)): void {
+  const next = typeof patch === 'function' ? patch(state) : patch;
+  state = { ...state, ...next };
+  schedule();
+}
+
+export function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Re-renders the component when the selected value changes (Object.is). */
+export function useStore<T>(select: (s: State) => T): T {
+  const [, force] = useState(0);
+  const selectRef = useRef(select);
+  selectRef.current = select;
+  const valueRef = useRef<T>(select(state));
+  valueRef.current = select(state);
+  useEffect(
+    () =>
+      subscribe(() => {
+        const next = selectRef.current(state);
+        if (!Object.is(next, valueRef.current)) force((n) => n + 1);
+      }),
+    [],
+  );
+  return valueRef.current;
+}
+
+// ── helpers on the view ─────────────────────────────────────────────────────────────────
+
+let toastSeq = 0;
+export function toast(text: string, tone: Toast['tone'] = 'error'): void {
+  const id = ++toastSeq;
+  setState((s) => ({ toasts: [...s.toasts.slice(-3), { id, text, tone }] }));
+  setTimeout(() => setState((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })), tone === 'error' ? 8000 : 4000);
+}
+
+let keySeq = 0;
+export const newKey = (prefix: string) => `${prefix}${++keySeq}`;
+
+export const messageRow = (message: Message): Row => ({ kind: 'message', key: `m${message.id}`, message });
+
+function updateView(patch: Partial<ViewState> | ((v: ViewState) => Partial<ViewState>)): void {
+  setState((s) => ({ view: { ...s.view, ...(typeof patch === 'function' ? patch(s.view) : patch) } }));
+}
+
+function updateRun(traceId: string, patch: (run: Run) => Partial<Run>): void {
+  setState((s) => {
+    const run = s.runs[traceId];
+    if (!run) return {};
+    return { runs: { ...s.runs, [traceId]: { ...run, ...patch(run) } } };
+  });
+}
+
+/** Keeps at most this many finished runs in memory (their rows then show the saved message). */
+const MAX_RUNS = 40;
+
+/** Creates the run (and its row) the first time an event names it. */
+export function ensureRun(traceId: string, fields: Partial<Run> = {}): void {
+  if (state.runs[traceId]) return;
+  const s = state;
+  const sessionId = fields.sessionId !== undefined ? fields.sessionId : (s.activeId ?? s.view.sessionId);
+  const run: Run = {
+    traceId,
+    status: 'running',
+    evaluating: false,
+    text: '',
+    steps: [],
+    notices: [],
+    startedAt: Date.now(),
+    ...fields,
+    sessionId,
+  };
+  let runs = { ...s.runs, [traceId]: run };
+  const all = Object.values(runs);
+  if (all.length > MAX_RUNS) {
+    const old = all.filter((r) => r.status !== 'running').sort((a, b) => a.startedAt - b.startedAt);
+    runs = { ...runs };
+    for (const r of old.slice(0, all.length - MAX_RUNS)) delete runs[r.traceId];
+  }
+  const patch: Partial<State> = { runs };
+  if (sessionId && sessionId === s.view.sessionId && !s.view.hasMoreAfter) {
+    // Place the run after the queued message it answers (the oldest queued), else before the
+    // still-queued messages, else at the end.
+    let rows = s.view.rows;
+    let queuedIds = s.queuedIds;
+    let at = rows.length;
+    const dequeued = queuedIds[0];
+    if (dequeued !== undefined) {
+      queuedIds = queuedIds.slice(1);
+      const index = rows.findIndex((r) => r.kind === 'message' && r.message.id === dequeued);
+      if (index !== -1) {
+        rows = rows.slice();
+        rows[index] = { ...(rows[index] as Extract<Row, { kind: 'message' }>), queued: false };
+        at = index + 1;
+      }
+    } else {
+      const firstQueued = rows.findIndex((r) => r.kind === 'message' && r.queued);
+      if (firstQueued !== -1) at = firstQueued;
+    }
+    rows = [...rows.slice(0, at), { kind: 'run', key: `r${traceId}`, traceId }, ...rows.slice(at)];
+    patch.view = { ...s.view, rows };
+    patch.queuedIds = queuedIds;
+  }
+  setState(patch);
+}
+
+function upsertStep(steps: Step[], ev: LiveEvent): Step[] {
+  const stepId = String(ev.stepId ?? '');
+  const input = (ev.input && typeof ev.input === 'object' ? ev.input : {}) as Record<string, unknown>;
+  const index = steps.findIndex((st) => st.stepId === stepId);
+  const base: Step =
+    index === -1
+      ? { stepId, name: String(ev.name ?? 'tool'), step: (ev.step as StepKind) ?? 'tool', status: 'running', input: {} }
+      : steps[index]!;
+  const next: Step = {
+    ...base,
+    name: typeof ev.name === 'string' && ev.name ? ev.name : base.name,
+    step: (ev.step as StepKind) ?? base.step,
+    status: (ev.status as StepStatus) ?? base.status,
+    // the end of a step repeats it with an empty input: keep what the start said
+    input: Object.keys(input).length ? input : base.input,
+    ...(typeof ev.output === 'string' ? { output: ev.output } : {}),
+  };
+  if (index === -1) return [...steps, next];
+  const copy = steps.slice();
+  copy[index] = next;
+  return copy;
+}
+
+const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`);
+
+/** Called for a replay gap: the owner reloads what it shows from the API. */
+let gapHandler: (reason: string) => void = () => {};
+let sessionHandler: (sessionId: string) => void = () => {};
+export function onGap(handler: (reason: string) => void): void {
+  gapHandler = handler;
+}
+export function onSessionSwitched(handler: (sessionId: string) => void): void {
+  sessionHandler = handler;
+}
+
+// ── the reducer of live events ──────────────────────────────────────────────────────────
+
+export function applyEvent(ev: LiveEvent): void {
+  switch (ev.event) {
+    case 'message':
+      return onMessage(ev as unknown as Message & LiveEvent);
+    case 'new_message':
+      return onNewMessage(ev);
+    case 'agent_status': {
+      const status = String(ev.status);
+      const traceId = typeof ev.traceId === 'string' ? ev.traceId : undefined;
+      const provider = typeof ev.provider === 'string' ? ev.provider : undefined;
+      const model = typeof ev.model === 'string' ? ev.model : undefined;
+      if (status === 'running' && traceId) {
+        ensureRun(traceId, { provider, model });
+        updateRun(traceId, (r) => ({ provider: provider ?? r.provider, model: model ?? r.model, evaluating: false }));
+        setState({ activeTraceId: traceId, agent: { status: 'running', provider, model } });
+      } else if (status === 'evaluating') {
+        if (traceId) updateRun(traceId, () => ({ evaluating: true }));
+        setState((s) => ({ agent: { ...s.agent, status: 'evaluating' } }));
+      } else {
+        if (traceId) updateRun(traceId, (r) => ({ evaluating: false, status: r.status === 'running' ? (status === 'error' ? 'error' : 'ok') : r.status }));
+        setState((s) => ({
+          agent: { status: status === 'error' ? 'error' : 'done', provider: provider ?? s.agent.provider, model: s.agent.model },
+          activeTraceId: !traceId || s.activeTraceId === traceId ? null : s.activeTraceId,
+        }));
+      }
+      return;
+    }
+    case 'agent_output': {
+      const traceId = String(ev.traceId);
+      ensureRun(traceId);
+      const content = String(ev.content ?? '');
+      updateRun(traceId, (r) => ({ text: r.text + content }));
+      return;
+    }
+    case 'agent_tool': {
+      const traceId = String(ev.traceId);
+      ensureRun(traceId);
+      updateRun(traceId, (r) => ({ steps: upsertStep(r.steps, ev) }));
+      return;
+    }
+    case 'agent_done':
+      return onDone(ev);
+    case 'agent_retry': {
+      const traceId = String(ev.traceId);
+      ensureRun(traceId);
+      const delay = Number(ev.delayMs) > 0 ? ` in ${seconds(Number(ev.delayMs))}` : '';
+      const text = `Retrying ${ev.provider} (attempt ${ev.attempt})${delay}: ${ev.reason}`;
+      updateRun(traceId, (r) => ({ notices: [...r.notices, { kind: 'retry', text, at: Date.now() }] }));
+      return;
+    }
+    case 'agent_fallback': {
+      const traceId = String(ev.traceId);
+      ensureRun(traceId);
+      const text = `Switched from ${ev.from} to ${ev.to}: ${ev.reason}`;
+      updateRun(traceId, (r) => ({ provider: String(ev.to), notices: [...r.notices, { kind: 'fallback', text, at: Date.now() }] }));
+      return;
+    }
+    case 'steer_started':
+      return onSteer(ev);
+    case 'queue_update': {
+      const pending = Math.max(0, Number(ev.pending) || 0);
+      const active = Boolean(ev.active);
+      setState((s) => {
+        if (pending > 0 || active) return { queue: { pending, active } };
+        // Nothing runs or waits (stop empties the queue): no message is queued any more.
+        const queued = new Set(s.queuedIds);
+        const rows = queued.size
+          ? s.view.rows.map((r) => (r.kind === 'message' && r.queued ? { ...r, queued: false } : r))
+          : s.view.rows;
+        return { queue: { pending, active }, queuedIds: [], view: { ...s.view, rows } };
+      });
+      return;
+    }
+    case 'session_switched': {
+      const sessionId = String(ev.sessionId);
+      setState((s) => ({
+        activeId: sessionId,
+        sessions: s.sessions.map((x) => ({ ...x, active: x.id === sessionId })),
+      }));
+      if (state.view.sessionId !== sessionId) sessionHandler(sessionId);
+      return;
+    }
+    case 'session_created': {
+      const sessionId = String(ev.sessionId);
+      setState((s) =>
+        s.sessions.some((x) => x.id === sessionId)
+          ? {}
+          : { sessions: [{ id: sessionId, title: String(ev.title ?? 'New chat'), active: false, updatedAt: Date.now() }, ...s.sessions] },
+      );
+      return;
+    }
+    case 'session_list': {
+      const list = Array.isArray(ev.sessions) ? (ev.sessions as ChatSession[]) : [];
+      setState((s) => {
+        // the event carries the most recent sessions; keep older ones we already know below them
+        const known = new Set(list.map((x) => x.id));
+        const rest = s.sessions.filter((x) => !known.has(x.id));
+        const active = list.find((x) => x.active)?.id ?? s.activeId;
+        return { sessions: [...list, ...rest.map((x) => ({ ...x, active: x.id === active }))], activeId: active };
+      });
+      return;
+    }
+    case 'chat_cleared': {
+      const sessionId = String(ev.sessionId);
+      if (state.view.sessionId === sessionId) {
+        updateView((v) => ({
+          rows: [{ kind: 'notice', key: newKey('n'), text: 'The conversation was cleared.' }],
+          ids: new Set(),
+          hasMoreBefore: false,
+          hasMoreAfter: false,
+          before: null,
+          after: null,
+          epoch: v.epoch + 1,
+        }));
+      }
+      return;
+    }
+    case 'session_reset': {
+      if (state.view.sessionId === String(ev.sessionId)) {
+        updateView((v) => ({ rows: [...v.rows, { kind: 'notice', key: newKey('n'), text: 'The next message starts a fresh provider session. The history stays.' }] }));
+      }
+      return;
+    }
+    case 'replay_gap':
+      gapHandler(String(ev.reason ?? 'unknown'));
+      return;
+    default:
+      return;
+  }
+}
+
+function onMessage(m: Message): void {
+  const message: Message = { id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAt: m.createdAt };
+  setState((s) => ({
+    sessions: s.sessions.map((x) => (x.id === message.sessionId ? { ...x, updatedAt: message.createdAt } : x)),
+  }));
+  const view = state.view;
+  if (message.sessionId !== view.sessionId || view.ids.has(message.id) || view.hasMoreAfter) return;
+  if (message.role === 'assistant') {
+    // The reply of a run in this session: the run's row shows it (no second row, no re-render).
+    const run = Object.values(state.runs).find(
+      (r) => r.sessionId === view.sessionId && (r.messageId === message.id || (r.messageId === undefined && r.status === 'running')),
+    );
+    if (run && view.rows.some((r) => r.kind === 'run' && r.traceId === run.traceId)) {
+      updateRun(run.traceId, () => ({ messageId: message.id }));
+      updateView((v) => ({ ids: new Set(v.ids).add(message.id), after: Math.max(v.after ?? 0, message.id) }));
+      return;
+    }
+  }
+  updateView((v) => {
+    const ids = new Set(v.ids).add(message.id);
+    let rows = v.rows;
+    const local = message.role === 'user' ? rows.findIndex((r) => r.kind === 'local' && r.content === message.content) : -1;
+    if (local !== -1) {
+      rows = rows.slice();
+      // same key: the bubble the user saw while sending becomes the saved message in place
+      rows[local] = { kind: 'message', key: rows[local]!.key, message };
+    } else {
+      rows = [...rows, messageRow(message)];
+    }
+    return { rows, ids, after: Math.max(v.after ?? 0, message.id), before: v.before ?? message.id };
+  });
+}
+
+function onNewMessage(ev: LiveEvent): void {
+  if (ev.sessionId !== state.view.sessionId || !ev.queued) return;
+  const content = String(ev.content ?? '');
+  const rows = state.view.rows;
+  for (let i = rows.length - 1; i >= Math.max(0, rows.length - 50); i--) {
+    const row = rows[i]!;
+    if (row.kind === 'message' && row.message.role === 'user' && row.message.content === content && !row.queued) {
+      if (state.queuedIds.includes(row.message.id)) return;
+      const id = row.message.id;
+      setState((s) => {
+        const copy = s.view.rows.slice();
+        const index = copy.indexOf(row);
+        if (index === -1) return {};
+        copy[index] = { ...row, queued: true };
+        return { view: { ...s.view, rows: copy }, queuedIds: [...s.queuedIds, id] };
+      });
+      return;
+    }
+  }
+}
+
+function onDone(ev: LiveEvent): void {
+  const traceId = String(ev.traceId);
+  ensureRun(traceId);
+  const status = (['ok', 'error', 'stopped'].includes(String(ev.status)) ? ev.status : 'ok') as RunStatus;
+  const messageId = typeof ev.messageId === 'number' ? ev.messageId : undefined;
+  const toolLog = Array.isArray(ev.toolLog) ? (ev.toolLog as Step[]) : [];
+  updateRun(traceId, (r) => ({
+    status,
+    evaluating: false,
+    final: typeof ev.text === 'string' ? ev.text : r.text,
+    error: typeof ev.error === 'string' ? ev.error : undefined,
+    messageId: messageId ?? r.messageId,
+    durationMs: typeof ev.durationMs === 'number' ? ev.durationMs : undefined,
+    usage: ev.usage && typeof ev.usage === 'object' ? (ev.usage as Record<string, number>) : undefined,
+    provider: typeof ev.provider === 'string' ? ev.provider : r.provider,
+    // the bounded tool log is authoritative for steps we never saw (a tab opened mid-run)
+    steps: r.steps.length ? r.steps : toolLog.map((t) => ({ ...t, input: t.input ?? {} })),
+  }));
+  setState((s) => ({ activeTraceId: s.activeTraceId === traceId ? null : s.activeTraceId }));
+  if (messageId !== undefined) {
+    updateView((v) => {
+      if (!v.rows.some((r) => r.kind === 'run' && r.traceId === traceId)) return {};
+      // if the saved reply also got a row of its own, keep only the run's
+      const rows = v.rows.filter((r) => !(r.kind === 'message' && r.message.id === messageId));
+      return { rows, ids: new Set(v.ids).add(messageId), after: Math.max(v.after ?? 0, messageId) };
+    });
+  }
+}
+
+function onSteer(ev: LiveEvent): void {
+  const prompt = String(ev.prompt ?? '');
+  const traceId = typeof ev.traceId === 'string' ? ev.traceId : state.activeTraceId;
+  if (!traceId || !state.runs[traceId]) return;
+  updateRun(traceId, (r) => ({ notices: [...r.notices, { kind: 'steer', text: prompt, at: Date.now() }] }));
+  // The steer prompt is saved as a user message: inside the run it reads as a note, not a new turn.
+  updateView((v) => {
+    const runIndex = v.rows.findIndex((r) => r.kind === 'run' && r.traceId === traceId);
+    if (runIndex === -1) return {};
+    const index = v.rows.findIndex(
+      (r, i) => i > runIndex && r.kind === 'message' && r.message.role === 'user' && r.message.content === prompt,
+    );
+    if (index === -1) return {};
+    return { rows: v.rows.filter((_, i) => i !== index) };
+  });
+}
