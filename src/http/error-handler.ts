@@ -38,4 +38,7 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   if (apiError.status >= 500 && apiError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
   if (apiError.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="svc"');
   void reply.status(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());
+  // A refused WebSocket upgrade: its socket left the HTTP server's keeping, so end it here or it
+  // stays open (and holds server.close()) until the client gives up.
+  if (request.headers.upgrade) reply.raw.once('finish', () => request.raw.socket.destroySoon());
 }

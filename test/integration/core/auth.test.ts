@@ -166,3 +166,15 @@ describe('auth and request guard', () => {
     assert.equal((await request(server, '/api/session', { from: PRIVATE })).status, 401);
   });
 });
+
+describe('refused WebSocket upgrades', () => {
+  test('get 401 and do not keep the server from closing', async () => {
+    const { default: WebSocket } = await import('ws');
+    const server = await startServer({ classifyPeer: () => 'remote' });
+    const ws = new WebSocket(`${server.url.replace('http', 'ws')}/ws`);
+    const status = await new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+    assert.equal(status, 401);
+    const closed = await Promise.race([server.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('hung'), 4000))]);
+    assert.equal(closed, 'closed');
+  });
+});
