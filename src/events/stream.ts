@@ -10,6 +10,12 @@ export interface Sink {
   send(frame: WireFrame): void;
   /** Delivers the keep-alive ping. */
   ping(): void;
+  /**
+   * Tells a new client without a cursor where the stream stands (SSE: an `id:` line without data,
+   * which moves EventSource's lastEventId without dispatching anything), so that a drop before the
+   * first event can still be replayed.
+   */
+  position?(eventId: string): void;
 }
 
 export interface ReplayResult {
@@ -82,7 +88,10 @@ export class EventStream {
   }
 
   private replay(sink: Sink, cursor: string | undefined): ReplayResult {
-    if (cursor === undefined || cursor === '') return { gap: false, replayed: 0 };
+    if (cursor === undefined || cursor === '') {
+      sink.position?.(`${this.streamId}-${this.seq}`);
+      return { gap: false, replayed: 0 };
+    }
     const parsed = parseEventId(cursor);
     const oldest = this.oldestSeq;
     const resumable =

@@ -16,6 +16,8 @@ export interface SseConnection {
   comments: string[];
   /** Body text, for non-200 answers. */
   body: string;
+  /** Everything received on a 200 stream, as sent. */
+  raw: string;
   /** Resolves once `count` messages (in total) have arrived. */
   waitFor(count: number, timeoutMs?: number): Promise<SseMessage[]>;
   waitForComment(timeoutMs?: number): Promise<string>;
@@ -40,6 +42,7 @@ export function openSse(url: string, options: SseOptions = {}): Promise<SseConne
       const waiters = new Set<() => void>();
       let buffer = '';
       let body = '';
+      let raw = '';
       const notify = () => waiters.forEach((w) => w());
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
@@ -48,6 +51,7 @@ export function openSse(url: string, options: SseOptions = {}): Promise<SseConne
           return;
         }
         buffer += chunk;
+        raw += chunk;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) !== -1) {
           const block = buffer.slice(0, end);
@@ -90,6 +94,9 @@ export function openSse(url: string, options: SseOptions = {}): Promise<SseConne
         comments,
         get body() {
           return body;
+        },
+        get raw() {
+          return raw;
         },
         waitFor: (count, timeoutMs = 5000) =>
           waitUntil(() => (messages.length >= count ? messages.slice(0, count) : undefined), timeoutMs, `${count} messages`),

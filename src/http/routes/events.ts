@@ -15,7 +15,7 @@ function sseSink(res: ServerResponse): Sink {
     res.write(chunk);
     if (res.writableLength > MAX_QUEUED_BYTES) res.destroy();
   };
-  return { send: (frame) => write(frame.sse), ping: () => write(': ping\n\n') };
+  return { send: (frame) => write(frame.sse), ping: () => write(': ping\n\n'), position: (id) => write(`id: ${id}\n\n`) };
 }
 
 function cursorOf(headers: Record<string, unknown>, query: unknown): string | undefined {

@@ -47,6 +47,20 @@ describe('SSE /api/events', () => {
     assert.ok(replayed.every((m) => m.data.event !== 'replay_gap'));
   });
 
+  test('a new client learns the stream position at once, so a drop before any event loses nothing', async () => {
+    const first = await openSse(`${server.url}/api/events`);
+    await new Promise((r) => setTimeout(r, 50));
+    first.close();
+    const position = /^id: (\S+)$/m.exec(first.raw)?.[1];
+    assert.ok(position, 'an id line before any event');
+    publishSessions(server, 2); // published while disconnected
+    const second = await openSse(`${server.url}/api/events`, { lastEventId: position });
+    const replayed = await second.waitFor(2);
+    second.close();
+    assert.deepEqual(replayed.map((m) => m.data.sessionId), ['s0', 's1']);
+    assert.equal(first.messages.length, 0, 'the position is not a message');
+  });
+
   test('lastEventId query parameter works like the header', async () => {
     const first = await openSse(`${server.url}/api/events`);
     publishSessions(server, 1);
