@@ -5,28 +5,9 @@
 // call (injected into the same turn), `stale-resume` = `--resume` with an unknown id.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { claudeAdapter, userMessageLine, type ClaudeState } from '../../../src/agent/providers/claude.ts';
-import type {
-  AdapterOutput,
-  ExitInfo,
-  InvocationRequest,
-  NormalizedEvent,
-} from '../../../src/agent/providers/types.ts';
-
-const FIXTURES = new URL('../../fixtures/protocols/', import.meta.url);
-
-function fixtureLines(name: string): string[] {
-  return readFileSync(new URL(name, FIXTURES), 'utf8').split('\n');
-}
-
-/** The recorded stderr with its `exit=<code>` trailer turned into ExitInfo. */
-function recordedExit(name: string): ExitInfo {
-  const text = readFileSync(new URL(name, FIXTURES), 'utf8');
-  const match = /(?:^|\n)exit=(\d+)\s*$/.exec(text);
-  assert.ok(match, `${name} has an exit trailer`);
-  return { code: Number(match[1]), signal: null, stderr: text.slice(0, match.index) };
-}
+import { adapterHarness, fixtureLines, ofKind, liveText, shape } from '../../support/adapters.ts';
+import { claudeAdapter, userMessageLine } from '../../../src/agent/providers/claude.ts';
+import type { InvocationRequest, NormalizedEvent } from '../../../src/agent/providers/types.ts';
 
 function request(over: Partial<InvocationRequest> = {}): InvocationRequest {
   return {
@@ -39,45 +20,14 @@ function request(over: Partial<InvocationRequest> = {}): InvocationRequest {
   };
 }
 
-interface Run {
-  state: ClaudeState;
-  outputs: AdapterOutput[];
-  events: NormalizedEvent[];
-}
-
-function feed(lines: string[], req = request(), state = claudeAdapter.initialState(req)): Run {
-  const outputs = lines.map((line) => claudeAdapter.parseLine(state, line));
-  return { state, outputs, events: outputs.flatMap((o) => o.events) };
-}
-
-function runFixture(name: string): Run & { closing: NormalizedEvent[] } {
-  const run = feed(fixtureLines(`${name}.jsonl`));
-  const closing = claudeAdapter.finish(run.state, recordedExit(`${name}.stderr`));
-  return { ...run, closing };
-}
-
-function ofKind<K extends NormalizedEvent['kind']>(events: NormalizedEvent[], kind: K) {
-  return events.filter((e): e is Extract<NormalizedEvent, { kind: K }> => e.kind === kind);
-}
-
-function liveText(events: NormalizedEvent[]): string {
-  return ofKind(events, 'text_delta')
-    .map((e) => e.text)
-    .join('');
-}
-
-/** Kinds in order, consecutive text deltas merged (chunking differs between modes). */
-function shape(events: NormalizedEvent[]): string[] {
-  const kinds: string[] = [];
-  for (const e of events) if (!(e.kind === 'text_delta' && kinds.at(-1) === 'text_delta')) kinds.push(e.kind);
-  return kinds;
-}
-
-function onlyResult(events: NormalizedEvent[]) {
+/** The run's one result event (other closing events may come with it). */
+function onlyResultOf(events: NormalizedEvent[]) {
   const results = ofKind(events, 'result');
   assert.equal(results.length, 1, 'exactly one result');
   return results[0]!;
 }
+
+const { feed, runFixture } = adapterHarness(claudeAdapter, request);
 
 describe('claude buildInvocation', () => {
   test('fresh run: stream-json both ways, prompt only on stdin, CLI default approval', () => {
@@ -150,7 +100,7 @@ describe('claude parseLine on recordings', () => {
     assert.deepEqual(ofKind(run.events, 'usage'), [
       { kind: 'usage', inputTokens: 100, outputTokens: 20, cachedTokens: 0, costUsd: 0.001 },
     ]);
-    assert.deepEqual(onlyResult(run.events), {
+    assert.deepEqual(onlyResultOf(run.events), {
       kind: 'result',
       ok: true,
       text: 'Hello from the fake model. This is a plain text answer.',
@@ -192,7 +142,7 @@ describe('claude parseLine on recordings', () => {
     ]);
     assert.equal(liveText(run.events), 'I will run a shell command.\n\nThe tool finished. Its output was: hello-from-tool');
     assert.ok(ofKind(run.events, 'text_delta').some((e) => e.text === '\n\n'), 'separator is its own delta');
-    assert.deepEqual(onlyResult(run.events), {
+    assert.deepEqual(onlyResultOf(run.events), {
       kind: 'result',
       ok: true,
       text: 'The tool finished. Its output was: hello-from-tool',
@@ -212,7 +162,7 @@ describe('claude parseLine on recordings', () => {
       description: 'Print a greeting',
     });
     assert.equal(ofKind(whole.events, 'step_end')[0]!.output, 'hello-from-tool');
-    assert.equal(onlyResult(whole.events).text, onlyResult(partial.events).text);
+    assert.equal(onlyResultOf(whole.events).text, onlyResultOf(partial.events).text);
   });
 
   test('write: Write is a file step and its result is ok', () => {
@@ -231,7 +181,7 @@ describe('claude parseLine on recordings', () => {
     assert.equal(end.length, 1);
     assert.equal(end[0]!.ok, true);
     assert.match(end[0]!.output ?? '', /^File created successfully at: \/home\/user\/run\/work\/hello-from-tool\.txt/);
-    assert.equal(onlyResult(run.events).ok, true);
+    assert.equal(onlyResultOf(run.events).ok, true);
   });
 
   const failures = [
@@ -256,7 +206,7 @@ describe('claude parseLine on recordings', () => {
       const [error] = ofKind(run.events, 'error');
       assert.equal(error!.failure, f.failure);
       assert.equal(error!.httpStatus, f.status);
-      const result = onlyResult(run.events);
+      const result = onlyResultOf(run.events);
       assert.equal(result.ok, false);
       assert.equal(result.failure, f.failure);
       assert.ok(result.message?.startsWith(f.prefix), result.message);
@@ -271,7 +221,7 @@ describe('claude parseLine on recordings', () => {
     const run = runFixture('claude-flaky');
     assert.deepEqual(shape(run.events), ['session', 'provider_retry', 'text_delta', 'usage', 'result']);
     assert.equal(ofKind(run.events, 'provider_retry')[0]!.attempt, 1);
-    assert.deepEqual(onlyResult(run.events), {
+    assert.deepEqual(onlyResultOf(run.events), {
       kind: 'result',
       ok: true,
       text: 'Hello from the fake model. This is a plain text answer.',
@@ -286,9 +236,9 @@ describe('claude parseLine on recordings', () => {
     const id = '8c4f8ea1-d5eb-4b70-a9ab-febd7832be71';
     assert.deepEqual(ofKind(turn1.events, 'session').map((s) => s.providerSessionId), [id]);
     assert.deepEqual(ofKind(turn2.events, 'session').map((s) => s.providerSessionId), [id]);
-    assert.equal(onlyResult(turn1.events).text, 'Hello from the fake model. This is a plain text answer.');
+    assert.equal(onlyResultOf(turn1.events).text, 'Hello from the fake model. This is a plain text answer.');
     assert.equal(
-      onlyResult(turn2.events).text,
+      onlyResultOf(turn2.events).text,
       'Hello again from the fake model. I can see 1 earlier prompt(s) in this conversation; the previous one was: "Remember the secret word pineapple. scenario:text"',
     );
   });
@@ -296,7 +246,7 @@ describe('claude parseLine on recordings', () => {
   test('unknown resume id: structured stale_session result, no session event', () => {
     const run = runFixture('claude-stdin-stale-resume');
     assert.deepEqual(shape(run.events), ['usage', 'result']);
-    const result = onlyResult(run.events);
+    const result = onlyResultOf(run.events);
     assert.equal(result.ok, false);
     assert.equal(result.failure, 'stale_session');
     assert.match(result.message ?? '', /No conversation found with session ID: 3f0c8a1e/);
@@ -327,7 +277,7 @@ describe('claude live steering over stdin', () => {
     assert.equal(outputs[resultLines[0]!]!.closeStdin, undefined);
     assert.equal(outputs[resultLines[1]!]!.closeStdin, true);
     assert.equal(ofKind(events, 'session').length, 1, 'the per-turn init lines repeat one session');
-    assert.deepEqual(onlyResult(events), {
+    assert.deepEqual(onlyResultOf(events), {
       kind: 'result',
       ok: true,
       text: 'Reply 18: I saw 1 user texts; last=first prompt\n\nReply 19: I saw 3 user texts; last=steer two',
@@ -355,7 +305,7 @@ describe('claude live steering over stdin', () => {
     const events = outputs.flatMap((o) => o.events);
     assert.equal(outputs.filter((o) => o.closeStdin).length, 1);
     assert.equal(outputs.at(-1)!.closeStdin, true, 'the only result closes stdin');
-    assert.equal(onlyResult(events).ok, true);
+    assert.equal(onlyResultOf(events).ok, true);
     assert.deepEqual(
       ofKind(events, 'step_end').map((e) => [e.stepId, e.ok, e.output]),
       [['toolu_2', true, 'hi']],

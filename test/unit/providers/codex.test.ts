@@ -2,29 +2,10 @@
 // codex-stale-resume.* was recorded with the same CLI: `exec … resume <unknown uuid> -- x`.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { adapterHarness, fixtureLines, ofKind, liveText, shape, onlyResult } from '../../support/adapters.ts';
 import { parse as parseToml } from 'smol-toml';
-import { classifyCodexError, codexAdapter, tomlString, type CodexState } from '../../../src/agent/providers/codex.ts';
-import type {
-  AdapterOutput,
-  ExitInfo,
-  InvocationRequest,
-  NormalizedEvent,
-} from '../../../src/agent/providers/types.ts';
-
-const FIXTURES = new URL('../../fixtures/protocols/', import.meta.url);
-
-function fixtureLines(name: string): string[] {
-  return readFileSync(new URL(name, FIXTURES), 'utf8').split('\n');
-}
-
-/** The recorded stderr with its `exit=<code>` trailer turned into ExitInfo. */
-function recordedExit(name: string): ExitInfo {
-  const text = readFileSync(new URL(name, FIXTURES), 'utf8');
-  const match = /(?:^|\n)exit=(\d+)\s*$/.exec(text);
-  assert.ok(match, `${name} has an exit trailer`);
-  return { code: Number(match[1]), signal: null, stderr: text.slice(0, match.index) };
-}
+import { classifyCodexError, codexAdapter, tomlString } from '../../../src/agent/providers/codex.ts';
+import type { InvocationRequest } from '../../../src/agent/providers/types.ts';
 
 function request(over: Partial<InvocationRequest> = {}): InvocationRequest {
   return {
@@ -37,45 +18,7 @@ function request(over: Partial<InvocationRequest> = {}): InvocationRequest {
   };
 }
 
-interface Run {
-  state: CodexState;
-  outputs: AdapterOutput[];
-  events: NormalizedEvent[];
-}
-
-function feed(lines: string[], state = codexAdapter.initialState(request())): Run {
-  const outputs = lines.map((line) => codexAdapter.parseLine(state, line));
-  return { state, outputs, events: outputs.flatMap((o) => o.events) };
-}
-
-function runFixture(name: string): Run & { closing: NormalizedEvent[] } {
-  const run = feed(fixtureLines(`${name}.jsonl`));
-  return { ...run, closing: codexAdapter.finish(run.state, recordedExit(`${name}.stderr`)) };
-}
-
-function ofKind<K extends NormalizedEvent['kind']>(events: NormalizedEvent[], kind: K) {
-  return events.filter((e): e is Extract<NormalizedEvent, { kind: K }> => e.kind === kind);
-}
-
-function liveText(events: NormalizedEvent[]): string {
-  return ofKind(events, 'text_delta')
-    .map((e) => e.text)
-    .join('');
-}
-
-/** The single event of a closing list, which must be a result. */
-function onlyResult(events: NormalizedEvent[]) {
-  assert.equal(events.length, 1, JSON.stringify(events));
-  const event = events[0];
-  assert.ok(event && event.kind === 'result', 'a result');
-  return event;
-}
-
-function shape(events: NormalizedEvent[]): string[] {
-  const kinds: string[] = [];
-  for (const e of events) if (!(e.kind === 'text_delta' && kinds.at(-1) === 'text_delta')) kinds.push(e.kind);
-  return kinds;
-}
+const { feed, runFixture } = adapterHarness(codexAdapter, request);
 
 describe('codex buildInvocation', () => {
   test('fresh run: exec --json, prompt as the last positional after --, stdin closed', () => {
