@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, ProviderAdapter } from './providers/types.ts';
 import { startProcess, type RunningProcess } from './process.ts';
+import { providerInfo } from './registry.ts';
 
 export interface AttemptOptions {
   adapter: ProviderAdapter<any>;
@@ -112,7 +113,7 @@ export class Attempt {
           status: 'error',
           text: '',
           failure: missing ? 'cli_missing' : 'crash',
-          message: missing ? `'${invocation.command}' was not found: is it installed and on PATH?` : `could not start '${invocation.command}': ${exit.spawnError.message}`,
+          message: missing ? missingCliMessage(adapter.id, invocation.command) : `could not start '${invocation.command}': ${exit.spawnError.message}`,
         };
       }
       for (const event of adapter.finish(this.state, exit)) this.emit(event);
@@ -165,4 +166,11 @@ export class Attempt {
     this.timeoutReason = reason;
     this.process?.kill(this.options.killGraceMs);
   }
+}
+
+/** Says how to install the CLI, or where to point svc at it. */
+function missingCliMessage(provider: ProviderAdapter['id'], command: string): string {
+  const install = providerInfo(provider).install;
+  const how = install ? `install it with \`${install.command}\`` : 'check the setting agent.customCommand';
+  return `'${command}' was not found: ${how}, or set agent.executables.${provider} to its path`;
 }
