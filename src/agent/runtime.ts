@@ -369,9 +369,10 @@ export class AgentRuntime {
       ...(usage ? { usage } : {}),
       durationMs: Date.now() - run.startedAt,
     });
-    this.finishSinks(run.submission.sinks, { type: 'done', status: outcome.status, text: outcome.text, ...(reason ? { reason } : {}), traceId, ...(messageId !== undefined ? { messageId } : {}) });
     bus.publish('agent_status', { status: outcome.status === 'error' ? 'error' : 'done', traceId, provider: run.provider });
     const eventCount = await recorder.end(traceId);
     runs.finish(traceId, { status: outcome.status, provider: run.provider, error, messageId, usage, eventCount });
+    // Last: a client that reads the trace as soon as its stream says `done` finds it complete.
+    this.finishSinks(run.submission.sinks, { type: 'done', status: outcome.status, text: outcome.text, ...(reason ? { reason } : {}), traceId, ...(messageId !== undefined ? { messageId } : {}) });
   }
 }

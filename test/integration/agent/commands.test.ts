@@ -83,9 +83,13 @@ describe('slash commands', () => {
 });
 
 describe('steer', () => {
-  test('interrupt and resume: the steer prompt continues the same provider session', async () => {
+  test('interrupt and resume: the steer prompt continues the same provider session', async (t) => {
     const server = await startAgentServer({ provider: 'codex' });
     const sse = await openSse(`${server.url}/api/events`);
+    t.after(async () => {
+      sse.close();
+      await server.close();
+    });
     const first = await postNdjson(`${server.url}/api/message`, { prompt: 'write a poem scenario:text delay:300' });
     await first.waitFor((l) => l.type === 'text', 10_000);
     const firstCall = server.invocations().at(-1)!;
@@ -104,7 +108,5 @@ describe('steer', () => {
     assert.equal(started.prompt, 'make it about the sea');
     const history = (await getJson(`${server.url}/api/messages`)).body.messages.map((m: any) => [m.role, m.content]);
     assert.deepEqual(history.find((h: any) => h[1] === 'make it about the sea'), ['user', 'make it about the sea']);
-    sse.close();
-    await server.close();
   });
 });

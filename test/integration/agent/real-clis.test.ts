@@ -82,10 +82,15 @@ for (const name of CLIS) {
 }
 
 describe('real claude: live steer over stream-json stdin', { skip: realCliPath('claude') ? false : 'claude not installed: run scripts/install-real-clis.sh' }, () => {
-  test('the steer prompt reaches the same running process', { timeout: 120_000 }, async () => {
+  test('the steer prompt reaches the same running process', { timeout: 120_000 }, async (t) => {
     const fake = await startFakeModel({ slowDelayMs: 150, slowChunks: 20 });
     const server = await serverFor('claude', fake);
     const sse = await openSse(`${server.url}/api/events`);
+    t.after(async () => {
+      sse.close();
+      await server.close();
+      await fake.close();
+    });
     const run = await postNdjson(`${server.url}/api/message`, { prompt: 'Tell a long story. scenario:slow' });
     await run.waitFor((l) => l.type === 'text', 60_000);
     const steer = await postNdjson(`${server.url}/api/command`, { text: '/steer Now answer briefly. scenario:text' });
@@ -98,8 +103,5 @@ describe('real claude: live steer over stream-json stdin', { skip: realCliPath('
     const modelCalls = fake.requests.filter((r) => r.api === 'anthropic');
     assert.ok(modelCalls.some((r) => /Now answer briefly/.test(r.lastUser ?? '')), 'the model received the steer prompt');
     assert.match(done.text, /Hello again/);
-    sse.close();
-    await server.close();
-    await fake.close();
   });
 });

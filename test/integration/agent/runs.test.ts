@@ -172,9 +172,13 @@ describe('agent runs through the real server (fake CLIs replaying recordings)', 
 });
 
 describe('retry, fallback and watchdog', () => {
-  test('a rate-limited provider is retried, then the next provider of the chain answers', async () => {
+  test('a rate-limited provider is retried, then the next provider of the chain answers', async (t) => {
     const server = await startAgentServer({ provider: 'claude', fallback: ['codex'], retries: 1 });
     const sse = await openSse(`${server.url}/api/events`);
+    t.after(async () => {
+      sse.close();
+      await server.close();
+    });
     const lines = await (await postNdjson(`${server.url}/api/message`, { prompt: 'hello fail:claude' })).done;
     const done = lines.at(-1);
     assert.equal(done.status, 'ok');
@@ -189,23 +193,22 @@ describe('retry, fallback and watchdog', () => {
     assert.match(fallback.reason, /^rate_limit/);
     const summary = await getJson(`${server.url}/api/traces/${done.traceId}`);
     assert.equal(summary.body.provider, 'codex');
-    sse.close();
-    await server.close();
   });
 
-  test('a missing CLI fails fast with a clear reason and falls back', async () => {
+  test('a missing CLI fails fast with a clear reason and falls back', async (t) => {
     const server = await startAgentServer({ provider: 'gemini', fallback: [], executables: { gemini: '/nonexistent/gemini' } });
+    t.after(() => server.close());
     const alone = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hi' })).done).at(-1);
     assert.equal(alone.status, 'error');
     assert.match(alone.reason, /^cli_missing: '\/nonexistent\/gemini' was not found: install it with `npm install -g @google\/gemini-cli`/);
     server.app.context.settings.update({ agent: { fallback: ['codex'] } });
     const rescued = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hi' })).done).at(-1);
     assert.equal(rescued.status, 'ok');
-    await server.close();
   });
 
-  test('the watchdog kills a run that stops printing', async () => {
+  test('the watchdog kills a run that stops printing', async (t) => {
     const server = await startAgentServer({ provider: 'codex', idleTimeoutSec: 1, retries: 0 });
+    t.after(() => server.close());
     const started = Date.now();
     const lines = await (await postNdjson(`${server.url}/api/message`, { prompt: 'stuck hang' })).done;
     const done = lines.at(-1);
@@ -214,6 +217,5 @@ describe('retry, fallback and watchdog', () => {
     assert.ok(Date.now() - started < 8000);
     const pid = server.invocations().at(-1)!.pid;
     await until(() => !isAlive(pid), 3000);
-    await server.close();
   });
 });
