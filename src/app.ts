@@ -165,6 +165,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         ...providerEnv(),
         SVC_HOME: home.root,
         SVC_BROWSER_PORT: String(context.browser.port),
+        SVC_SERVER_PID: String(process.pid),
         ...(context.serverUrl ? { SVC_URL: context.serverUrl } : {}),
       }),
       onProviderOutcome: (provider, outcome) => {

@@ -15,6 +15,9 @@ export interface BrowserClientSetup {
 
 export function browserClientFor(options: BrowserClientSetup): BrowserClient {
   const port = options.port ?? (Number(process.env.SVC_BROWSER_PORT) || DEFAULT_BROWSER_PORT);
+  // `svc browser …` run by an agent's CLI starts the server on behalf of the core server (SVC_SERVER_PID):
+  // it goes when that server goes, not when the short-lived CLI command ends.
+  const parentPid = options.parentPid ?? (Number(process.env.SVC_SERVER_PID) || undefined);
   return createBrowserClient({
     port,
     // built when the server is started, so it carries the core's URL known by then
@@ -22,7 +25,7 @@ export function browserClientFor(options: BrowserClientSetup): BrowserClient {
       const coreUrl = options.coreUrl?.() ?? process.env.SVC_URL;
       return {
         command: process.execPath,
-        args: [SVC_BIN, 'browser', 'serve', '--port', String(port), '--home', options.home, ...(options.parentPid ? ['--parent-pid', String(options.parentPid)] : [])],
+        args: [SVC_BIN, 'browser', 'serve', '--port', String(port), '--home', options.home, ...(parentPid ? ['--parent-pid', String(parentPid)] : [])],
         env: { ...process.env, ...(coreUrl ? { SVC_URL: coreUrl } : {}) },
         logFile: join(options.home, 'browser-server.log'),
       };
