@@ -15,6 +15,9 @@ import { CliDetector } from '../../../src/agent/detect.ts';
 import { QuotaReader } from '../../../src/agent/quota.ts';
 import { PROVIDER_IDS } from '../../../src/config/settings.ts';
 
+/** Tests that check what is read, not the deadline, give reads time on a loaded machine. */
+const SLOW_MACHINE_BUDGET_MS = 10_000;
+
 const FIXTURE_HOME = join(import.meta.dirname, '../../fixtures/detect/codex-home');
 const NOW = Date.parse('2026-11-21T18:30:00Z');
 
@@ -69,7 +72,7 @@ describe('provider routes', { skip: process.platform === 'win32' }, () => {
     const settings = server.app.context.settings;
     settings.update({ agent: { customCommand: ['mytool', '--prompt', '{prompt}'] } });
     detector = new CliDetector({ pathEnv: () => bin, customCommand: () => settings.get().agent.customCommand });
-    quota = new QuotaReader({ codexHome: () => codexHome, now: () => NOW });
+    quota = new QuotaReader({ codexHome: () => codexHome, now: () => NOW, budgetMs: SLOW_MACHINE_BUDGET_MS });
     api = Fastify();
     api.setErrorHandler(errorHandler);
     providerRoutes({ detector, quota, getActive: () => settings.get().agent })(api, server.app.context);

@@ -19,6 +19,9 @@ import {
   withDeadline,
 } from '../../../src/agent/quota.ts';
 
+/** Tests that check what is read, not the deadline, give reads time on a loaded machine. */
+const SLOW_MACHINE_BUDGET_MS = 10_000;
+
 const FIXTURE_HOME = join(import.meta.dirname, '../../fixtures/detect/codex-home');
 const NEW_FILE = join(FIXTURE_HOME, 'sessions/2026/11/21/rollout-2026-11-21T18-06-07-01a1ff49-7a38-7830-8088-8dd4408ffa5a.jsonl');
 const OLD_FILE = join(FIXTURE_HOME, 'sessions/2026/11/20/rollout-2026-11-20T08-40-12-0199a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl');
@@ -162,7 +165,7 @@ describe('QuotaReader', () => {
   after(() => rmSync(home, { recursive: true, force: true }));
 
   test('codex from its newest rollout; the others unknown', async () => {
-    const reader = new QuotaReader({ codexHome: () => home, now: () => NOW });
+    const reader = new QuotaReader({ codexHome: () => home, now: () => NOW, budgetMs: SLOW_MACHINE_BUDGET_MS });
     const quota = await reader.read();
     assert.deepEqual(quota.codex, {
       status: 'ok',
@@ -182,7 +185,7 @@ describe('QuotaReader', () => {
       utimesSync(old, new Date('2026-11-21T18:29:00Z'), new Date('2026-11-21T18:29:00Z'));
       const files = await newestRollouts(realQuotaFs, join(copy, 'sessions'));
       assert.equal(files[0], old);
-      const quota = await new QuotaReader({ codexHome: () => copy, now: () => NOW }).read();
+      const quota = await new QuotaReader({ codexHome: () => copy, now: () => NOW, budgetMs: SLOW_MACHINE_BUDGET_MS }).read();
       // 100 % of the 5h window, resetting at 09:20 on the 20th: over; the 7d window is still on
       assert.equal(quota.codex.status, 'ok');
       assert.deepEqual(quota.codex.windows?.map((w) => [w.name, w.usedPercent]), [['7d', 40]]);
@@ -197,7 +200,7 @@ describe('QuotaReader', () => {
       const day = join(copy, 'sessions/2026/11/22');
       mkdirSync(day, { recursive: true });
       writeFileSync(join(day, 'rollout-2026-11-22T00-00-00-x.jsonl'), '{"type":"session_meta","payload":{}}\n');
-      const quota = await new QuotaReader({ codexHome: () => copy, now: () => NOW }).read();
+      const quota = await new QuotaReader({ codexHome: () => copy, now: () => NOW, budgetMs: SLOW_MACHINE_BUDGET_MS }).read();
       assert.equal(quota.codex.source, 'codex-rollout');
       assert.equal(quota.codex.windows?.[0]?.usedPercent, 42.5);
     } finally {
@@ -207,7 +210,7 @@ describe('QuotaReader', () => {
 
   test('no codex home: unknown, at once', async () => {
     const started = Date.now();
-    const quota = await new QuotaReader({ codexHome: () => join(home, 'missing') }).read();
+    const quota = await new QuotaReader({ codexHome: () => join(home, 'missing'), budgetMs: SLOW_MACHINE_BUDGET_MS }).read();
     assert.deepEqual(quota.codex, { status: 'unknown', source: 'none' });
     assert.ok(Date.now() - started < 200);
   });
@@ -303,14 +306,14 @@ describe('QuotaReader', () => {
   });
 
   test('codex: an observed limit newer than the rollout wins; a rollout written after it wins back', async () => {
-    const reader = new QuotaReader({ codexHome: () => home, now: () => NOW });
+    const reader = new QuotaReader({ codexHome: () => home, now: () => NOW, budgetMs: SLOW_MACHINE_BUDGET_MS });
     reader.observe('codex', { kind: 'rate_limit', at: NOW - 1000, message: 'exceeded retry limit, last status: 429' });
     let q = await reader.read();
     assert.equal(q.codex.status, 'limited');
     assert.equal(q.codex.source, 'observed');
     assert.deepEqual(q.codex.windows, RECORDED, 'the recorded windows are still shown');
 
-    const older = new QuotaReader({ codexHome: () => home, now: () => NOW });
+    const older = new QuotaReader({ codexHome: () => home, now: () => NOW, budgetMs: SLOW_MACHINE_BUDGET_MS });
     older.observe('codex', { kind: 'rate_limit', at: Date.parse('2026-11-21T18:00:00Z'), message: '429' });
     q = await older.read();
     assert.equal(q.codex.status, 'ok');
