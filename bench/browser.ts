@@ -12,7 +12,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { chromium } from 'playwright-core';
 import { BrowserClient } from '../src/browser/client.ts';
 import { launchBrowser } from '../src/browser/launcher.ts';
@@ -21,6 +20,7 @@ import { startBrowserServer } from '../src/browser/server.ts';
 import { captureSnapshot, formatSnapshot } from '../src/browser/snapshot.ts';
 import { startSite } from '../test/fixtures/browser/site.ts';
 import { ratio, summarize } from './support/stats.ts';
+import { freePort } from '../test/support/ports.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: number) => {
@@ -34,13 +34,6 @@ const WARMUP = 10;
 const TARGET = 1.3;
 const INPROCESS = args.includes('--inprocess');
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 const time = async (fn: () => Promise<unknown>): Promise<number> => {
   const t0 = performance.now();

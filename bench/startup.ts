@@ -1,22 +1,15 @@
 // Start-up: time from process start to the first 200 from /api/health, and idle RSS, for
 // `svc serve` (the built CLI, as a user runs it) beside a bare node:http server in the same run.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempHome } from '../test/support/server.ts';
 import { isMain, nowMs, ratio, sleep, summarize } from './support/stats.ts';
+import { freePort } from '../test/support/ports.ts';
 
 const RUNS = 5;
 const BIN = new URL('../bin/svc.js', import.meta.url).pathname;
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 async function timeToHealthy(args: (port: number) => string[], path: string): Promise<{ ms: number; rssMb: number }> {
   const port = await freePort();

@@ -18,7 +18,8 @@ export function skillCommands(ctx: AppContext): SlashCommand[] {
     {
       name: 'web-routing',
       usage: '/web-routing <add|rewrite|block|mock|transform|list|remove|clear> ...',
-      description: `Intercept HTTP requests with rules (proxy on 127.0.0.1:${ctx.proxy?.port ?? 3458} and the controlled browser).`,
+      // registered before the proxy starts, so the port named here is the default
+      description: 'Intercept HTTP requests with rules (the local proxy, by default on 127.0.0.1:3458, and the controlled browser).',
       async run(args) {
         const result = await runWebRoutingCommand(args, ctx.rules);
         return result.text;

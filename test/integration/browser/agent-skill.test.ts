@@ -6,20 +6,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { startFakeModel } from '../../support/fake-model.ts';
 import { prepareRealCliEnv, realCliPath } from '../../support/real-clis.ts';
 import { startServer } from '../../support/server.ts';
 import { postNdjson } from '../../support/ndjson.ts';
 import { startSite } from '../../fixtures/browser/site.ts';
+import { freePort } from '../../support/ports.ts';
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 test('the agent opens a page with the browser skill and reports its title', {
   skip: realCliPath('claude') ? false : 'claude not installed: run scripts/install-real-clis.sh',

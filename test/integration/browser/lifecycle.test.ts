@@ -4,13 +4,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { BrowserClient } from '../../../src/browser/client.ts';
 import { isPidAlive, launchBrowser } from '../../../src/browser/launcher.ts';
 import { startBrowserServer } from '../../../src/browser/server.ts';
 import { rejectsWith, refOf, startHarness, tempHome } from '../../fixtures/browser/harness.ts';
 import { startSite } from '../../fixtures/browser/site.ts';
+import { freePort } from '../../support/ports.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,13 +23,6 @@ async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 
   assert.fail(`timed out waiting for ${what}`);
 }
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 function rawRequest(port: number, opts: { method?: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: { error?: string } }> {
   return new Promise((resolve, reject) => {

@@ -6,17 +6,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { tempHome } from '../../support/server.ts';
+import { freePort } from '../../support/ports.ts';
 
 const BIN = join(import.meta.dirname, '../../../bin/svc.js');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function startSvc(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; output: () => string; ready: Promise<void> } {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -2,19 +2,12 @@
 // (POST /api/command) changes what a page loaded through /api/browser/act sees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import http from 'node:http';
 import { startServer } from '../../support/server.ts';
 import { postNdjson } from '../../support/ndjson.ts';
 import { sendJson } from '../../support/server.ts';
+import { freePort } from '../../support/ports.ts';
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 
 test('a mock rule added on the core applies in the browser the core started', { timeout: 120_000 }, async () => {
   const site = http.createServer((req, res) => {
