@@ -24,10 +24,14 @@ let home = '';
 let service: VisionClickService;
 const settings: VisionSettings = { ...DEFAULT_VISION_SETTINGS, target: 'desktop', locator: 'ocr' };
 
-/** Start Xvfb on a display it chooses (-displayfd reports it once the server accepts clients). */
+/**
+ * Start Xvfb on a display it chooses (-displayfd reports it once the server accepts clients). -noreset:
+ * by default an X server resets when its last client leaves, and a client connecting during that reset
+ * is refused ("Can't open display"); the polls below connect and leave all the time.
+ */
 function startXvfb(): Promise<{ child: ChildProcess; display: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1024x768x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const child = spawn('Xvfb', ['-displayfd', '3', '-noreset', '-screen', '0', '1024x768x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`Xvfb did not start: ${err}`)), 15_000);
@@ -63,7 +67,18 @@ async function closeMessage(m: Message): Promise<void> {
   await m.exited;
 }
 
+/** Show an xmessage; a refused connection (the one flake an X server has) is tried again, twice at most. */
 async function showMessage(): Promise<Message> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openMessage();
+    } catch (e) {
+      if (attempt === 3 || !/Can't open display/.test(String(e))) throw e;
+    }
+  }
+}
+
+async function openMessage(): Promise<Message> {
   // A title of its own, so a window of an earlier test that is still going away is never mistaken for it.
   const title = `vision-test-${++seq}`;
   let stderr = '';
