@@ -209,8 +209,12 @@ async function main() {
     bus.publish('agent_status', { status: 'running', traceId, provider: 'claude', model: 'bench' });
     // ~1 MB in ~8 s: 5,000+ chunks, a few per millisecond burst, like a fast model
     const perTick = 6;
+    let offset = 0;
     for (let i = 0; i < chunks.length; i += perTick) {
-      for (const chunk of chunks.slice(i, i + perTick)) bus.publish('agent_output', { traceId, content: chunk });
+      for (const chunk of chunks.slice(i, i + perTick)) {
+        bus.publish('agent_output', { traceId, content: chunk, offset });
+        offset += chunk.length;
+      }
       await sleep(8);
     }
     const publishedMs = Date.now() - streamStart;

@@ -18,9 +18,10 @@ const filters = process.argv.slice(2);
 const files = collect('test')
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
+// A test that hangs fails after 4 minutes (with its name) instead of holding the whole run.
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=240000', '--test-reporter=spec', ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
 );
 process.exit(result.status ?? 1);

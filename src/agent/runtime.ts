@@ -11,7 +11,7 @@ import type { FailureClass, NormalizedEvent, ProviderId, StepKind } from './prov
 import { ADAPTERS } from './adapters.ts';
 import { Attempt, type AttemptOutcome } from './attempt.ts';
 import type { TraceRecorder } from './traces.ts';
-import { clip, boundInput, ToolLog } from './tool-log.ts';
+import { clip, boundInput, ToolLog, type ToolLogEntry } from './tool-log.ts';
 import type { RunSink, StreamLine } from './stream-lines.ts';
 
 /** Failures worth trying again with the same provider after a pause. */
@@ -56,6 +56,8 @@ interface ActiveRun {
   stopReason?: string;
   wake?: () => void;
   toolLog: ToolLog;
+  /** Every text chunk streamed so far, across attempts (what `agent_output` offsets index into). */
+  output: string;
   usage: Record<string, number>;
   thinkingCount: number;
   stepKinds: Map<string, StepKind>;
@@ -64,7 +66,8 @@ interface ActiveRun {
 export interface RuntimeStatus {
   busy: boolean;
   pending: number;
-  active?: { traceId: string; provider: ProviderId; sessionId: string; requestId: string; startedAt: number };
+  /** The active run, with what it streamed so far: a client opened mid-run shows it, then follows `agent_output` offsets. */
+  active?: { traceId: string; provider: ProviderId; sessionId: string; requestId: string; startedAt: number; output: string; steps: ToolLogEntry[] };
 }
 
 export class AgentRuntime {
@@ -81,7 +84,17 @@ export class AgentRuntime {
       busy: Boolean(run),
       pending: this.queue.length,
       ...(run
-        ? { active: { traceId: run.traceId, provider: run.provider, sessionId: run.submission.sessionId, requestId: run.submission.requestId, startedAt: run.startedAt } }
+        ? {
+            active: {
+              traceId: run.traceId,
+              provider: run.provider,
+              sessionId: run.submission.sessionId,
+              requestId: run.submission.requestId,
+              startedAt: run.startedAt,
+              output: run.output,
+              steps: run.toolLog.toJSON(),
+            },
+          }
         : {}),
     };
   }
@@ -170,6 +183,7 @@ export class AgentRuntime {
       provider: next.provider ?? this.deps.settings.get().agent.provider,
       startedAt: Date.now(),
       toolLog: new ToolLog(),
+      output: '',
       usage: {},
       thinkingCount: 0,
       stepKinds: new Map(),
@@ -299,7 +313,8 @@ export class AgentRuntime {
         return;
       case 'text_delta':
         if (!event.text) return;
-        bus.publish('agent_output', { traceId, content: event.text });
+        bus.publish('agent_output', { traceId, content: event.text, offset: run.output.length });
+        run.output += event.text;
         return this.toSinks(run, { type: 'text', content: event.text, traceId });
       case 'thinking': {
         const stepId = `${traceId}-thinking-${++run.thinkingCount}`;

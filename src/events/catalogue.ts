@@ -85,7 +85,9 @@ export const catalogue = {
     input: open,
     output: z.string().optional(),
   })),
-  agent_output: define('agent', 'public', z.object({ traceId, content: z.string() })),
+  // offset: where `content` starts in the run's whole output (UTF-16 units), so a client that loaded
+  // the output so far (GET /api/runtime) can drop what it already has.
+  agent_output: define('agent', 'public', z.object({ traceId, content: z.string(), offset: z.number().int().nonnegative() })),
   agent_done: define('agent', 'public', z.object({
     traceId,
     status: z.enum(RUN_STATUSES),

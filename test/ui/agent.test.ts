@@ -116,18 +116,26 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await server.close();
   });
 
-  test('a page opened during a run shows it running, with Stop, and gets its final answer', async () => {
+  test('a page opened during a run shows it running with its output so far, with Stop, and gets its final answer', async () => {
     const server = await startAgentServer();
     const { postNdjson } = await import('../support/ndjson.ts');
-    const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'started elsewhere scenario:text delay:250' });
-    await until(async () => (await getJson(`${server.url}/api/runtime`)).body.agent.busy, 'the run to start');
+    const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'started elsewhere scenario:text delay:500' });
+    const before = await until(async () => (await getJson(`${server.url}/api/runtime`)).body.agent.active?.output as string | undefined, 'some output before the page opens', 15_000);
     const { page, context, errors } = await openPage(browser, server);
     const run = runs(page).first();
     await run.waitFor();
     assert.equal(await run.getAttribute('data-status'), 'running');
+    assert.ok(((await run.locator('.md').textContent()) ?? '').startsWith(before!.trim()), 'the output streamed before the page opened shows at once');
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor();
+    // the chunks after the snapshot continue it: the live preview is the whole answer, once (the
+    // recording has 2.5 s of lines after its last text chunk, so the run is still going here)
+    const answer = 'Hello from the fake model. This is a plain text answer.';
+    await until(async () => ((await run.locator('.md').textContent()) ?? '').includes('text answer.'), 'the rest of the live output', 15_000);
+    assert.equal(await run.getAttribute('data-status'), 'running');
+    assert.equal((await run.locator('.md').textContent())?.trim(), answer);
+    await shot(page, 'agent-opened-mid-run');
     await until(async () => (await run.getAttribute('data-status')) === 'ok', 'the end of the run', 15_000);
-    assert.match((await run.locator('.md').textContent()) ?? '', /Hello from the fake model/);
+    assert.equal((await run.locator('.md').textContent())?.trim(), answer);
     await stream.done;
     assert.deepEqual(realErrors(errors), []);
     await context.close();

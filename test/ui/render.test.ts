@@ -72,7 +72,7 @@ describe('web UI: rendering messages and live runs', () => {
     bus.publish('agent_status', { status: 'running', traceId, provider: 'claude', model: 'sonnet' });
     bus.publish('agent_tool', { traceId, stepId: `${traceId}-thinking-1`, name: 'thinking', step: 'thinking', status: 'ok', input: {}, output: 'The user wants a listing. I will run ls.' });
     bus.publish('agent_tool', { traceId, stepId: 'toolu_1', name: 'Bash', step: 'command', status: 'running', input: { command: 'ls -la' } });
-    bus.publish('agent_output', { traceId, content: 'Here are the **files**' });
+    bus.publish('agent_output', { traceId, content: 'Here are the **files**', offset: 0 });
     const run = page.locator(`[data-trace-id="${traceId}"]`);
     await run.waitFor();
     await until(async () => ((await run.locator('.md').textContent()) ?? '').includes('Here are the files'), 'the first chunk');
@@ -95,7 +95,7 @@ describe('web UI: rendering messages and live runs', () => {
     assert.equal(await page.locator('.status-pill').textContent(), 'Running');
 
     bus.publish('agent_tool', { traceId, stepId: 'toolu_1', name: 'Bash', step: 'command', status: 'ok', input: {}, output: 'a.txt\nb.txt' });
-    bus.publish('agent_output', { traceId, content: ':\n\n- a.txt\n' });
+    bus.publish('agent_output', { traceId, content: ':\n\n- a.txt\n', offset: 'Here are the **files**'.length });
     bus.publish('agent_retry', { traceId, provider: 'claude', attempt: 1, delayMs: 1500, reason: 'rate_limit: 429' });
     bus.publish('agent_fallback', { traceId, from: 'claude', to: 'codex', reason: 'overloaded' });
     await until(async () => (await tool.getAttribute('data-status')) === 'ok', 'the tool to finish');
@@ -142,7 +142,7 @@ describe('web UI: rendering messages and live runs', () => {
     bus.publish('new_message', { role: 'user', content: 'first question', sessionId, queued: false });
     bus.publish('queue_update', { pending: 0, active: true });
     bus.publish('agent_status', { status: 'running', traceId: first, provider: 'claude' });
-    bus.publish('agent_output', { traceId: first, content: 'Working on the first' });
+    bus.publish('agent_output', { traceId: first, content: 'Working on the first', offset: 0 });
     const queued = chat.saveMessage({ sessionId, role: 'user', content: 'second question' });
     bus.publish('new_message', { role: 'user', content: 'second question', sessionId, queued: true });
     bus.publish('queue_update', { pending: 1, active: true });
@@ -165,7 +165,7 @@ describe('web UI: rendering messages and live runs', () => {
     await until(async () => (await failed.getAttribute('data-status')) === 'error', 'the failed run');
     assert.match((await failed.locator('.run-error').textContent()) ?? '', /auth: not logged in/);
     await until(async () => (await queuedRow.locator('.badge').count()) === 0, 'the message to leave the queue');
-    bus.publish('agent_output', { traceId: second, content: 'Partial answer' });
+    bus.publish('agent_output', { traceId: second, content: 'Partial answer', offset: 0 });
     bus.publish('agent_done', { traceId: second, status: 'stopped', text: 'Partial answer', provider: 'claude', toolLog: [] });
     bus.publish('queue_update', { pending: 0, active: false });
     const stopped = page.locator(`[data-trace-id="${second}"]`);

@@ -5,7 +5,7 @@ import { browserEnv, LiveConnection } from './live.ts';
 import {
   applyEvent,
   emptyView,
-  ensureRun,
+  applyRunSnapshot,
   getState,
   messageRow,
   newKey,
@@ -349,19 +349,14 @@ export async function chooseAgent(patch: { provider?: string; model?: string; ef
 
 /**
  * What the agent is doing now (a page opened, or reloaded after a gap, while a run goes on): the
- * queue state, and the run itself (its earlier output is not replayed: the final answer comes
- * with agent_done).
+ * queue state, and the active run with its output so far (later chunks merge by their offsets).
  */
 async function loadRuntime(): Promise<void> {
   try {
     const { agent } = await api.runtime();
     if (!agent) return;
     setState({ queue: { pending: agent.pending, active: agent.busy } });
-    const active = agent.active;
-    if (active && !getState().runs[active.traceId]) {
-      ensureRun(active.traceId, { provider: active.provider, sessionId: active.sessionId, startedAt: active.startedAt, notices: [{ kind: 'info', text: 'This run started before the page opened: its answer so far shows when it finishes.', at: Date.now() }] });
-      setState({ activeTraceId: active.traceId, agent: { status: 'running', provider: active.provider } });
-    }
+    if (agent.active) applyRunSnapshot(agent.active);
   } catch {
     // an older server without the field: the next events tell
   }

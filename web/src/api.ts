@@ -5,6 +5,8 @@
 // needs the bearer token: it is taken from `#token=…` in the address once (then removed from the
 // address bar) or typed in when the server answers 401, and kept in localStorage.
 
+import type { RunSnapshot } from './store.ts';
+
 const TOKEN_KEY = 'svc.token';
 
 let token: string | undefined;
@@ -224,7 +226,7 @@ export const api = {
   createSession: (title?: string) => post<{ session: ChatSession }>('/api/chat-sessions', title ? { title } : {}),
   switchSession: (id: string) => post<{ session: ChatSession }>(`/api/chat-sessions/${encodeURIComponent(id)}/switch`, {}),
   runtime: () =>
-    get<{ agent?: { busy: boolean; pending: number; active?: { traceId: string; provider: string; sessionId: string; startedAt: number } } }>('/api/runtime'),
+    get<{ agent?: { busy: boolean; pending: number; active?: RunSnapshot } }>('/api/runtime'),
   session: () => get<{ sessionId: string; title: string; provider: string; model: string; effort: string }>('/api/session'),
   settings: () => get<Record<string, unknown>>('/api/settings'),
   saveSettings: (patch: unknown) => put<Record<string, unknown>>('/api/settings', patch),

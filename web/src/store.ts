@@ -4,6 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ChatSession, CliRegistry, CliStatus, CommandInfo, Message, SearchResult } from './api.ts';
 import type { LiveEvent, LiveStatus } from './live.ts';
+import { mergeSpan } from './output.ts';
 
 export type StepKind = 'tool' | 'thinking' | 'search' | 'command' | 'subagent' | 'file';
 export type StepStatus = 'running' | 'ok' | 'error';
@@ -32,8 +33,10 @@ export interface Run {
   evaluating: boolean;
   provider?: string;
   model?: string;
-  /** The live preview: every agent_output chunk, appended. */
+  /** The live preview: the agent_output chunks, merged by their offsets. */
   text: string;
+  /** Where `text` starts in the run's whole output (above 0 only when a page missed the beginning). */
+  textStart: number;
   /** The authoritative answer from agent_done. */
   final?: string;
   error?: string;
@@ -232,6 +235,7 @@ export function ensureRun(traceId: string, fields: Partial<Run> = {}): void {
     status: 'running',
     evaluating: false,
     text: '',
+    textStart: 0,
     steps: [],
     notices: [],
     startedAt: Date.now(),
@@ -270,6 +274,30 @@ export function ensureRun(traceId: string, fields: Partial<Run> = {}): void {
     patch.queuedIds = queuedIds;
   }
   setState(patch);
+}
+
+/** The active run as GET /api/runtime reports it: what it did before this page was listening. */
+export interface RunSnapshot {
+  traceId: string;
+  provider: string;
+  sessionId: string;
+  startedAt: number;
+  output?: string;
+  steps?: Array<Omit<Step, 'input'> & { input?: Record<string, unknown> }>;
+}
+
+/** Shows a run that started before the page opened (or reconnected) with its output so far. */
+export function applyRunSnapshot(snapshot: RunSnapshot): void {
+  ensureRun(snapshot.traceId, { provider: snapshot.provider, sessionId: snapshot.sessionId, startedAt: snapshot.startedAt });
+  updateRun(snapshot.traceId, (r) => {
+    const merged = mergeSpan({ start: r.textStart, text: r.text }, { start: 0, text: snapshot.output ?? '' });
+    const known = new Set(r.steps.map((step) => step.stepId));
+    const missed = (snapshot.steps ?? []).filter((step) => !known.has(step.stepId)).map((step) => ({ ...step, input: step.input ?? {} }));
+    return { text: merged.text, textStart: merged.start, steps: missed.length ? [...missed, ...r.steps] : r.steps };
+  });
+  if (state.runs[snapshot.traceId]?.status === 'running') {
+    setState({ activeTraceId: snapshot.traceId, agent: { status: 'running', provider: snapshot.provider } });
+  }
 }
 
 function upsertStep(steps: Step[], ev: LiveEvent): Step[] {
@@ -340,7 +368,12 @@ export function applyEvent(ev: LiveEvent): void {
       const traceId = String(ev.traceId);
       ensureRun(traceId);
       const content = String(ev.content ?? '');
-      updateRun(traceId, (r) => ({ text: r.text + content }));
+      const offset = typeof ev.offset === 'number' ? ev.offset : undefined;
+      updateRun(traceId, (r) => {
+        if (offset === undefined) return { text: r.text + content };
+        const merged = mergeSpan({ start: r.textStart, text: r.text }, { start: offset, text: content });
+        return { text: merged.text, textStart: merged.start };
+      });
       return;
     }
     case 'agent_tool': {

@@ -24,6 +24,34 @@ describe('agent runs through the real server (fake CLIs replaying recordings)', 
   });
   after(() => server.close());
 
+  test('GET /api/runtime mid-run: the active run with its output so far and its steps, which later chunks continue', async () => {
+    const sse = await openSse(`${server.url}/api/events`);
+    const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'slow tool run scenario:tool delay:150' });
+    // poll until the run has streamed some text and started its tool, and is still going
+    let snapshot: any;
+    for (const start = Date.now(); !snapshot; await new Promise((r) => setTimeout(r, 20))) {
+      assert.ok(Date.now() - start < 20_000, 'the run never showed output and a step');
+      const active = (await getJson(`${server.url}/api/runtime`)).body.agent.active;
+      if (active?.output && active.steps.length) snapshot = active;
+    }
+    const lines = await stream.done;
+    sse.close();
+    const done = lines.at(-1);
+    assert.equal(done.status, 'ok');
+    assert.equal(snapshot.traceId, done.traceId);
+    assert.equal(snapshot.provider, 'claude');
+    assert.equal(snapshot.steps[0].name, 'Bash');
+    assert.match(JSON.stringify(snapshot.steps[0].input), /echo hello-from-tool/);
+    // the snapshot plus the chunks that start at or after its end rebuild the whole streamed output
+    const chunks = agentEvents(sse, done.traceId).filter((e) => e.event === 'agent_output');
+    const whole = chunks.map((e) => e.content).join('');
+    assert.ok(whole.startsWith(snapshot.output) && snapshot.output.length < whole.length, `a proper prefix: ${JSON.stringify(snapshot.output)}`);
+    const later = chunks.filter((e) => e.offset >= snapshot.output.length);
+    assert.equal(snapshot.output + later.map((e) => e.content).join(''), whole);
+    assert.match(whole, /The tool finished/);
+    assert.equal((await getJson(`${server.url}/api/runtime`)).body.agent.active, undefined, 'nothing active after the run');
+  });
+
   test('the NDJSON stream, the SSE events and the trace file agree', async () => {
     const sse = await openSse(`${server.url}/api/events`);
     const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'run the tool scenario:tool' });
@@ -48,6 +76,12 @@ describe('agent runs through the real server (fake CLIs replaying recordings)', 
     const text = (list: any[], field: string) => list.map((e) => e[field]).join('');
     // live text: the same chunks on SSE and in the stream
     assert.equal(text(events.filter((e) => e.event === 'agent_output'), 'content'), text(lines.filter((l) => l.type === 'text'), 'content'));
+    // each chunk says where it starts in the run's output: the offsets run on without gaps
+    let expected = 0;
+    for (const chunk of events.filter((e) => e.event === 'agent_output')) {
+      assert.equal(chunk.offset, expected);
+      expected += chunk.content.length;
+    }
     const sseDone = events.find((e) => e.event === 'agent_done');
     assert.equal(sseDone.text, done.text);
     assert.equal(sseDone.toolLog[0].name, 'Bash');

@@ -195,14 +195,14 @@ describe('WebSocket fallback /ws', () => {
     await new Promise((r) => ws.once('open', r));
     const { bus } = server.app.context;
     bus.publish('provider_line', { traceId: 't', stream: 'stdout', line: 'internal' });
-    bus.publish('agent_output', { traceId: 'tr_1', content: 'hello' });
+    bus.publish('agent_output', { traceId: 'tr_1', content: 'hello', offset: 0 });
     const [viaSse] = await sse.waitFor(1);
     await waitUntil(() => frames.length >= 1);
     assert.deepEqual(frames[0], viaSse!.data);
     assert.equal(frames.length, 1, 'internal event not sent');
     ws.close();
     sse.close();
-    bus.publish('agent_output', { traceId: 'tr_1', content: 'while away' });
+    bus.publish('agent_output', { traceId: 'tr_1', content: 'while away', offset: 5 });
     const replay = new WebSocket(`${wsUrl}?lastEventId=${encodeURIComponent(frames[0].eventId)}`);
     const replayed = await new Promise<any>((r) => replay.once('message', (d) => r(JSON.parse(String(d)))));
     replay.close();
