@@ -2,18 +2,24 @@
 // Text goes to stdout; thinking and tool steps go to stderr, so `svc chat … > answer.md` keeps only the answer.
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
+import { uploadFiles } from './upload.ts';
 
 export interface ChatOptions {
   url: string;
   token?: string;
   sessionId?: string;
   quiet: boolean;
+  /** Local files to upload first and attach to the message. */
+  attach?: string[];
 }
 
 const dim = (text: string) => (process.stderr.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
 
-/** Returns the exit code: 0 ok, 1 error, 130 stopped. */
+/** Returns the exit code: 0 ok, 1 error, 2 an attachment that cannot be read, 130 stopped. */
 export async function chat(prompt: string, options: ChatOptions): Promise<number> {
+  const uploaded = options.attach?.length ? await uploadFiles(options.attach, options) : [];
+  if (typeof uploaded === 'number') return uploaded;
+  const attachments = uploaded.map((file) => file.filename);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let response: Response;
@@ -21,7 +27,11 @@ export async function chat(prompt: string, options: ChatOptions): Promise<number
     response = await fetch(`${options.url.replace(/\/+$/, '')}/api/message`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ prompt, ...(options.sessionId ? { sessionId: options.sessionId } : {}) }),
+      body: JSON.stringify({
+        prompt,
+        ...(attachments.length ? { attachments } : {}),
+        ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      }),
     });
   } catch (err) {
     console.error(`svc: cannot reach ${options.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);

@@ -54,10 +54,11 @@ export function buildProgram(): Command {
     .option('--session <id>', 'chat session (default: the active one)')
     .option('--token <token>', 'bearer token for a remote server (env SVC_TOKEN)')
     .option('-q, --quiet', 'print only the answer, not thinking and tool steps')
-    .action(async (words: string[], opts: { url?: string; session?: string; token?: string; quiet?: boolean }) => {
+    .option('-a, --attach <file>', 'upload a file and attach it to the message (repeatable)', collect, [])
+    .action(async (words: string[], opts: { url?: string; session?: string; token?: string; quiet?: boolean; attach: string[] }) => {
       const prompt = words.length ? words.join(' ') : await readStdin();
-      if (!prompt.trim()) {
-        console.error('svc: nothing to send: give a message or pipe one in');
+      if (!prompt.trim() && opts.attach.length === 0) {
+        console.error('svc: nothing to send: give a message, pipe one in or attach a file');
         process.exitCode = 2;
         return;
       }
@@ -67,6 +68,21 @@ export function buildProgram(): Command {
         token: opts.token ?? process.env.SVC_TOKEN,
         sessionId: opts.session,
         quiet: Boolean(opts.quiet),
+        attach: opts.attach,
+      });
+    });
+
+  program
+    .command('upload')
+    .description('upload files to a running server\'s media directory; prints each one\'s path on the server and its URL')
+    .argument('<file...>', 'the files')
+    .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')
+    .option('--token <token>', 'bearer token for a remote server (env SVC_TOKEN)')
+    .action(async (files: string[], opts: { url?: string; token?: string }) => {
+      const { uploadCommand } = await import('./upload.ts');
+      process.exitCode = await uploadCommand(files, {
+        url: opts.url ?? `http://127.0.0.1:${envPort()}`,
+        token: opts.token ?? process.env.SVC_TOKEN,
       });
     });
 
@@ -110,6 +126,9 @@ export function buildProgram(): Command {
 
   return program;
 }
+
+/** Commander option parser for a repeatable option. */
+const collect = (value: string, previous: string[]) => [...previous, value];
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) return '';

@@ -9,13 +9,15 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 const FASTIFY_CODES: Record<string, [number, string, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'INVALID_JSON', 'The request body is not valid JSON.'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_JSON', 'The request body is empty; send a JSON object (e.g. {}).'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'PAYLOAD_TOO_LARGE', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH', 'The Content-Length does not match the body.'],
   FST_ERR_BAD_URL: [400, 'BAD_URL', 'The request URL is malformed.'],
 };
 
-export function toApiError(error: unknown): ApiError {
+const MiB = 1024 * 1024;
+
+/** `bodyLimit`: the limit of the route that refused the body (POST /api/upload has its own). */
+export function toApiError(error: unknown, bodyLimit = BODY_LIMIT_BYTES): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ZodError) {
     const issue = error.issues[0];
@@ -23,6 +25,10 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(400, 'VALIDATION_FAILED', `${field}: ${issue?.message ?? 'invalid'}`, { field });
   }
   const fastifyError = error as FastifyError;
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const limit = bodyLimit % MiB === 0 ? `${bodyLimit / MiB} MiB` : `${bodyLimit} bytes`;
+    return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds the ${limit} limit of this route.`);
+  }
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   if (mapped) return new ApiError(mapped[0], mapped[1], mapped[2]);
   if (error instanceof SyntaxError) return new ApiError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
@@ -34,7 +40,7 @@ export function toApiError(error: unknown): ApiError {
 }
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const apiError = toApiError(error);
+  const apiError = toApiError(error, request.routeOptions.bodyLimit);
   if (apiError.status >= 500 && apiError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
   if (apiError.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="svc"');
   void reply.status(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());

@@ -1,19 +1,24 @@
 // Commands and agent control: POST /api/message and /api/command stream NDJSON; stop, clear and
 // reset act on the runtime.
+import { statSync } from 'node:fs';
 import { z } from 'zod';
 import type { FastifyReply } from 'fastify';
 import type { RouteModule } from './index.ts';
 import { parseInput } from '../validate.ts';
 import { PROVIDER_IDS } from '../../config/settings.ts';
 import { lazySink, NDJSON_HEADERS, responseSink, type RunSink } from '../../agent/stream-lines.ts';
+import { mediaType, resolveMediaFile } from './media.ts';
+import { MAX_ATTACHMENTS, withAttachments } from '../../services/attachments.ts';
 
 export const MAX_PROMPT_CHARS = 100_000;
 
 const messageBody = z.strictObject({
-  prompt: z.string().trim().min(1, 'the prompt is empty').max(MAX_PROMPT_CHARS),
+  prompt: z.string().trim().max(MAX_PROMPT_CHARS).default(''),
+  /** Media file names (from POST /api/upload); their paths are appended to the prompt. */
+  attachments: z.array(z.string().min(1).max(200)).max(MAX_ATTACHMENTS).default([]),
   sessionId: z.string().min(1).max(100).optional(),
   provider: z.enum(PROVIDER_IDS).optional(),
-});
+}).refine((b) => b.prompt !== '' || b.attachments.length > 0, { message: 'the prompt is empty', path: ['prompt'] });
 const commandBody = z.strictObject({ text: z.string().trim().min(1).max(MAX_PROMPT_CHARS) });
 const emptyBody = z.strictObject({}).optional();
 
@@ -28,8 +33,14 @@ export const agentRoutes: RouteModule = (app, ctx) => {
   app.post('/api/message', async (request, reply) => {
     const body = parseInput(messageBody, request.body, 'body');
     const sessionId = body.sessionId === undefined ? ctx.chat.activeSession().id : ctx.chat.requireSession(body.sessionId).id;
+    // resolved before anything is saved: an unknown file is a 400/404 and no message
+    const files = body.attachments.map((name) => {
+      const path = resolveMediaFile(ctx.home.media, name);
+      return { path, type: mediaType(path), size: statSync(path).size };
+    });
     const sink = openNdjson(reply);
-    ctx.agent.submit({ prompt: body.prompt, sessionId, provider: body.provider, sink });
+    // the agent and the saved history get the same text, block included
+    ctx.agent.submit({ prompt: withAttachments(body.prompt, files), sessionId, provider: body.provider, sink });
   });
 
   app.get('/api/commands', async () => ({ commands: ctx.commands.list() }));

@@ -12,6 +12,7 @@ import { webRoutingRoutes } from './web-routing.ts';
 import { skillRoutes } from './skills.ts';
 import { browserRoutes } from './browser.ts';
 import { mediaRoutes } from './media.ts';
+import { uploadRoutes } from './upload.ts';
 import { providerRoutes } from './providers.ts';
 import { visionClickRoutes } from './vision-click.ts';
 
@@ -22,6 +23,7 @@ export const routeModules: RouteModule[] = [coreRoutes, messageRoutes, eventRout
   (app, ctx) => browserRoutes({ client: ctx.browser })(app),
   (app, ctx) => visionClickRoutes({ service: ctx.visionClick })(app),
   mediaRoutes,
+  uploadRoutes,
   (app, ctx) =>
     providerRoutes({
       detector: ctx.detector,
