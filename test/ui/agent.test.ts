@@ -3,6 +3,8 @@
 // stop, steer, slash commands.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { PNG } from 'pngjs';
 import type { Browser, Page } from 'playwright-core';
 import { startAgentServer, type AgentTestServer } from '../support/agent.ts';
 import { getJson } from '../support/server.ts';
@@ -137,6 +139,58 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await until(async () => (await run.getAttribute('data-status')) === 'ok', 'the end of the run', 15_000);
     assert.equal((await run.locator('.md').textContent())?.trim(), answer);
     await stream.done;
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+    await server.close();
+  });
+
+  test('attach files: picked files upload at once, go with the message to the agent, and show as a thumbnail and a chip (also after reload)', async () => {
+    const server = await startAgentServer();
+    const { page, context, errors } = await openPage(browser, server);
+    const png = new PNG({ width: 40, height: 30 });
+    png.data.fill(200);
+    const image = PNG.sync.write(png);
+    const send = page.getByRole('button', { name: 'Send message' });
+    // a file picked and removed again leaves nothing to send
+    await page.setInputFiles('#attach-input', [{ name: 'unwanted.txt', mimeType: 'text/plain', buffer: Buffer.from('no') }]);
+    await page.locator('.pending-file[data-state="ready"]').waitFor();
+    await page.getByRole('button', { name: 'Remove unwanted.txt' }).click();
+    assert.equal(await page.locator('.pending-file').count(), 0);
+    assert.equal(await send.isDisabled(), true);
+
+    await page.setInputFiles('#attach-input', [
+      { name: 'red dot.png', mimeType: 'image/png', buffer: image },
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello notes') },
+    ]);
+    await until(async () => (await page.locator('.pending-file[data-state="ready"]').count()) === 2, 'both uploads');
+    await shot(page, 'attach-pending');
+    await page.locator('#composer-input').fill('describe these scenario:text');
+    await page.locator('#composer-input').press('Enter');
+    assert.equal(await page.locator('.pending-file').count(), 0, 'the box is empty after sending');
+    await until(async () => (await runs(page).first().getAttribute('data-status')) === 'ok', 'the answer', 15_000);
+
+    // the agent got the text and the files' paths on the server's disk
+    const prompt = server.invocations().at(-1)!.prompt;
+    const paths = [...prompt.matchAll(/^- (\S+) \(/gm)].map((m) => m[1]!);
+    assert.equal(paths.length, 2, prompt);
+    assert.ok(prompt.startsWith('describe these scenario:text\n\nAttached files:\n'));
+    assert.deepEqual(readFileSync(paths[0]!), image);
+    assert.equal(readFileSync(paths[1]!, 'utf8'), 'hello notes');
+
+    const check = async () => {
+      const user = page.locator('.msg-user');
+      assert.equal(await user.count(), 1, 'one bubble: the message being sent became the saved one');
+      assert.equal(await user.locator('.bubble').textContent(), 'describe these scenario:text');
+      const img = user.locator('.attachment-image img');
+      await until(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth === 40), 'the thumbnail to load');
+      assert.equal(await img.getAttribute('alt'), 'red-dot.png');
+      assert.match((await user.locator('.attachment-file').textContent()) ?? '', /^notes\.txt11 B$/);
+    };
+    await check();
+    await shot(page, 'attach-sent');
+    await page.reload();
+    await page.waitForSelector('#app[data-ready]');
+    await check();
     assert.deepEqual(realErrors(errors), []);
     await context.close();
     await server.close();

@@ -2,6 +2,7 @@
 // stop, steer, search, settings. Each action calls the API and updates the store.
 import { api, ApiError, getToken, onAuthRequired, postStream, type Message } from './api.ts';
 import { browserEnv, LiveConnection } from './live.ts';
+import type { AttachmentRef } from './attachments.ts';
 import {
   applyEvent,
   emptyView,
@@ -193,18 +194,20 @@ export async function newChat(): Promise<void> {
 const unavailable = (err: unknown) =>
   err instanceof ApiError && err.status === 404 ? 'This server has no agent API (POST /api/message).' : describe(err);
 
-export async function sendMessage(text: string): Promise<void> {
+/** Sends a message, with files already uploaded (POST /api/upload) attached. */
+export async function sendMessage(text: string, attachments: AttachmentRef[] = []): Promise<void> {
   const prompt = text.trim();
-  if (!prompt) return;
-  if (prompt.startsWith('/')) return runCommand(prompt);
+  if (!prompt && !attachments.length) return;
+  if (prompt.startsWith('/') && !attachments.length) return runCommand(prompt);
   const sessionId = getState().view.sessionId ?? getState().activeId ?? undefined;
   const key = newKey('l');
-  setView((v) => ({ rows: [...v.rows, { kind: 'local', key, content: prompt, state: 'sending' }] }));
+  setView((v) => ({ rows: [...v.rows, { kind: 'local', key, content: prompt, attachments, state: 'sending' }] }));
   const fail = (error: string) =>
     setView((v) => ({ rows: v.rows.map((r) => (r.key === key && r.kind === 'local' ? { ...r, state: 'failed', error } : r)) }));
   try {
     // The answer is rendered from the SSE events (every tab sees every run); the POST only sends.
-    const done = await postStream('/api/message', { prompt, ...(sessionId ? { sessionId } : {}) }, () => {});
+    const body = { prompt, ...(attachments.length ? { attachments: attachments.map((f) => f.filename) } : {}), ...(sessionId ? { sessionId } : {}) };
+    const done = await postStream('/api/message', body, () => {});
     const stillLocal = getState().view.rows.some((r) => r.key === key && r.kind === 'local');
     if (stillLocal && done?.type === 'done' && done.status === 'error') fail(done.reason ?? 'The message failed.');
   } catch (err) {
@@ -216,7 +219,7 @@ export function retryLocal(key: string): void {
   const row = getState().view.rows.find((r) => r.key === key);
   if (!row || row.kind !== 'local') return;
   setView((v) => ({ rows: v.rows.filter((r) => r.key !== key) }));
-  void sendMessage(row.content);
+  void sendMessage(row.content, row.attachments);
 }
 
 export function dismissRow(key: string): void {

@@ -56,9 +56,9 @@ export class ApiError extends Error {
   }
 }
 
-function headers(json: boolean): HeadersInit {
+function headers(contentType?: string): HeadersInit {
   const h: Record<string, string> = { accept: 'application/json' };
-  if (json) h['content-type'] = 'application/json';
+  if (contentType) h['content-type'] = contentType;
   if (token) h.authorization = `Bearer ${token}`;
   return h;
 }
@@ -81,8 +81,9 @@ export async function request<T>(method: string, path: string, body?: unknown, s
   try {
     response = await fetch(path, {
       method,
-      headers: headers(body !== undefined),
-      body: body === undefined ? undefined : JSON.stringify(body),
+      // a file goes as raw bytes (POST /api/upload); everything else as JSON
+      headers: headers(body instanceof Blob ? 'application/octet-stream' : body === undefined ? undefined : 'application/json'),
+      body: body === undefined || body instanceof Blob ? body : JSON.stringify(body),
       signal,
       cache: 'no-store',
     });
@@ -113,7 +114,7 @@ export type StreamLine =
 export async function postStream(path: string, body: unknown, onLine: (line: StreamLine) => void, signal?: AbortSignal): Promise<StreamLine | undefined> {
   let response: Response;
   try {
-    response = await fetch(path, { method: 'POST', headers: headers(true), body: JSON.stringify(body), signal, cache: 'no-store' });
+    response = await fetch(path, { method: 'POST', headers: headers('application/json'), body: JSON.stringify(body), signal, cache: 'no-store' });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'NETWORK', 'The server cannot be reached.');
@@ -213,6 +214,15 @@ export interface CliStatus {
   refreshing?: boolean;
 }
 
+/** A file stored by POST /api/upload. */
+export interface UploadedFile {
+  filename: string;
+  url: string;
+  path: string;
+  size: number;
+  name: string;
+}
+
 export const api = {
   messages(sessionId: string, opts: { before?: number; after?: number; limit?: number } = {}) {
     const q = new URLSearchParams({ sessionId, limit: String(opts.limit ?? 50) });
@@ -233,6 +243,8 @@ export const api = {
   registry: () => get<CliRegistry>('/api/cli-registry'),
   cliStatus: () => get<CliStatus>('/api/cli-status'),
   commands: () => get<{ commands: CommandInfo[] }>('/api/commands'),
+  /** Always sent as application/octet-stream: the server refuses the types a cross-site form could send. */
+  upload: (file: File) => post<UploadedFile>(`/api/upload?${new URLSearchParams({ filename: file.name || 'pasted-file' })}`, file),
   stop: () => post<unknown>('/api/stop', {}),
   clear: () => post<unknown>('/api/clear', {}),
   resetSession: () => post<unknown>('/api/session/reset', {}),

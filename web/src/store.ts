@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ChatSession, CliRegistry, CliStatus, CommandInfo, Message, SearchResult } from './api.ts';
 import type { LiveEvent, LiveStatus } from './live.ts';
 import { mergeSpan } from './output.ts';
+import { splitAttachments, type AttachmentRef } from './attachments.ts';
 
 export type StepKind = 'tool' | 'thinking' | 'search' | 'command' | 'subagent' | 'file';
 export type StepStatus = 'running' | 'ok' | 'error';
@@ -50,7 +51,7 @@ export interface Run {
 
 export type Row =
   | { kind: 'message'; key: string; message: Message; queued?: boolean }
-  | { kind: 'local'; key: string; content: string; state: 'sending' | 'failed'; error?: string }
+  | { kind: 'local'; key: string; content: string; attachments?: AttachmentRef[]; state: 'sending' | 'failed'; error?: string }
   | { kind: 'run'; key: string; traceId: string }
   | { kind: 'command'; key: string; text: string; output: string; status: 'running' | 'ok' | 'error' | 'stopped' }
   | { kind: 'notice'; key: string; text: string };
@@ -494,7 +495,7 @@ function onMessage(m: Message): void {
   updateView((v) => {
     const ids = new Set(v.ids).add(message.id);
     let rows = v.rows;
-    const local = message.role === 'user' ? rows.findIndex((r) => r.kind === 'local' && r.content === message.content) : -1;
+    const local = message.role === 'user' ? rows.findIndex((r) => r.kind === 'local' && isSavedAs(r, message.content)) : -1;
     if (local !== -1) {
       rows = rows.slice();
       // same key: the bubble the user saw while sending becomes the saved message in place
@@ -504,6 +505,14 @@ function onMessage(m: Message): void {
     }
     return { rows, ids, after: Math.max(v.after ?? 0, message.id), before: v.before ?? message.id };
   });
+}
+
+/** Whether a message being sent is the one just saved: the same text and the same attached files. */
+function isSavedAs(row: Extract<Row, { kind: 'local' }>, content: string): boolean {
+  if (!row.attachments?.length) return row.content === content;
+  const saved = splitAttachments(content);
+  const names = (files: AttachmentRef[]) => files.map((f) => f.filename).join('\n');
+  return saved.text === row.content && names(saved.files) === names(row.attachments);
 }
 
 function onNewMessage(ev: LiveEvent): void {

@@ -2,12 +2,56 @@
 // While a run is active: a Stop button, the queue length, and a box to steer the run.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { sendMessage, steer, stop } from '../actions.ts';
-import { useStore } from '../store.ts';
-import type { CommandInfo } from '../api.ts';
+import { toast, useStore } from '../store.ts';
+import { api, ApiError, type CommandInfo } from '../api.ts';
+import type { AttachmentRef } from '../attachments.ts';
+import { formatSize, MAX_ATTACHMENTS, UPLOAD_LIMIT_BYTES } from '../../../src/services/attachments.ts';
 import type { ComponentChildren } from 'preact';
 import { Icon } from './icons.tsx';
 
 const MAX_HEIGHT_VH = 0.4;
+
+/** A file picked, pasted or dropped into the box: uploaded at once, attached when the message is sent. */
+interface Pending {
+  key: number;
+  name: string;
+  size: number;
+  state: 'uploading' | 'ready' | 'failed';
+  ref?: AttachmentRef;
+  error?: string;
+}
+
+let pendingSeq = 0;
+
+/** The files of the box: upload on add, remove, and what a send attaches. */
+function useAttachments() {
+  const [files, setFiles] = useState<Pending[]>([]);
+  const patch = (key: number, change: Partial<Pending>) => setFiles((list) => list.map((f) => (f.key === key ? { ...f, ...change } : f)));
+  const add = (picked: Iterable<File>) => {
+    let count = files.length;
+    for (const file of picked) {
+      if (count++ >= MAX_ATTACHMENTS) {
+        toast(`At most ${MAX_ATTACHMENTS} files per message.`);
+        return;
+      }
+      const key = ++pendingSeq;
+      const item: Pending = { key, name: file.name || 'pasted file', size: file.size, state: 'uploading' };
+      if (file.size > UPLOAD_LIMIT_BYTES) {
+        item.state = 'failed';
+        item.error = `larger than the ${formatSize(UPLOAD_LIMIT_BYTES)} limit`;
+      }
+      setFiles((list) => [...list, item]);
+      if (item.state === 'failed') continue;
+      api
+        .upload(file)
+        .then((up) => patch(key, { state: 'ready', ref: { filename: up.filename, type: file.type || 'application/octet-stream', size: formatSize(up.size) } }))
+        .catch((err: unknown) => patch(key, { state: 'failed', error: err instanceof ApiError ? err.message : 'the upload failed' }));
+    }
+  };
+  const remove = (key: number) => setFiles((list) => list.filter((f) => f.key !== key));
+  const ready = files.filter((f) => f.state === 'ready').map((f) => f.ref!);
+  return { files, add, remove, ready, uploading: files.some((f) => f.state === 'uploading'), clear: () => setFiles([]) };
+}
 
 export function Composer({ onSent, above }: { onSent?: () => void; above?: ComponentChildren }) {
   const [text, setText] = useState('');
@@ -15,6 +59,9 @@ export function Composer({ onSent, above }: { onSent?: () => void; above?: Compo
   const [pick, setPick] = useState(0);
   const [dismissed, setDismissed] = useState('');
   const area = useRef<HTMLTextAreaElement>(null);
+  const picker = useRef<HTMLInputElement>(null);
+  const attachments = useAttachments();
+  const [dragging, setDragging] = useState(false);
   const active = useStore((s) => s.queue.active || s.activeTraceId !== null);
   const pending = useStore((s) => s.queue.pending);
   const commands = useStore((s) => s.commands);
@@ -51,12 +98,14 @@ export function Composer({ onSent, above }: { onSent?: () => void; above?: Compo
     area.current?.focus();
   };
 
+  const canSend = (text.trim() !== '' || attachments.ready.length > 0) && !attachments.uploading;
   const submit = () => {
+    if (!canSend) return;
     const value = text.trim();
-    if (!value) return;
     setText('');
     setPick(0);
-    void sendMessage(value);
+    void sendMessage(value, attachments.ready);
+    attachments.clear();
     onSent?.();
   };
 
@@ -123,7 +172,37 @@ export function Composer({ onSent, above }: { onSent?: () => void; above?: Compo
           </button>
         </form>
       )}
-      <div class="composer" data-active={active}>
+      <div
+        class="composer"
+        data-active={active}
+        data-dragging={dragging || undefined}
+        onDragOver={(e) => {
+          if (!e.dataTransfer?.types.includes('Files')) return;
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(e) => {
+          setDragging(false);
+          if (!e.dataTransfer?.files.length) return;
+          e.preventDefault();
+          attachments.add(e.dataTransfer.files);
+        }}
+      >
+        {attachments.files.length > 0 && (
+          <ul class="pending-files" aria-label="Files to attach">
+            {attachments.files.map((f) => (
+              <li key={f.key} class="pending-file" data-state={f.state} title={f.error}>
+                {f.state === 'uploading' ? <span class="spinner" aria-label="uploading" /> : <Icon name={f.state === 'failed' ? 'alert' : 'file'} size={14} />}
+                <span class="attachment-name">{f.name}</span>
+                <span class="muted">{f.state === 'failed' ? f.error : formatSize(f.size)}</span>
+                <button type="button" class="icon-btn small" aria-label={`Remove ${f.name}`} onClick={() => attachments.remove(f.key)}>
+                  <Icon name="x" size={13} />
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
         {open && (
           <ul class="autocomplete" role="listbox" id="command-list" aria-label="Commands">
             {matches.map((c, i) => (
@@ -159,12 +238,32 @@ export function Composer({ onSent, above }: { onSent?: () => void; above?: Compo
             setPick(0);
           }}
           onKeyDown={onKeyDown}
+          onPaste={(e) => {
+            if (!e.clipboardData?.files.length) return;
+            e.preventDefault();
+            attachments.add(e.clipboardData.files);
+          }}
           aria-controls="command-list"
           aria-autocomplete="list"
           aria-activedescendant={open ? `cmd-${current}` : undefined}
           enterkeyhint="send"
         />
         <div class="composer-actions">
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            hidden
+            id="attach-input"
+            onChange={(e) => {
+              const input = e.target as HTMLInputElement;
+              if (input.files) attachments.add(input.files);
+              input.value = '';
+            }}
+          />
+          <button type="button" class="icon-btn attach-btn" aria-label="Attach files" title="Attach files (or paste, or drop them here)" onClick={() => picker.current?.click()}>
+            <Icon name="paperclip" size={18} />
+          </button>
           {(pending > 0 || active) && (
             <span class="queue-chip" role="status" aria-live="polite">
               {pending > 0 ? `${pending} queued` : 'Running'}
@@ -180,7 +279,7 @@ export function Composer({ onSent, above }: { onSent?: () => void; above?: Compo
             class="icon-btn send-btn"
             aria-label={active ? 'Queue message' : 'Send message'}
             title={active ? 'Queue (Enter)' : 'Send (Enter)'}
-            disabled={!text.trim()}
+            disabled={!canSend}
             onClick={submit}
           >
             <Icon name="send" size={18} />

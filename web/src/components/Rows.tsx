@@ -8,6 +8,8 @@ import { copyText } from '../markdown.ts';
 import { useStore, type Row, type Run, type Step } from '../store.ts';
 import { Icon, stepIcon } from './icons.tsx';
 import { Markdown } from './Markdown.tsx';
+import { AttachmentList } from './Attachments.tsx';
+import { splitAttachments, type AttachmentRef } from '../attachments.ts';
 
 const time = (ts: number) => new Date(ts).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
 const fullTime = (ts: number) => new Date(ts).toLocaleString();
@@ -32,10 +34,11 @@ function CopyButton({ text, label = 'Copy message' }: { text: () => string; labe
   );
 }
 
-function UserBubble({ content, children, status }: { content: string; children?: preact.ComponentChildren; status?: string }) {
+function UserBubble({ content, files = [], children, status }: { content: string; files?: AttachmentRef[]; children?: preact.ComponentChildren; status?: string }) {
   return (
     <div class="msg msg-user" data-role="user" data-status={status}>
-      <div class="bubble">{content}</div>
+      {content && <div class="bubble">{content}</div>}
+      <AttachmentList files={files} />
       {children}
     </div>
   );
@@ -48,9 +51,10 @@ class MessageRow extends Component<{ message: Message; queued?: boolean }> {
 
   override render({ message, queued }: { message: Message; queued?: boolean }) {
     if (message.role === 'user') {
+      const { text, files } = splitAttachments(message.content);
       return (
         <div class="row-wrap" data-message-id={message.id}>
-          <UserBubble content={message.content} status={queued ? 'queued' : undefined}>
+          <UserBubble content={text} files={files} status={queued ? 'queued' : undefined}>
             <div class="msg-foot">
               {queued && <span class="badge">Queued</span>}
               <time dateTime={new Date(message.createdAt).toISOString()} title={fullTime(message.createdAt)}>
@@ -219,7 +223,7 @@ function RunRow({ traceId }: { traceId: string }) {
 function LocalRow({ row }: { row: Extract<Row, { kind: 'local' }> }) {
   return (
     <div class="row-wrap">
-      <UserBubble content={row.content} status={row.state}>
+      <UserBubble content={row.content} files={row.attachments} status={row.state}>
         <div class="msg-foot">
           {row.state === 'sending' && <span class="muted">Sending…</span>}
           {row.state === 'failed' && (

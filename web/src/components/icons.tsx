@@ -84,6 +84,7 @@ const paths: Record<string, ComponentChild> = {
       <circle cx="12" cy="20" r=".8" fill="currentColor" />
     </>
   ),
+  paperclip: <path d="m20 11.5-8.1 8.1a5 5 0 0 1-7.1-7.1l8.5-8.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4l7.8-7.8" />,
   back: <path d="M15 6l-6 6 6 6" />,
   retry: <path d="M4 12a8 8 0 1 0 2.4-5.7M4 4v4h4" />,
 };
