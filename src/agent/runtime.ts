@@ -41,6 +41,8 @@ export interface RuntimeDeps {
 
 interface Submission {
   requestId: string;
+  /** The saved user message (none for a steer's resumed run: its prompt is saved by steer). */
+  messageId?: number;
   sessionId: string;
   prompt: string;
   provider?: ProviderId;
@@ -105,9 +107,9 @@ export class AgentRuntime {
     if (this.queue.length >= MAX_QUEUE) throw new ApiError(429, 'QUEUE_FULL', `${MAX_QUEUE} messages are already waiting; stop or wait for the agent.`);
     const requestId = newId('req');
     const queued = Boolean(this.active) || this.queue.length > 0;
-    this.deps.chat.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { requestId } });
+    const saved = this.deps.chat.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { requestId } });
     this.deps.bus.publish('new_message', { role: 'user', content: input.prompt, sessionId: input.sessionId, queued, requestId });
-    this.queue.push({ requestId, sessionId: input.sessionId, prompt: input.prompt, provider: input.provider, sinks: new Set(input.sink ? [input.sink] : []) });
+    this.queue.push({ requestId, messageId: saved.id, sessionId: input.sessionId, prompt: input.prompt, provider: input.provider, sinks: new Set(input.sink ? [input.sink] : []) });
     this.publishQueue();
     this.pump();
     return { requestId, queued };
@@ -177,6 +179,8 @@ export class AgentRuntime {
     if (this.active || this.closed) return;
     const next = this.queue.shift();
     if (!next) return;
+    // saved when it was sent; in the history it belongs after the answers that came before its turn
+    if (next.messageId !== undefined) this.deps.chat.moveToEnd(next.messageId);
     const run: ActiveRun = {
       submission: next,
       traceId: newId('tr', 12),

@@ -52,6 +52,8 @@ export const catalogue = {
     content: z.string(),
     sessionId: z.string(),
     createdAt: z.number(),
+    /** Set when a queued message moved behind the answers saved while it waited: its old id. */
+    replaces: z.number().int().optional(),
   })),
   new_message: define('chat', 'public', z.object({
     role: z.literal('user'),

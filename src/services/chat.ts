@@ -44,14 +44,29 @@ export class ChatService {
   saveMessage(input: { sessionId: string; role: MessageRole; content: string; meta?: Record<string, unknown> }): Message {
     const message = this.messages.insert(input);
     this.sessions.touch(input.sessionId, message.createdAt);
+    this.publishMessage(message);
+    return message;
+  }
+
+  /**
+   * A queued message whose turn has come moves behind the answers saved while it waited, so the
+   * history reads in turn order; the `message` event says which id it `replaces`.
+   */
+  moveToEnd(id: number): Message | undefined {
+    const moved = this.messages.moveToEnd(id);
+    if (moved) this.publishMessage(moved, id);
+    return moved;
+  }
+
+  private publishMessage(message: Message, replaces?: number): void {
     this.bus.publish('message', {
       id: message.id,
       role: message.role,
       content: message.content,
       sessionId: message.sessionId,
       createdAt: message.createdAt,
+      ...(replaces !== undefined ? { replaces } : {}),
     });
-    return message;
   }
 
   private publishList(): void {

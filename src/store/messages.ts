@@ -94,6 +94,8 @@ export class MessageRepo {
   private readonly windowSessionStmt;
   private readonly getStmt;
   private readonly deleteSessionStmt;
+  private readonly deleteStmt;
+  private readonly newerStmt;
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -127,6 +129,8 @@ export class MessageRepo {
     this.windowSessionStmt = db.prepare(windowSql('JOIN messages m ON m.id = messages_fts.rowid AND m.session_id = ?')).pluck();
     this.getStmt = db.prepare('SELECT * FROM messages WHERE id = ?');
     this.deleteSessionStmt = db.prepare('DELETE FROM messages WHERE session_id = ?');
+    this.deleteStmt = db.prepare('DELETE FROM messages WHERE id = ?');
+    this.newerStmt = db.prepare('SELECT 1 FROM messages WHERE session_id = ? AND id > ? LIMIT 1').pluck();
   }
 
   insert(input: {
@@ -153,6 +157,20 @@ export class MessageRepo {
       createdAt,
       ...(meta ? { meta } : {}),
     };
+  }
+
+  /**
+   * Gives a message a new id after every other message of its session (same content, meta and
+   * time), so id order is turn order: a queued user message moves behind the answer it waited for.
+   * Undefined when it is already the newest (nothing changes) or does not exist.
+   */
+  moveToEnd(id: number): Message | undefined {
+    return this.db.transaction(() => {
+      const message = this.get(id);
+      if (!message || !this.newerStmt.get(message.sessionId, id)) return undefined;
+      this.deleteStmt.run(id);
+      return this.insert(message);
+    })();
   }
 
   get(id: number): Message | undefined {

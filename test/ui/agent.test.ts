@@ -74,10 +74,18 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     assert.equal(await queued.getAttribute('data-status'), null, 'no longer queued');
     assert.equal(await page.locator('.queue-chip').count(), 0);
     // order on screen: first question, its answer, second question, its answer
-    const order = await page.$$eval('.vl-row', (rows) =>
-      rows.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top).map((r) => (r.querySelector('article.run') ? 'answer' : r.textContent?.includes('first') ? 'first' : r.textContent?.includes('second') ? 'second' : '?')),
-    );
-    assert.deepEqual(order, ['first', 'answer', 'second', 'answer']);
+    const order = () =>
+      page.$$eval('.vl-row', (rows) =>
+        rows
+          .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+          .map((r) => (r.querySelector('article.run, .msg-assistant') ? 'answer' : r.textContent?.includes('first') ? 'first' : r.textContent?.includes('second') ? 'second' : '?')),
+      );
+    assert.deepEqual(await order(), ['first', 'answer', 'second', 'answer']);
+    // the same order from the history after a reload (the queued message moved behind the first answer)
+    await page.reload();
+    await page.waitForSelector('#app[data-ready]');
+    await until(async () => (await page.locator('.msg-assistant').count()) === 2, 'the history');
+    assert.deepEqual(await order(), ['first', 'answer', 'second', 'answer']);
     assert.deepEqual(realErrors(errors), []);
     await context.close();
     await server.close();

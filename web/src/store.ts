@@ -474,8 +474,9 @@ export function applyEvent(ev: LiveEvent): void {
   }
 }
 
-function onMessage(m: Message): void {
+function onMessage(m: Message & { replaces?: number }): void {
   const message: Message = { id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAt: m.createdAt };
+  if (typeof m.replaces === 'number' && replaceMessage(m.replaces, message)) return;
   setState((s) => ({
     sessions: s.sessions.map((x) => (x.id === message.sessionId ? { ...x, updatedAt: message.createdAt } : x)),
   }));
@@ -505,6 +506,27 @@ function onMessage(m: Message): void {
     }
     return { rows, ids, after: Math.max(v.after ?? 0, message.id), before: v.before ?? message.id };
   });
+}
+
+/**
+ * A queued message moved behind the answers saved while it waited (it got a new id): the row it
+ * has keeps its place on screen and takes the new id. False when this page does not show it.
+ */
+function replaceMessage(oldId: number, message: Message): boolean {
+  const index = state.view.rows.findIndex((r) => r.kind === 'message' && r.message.id === oldId);
+  if (index === -1 || message.sessionId !== state.view.sessionId) return false;
+  setState((s) => {
+    const rows = s.view.rows.slice();
+    rows[index] = { ...(rows[index] as Extract<Row, { kind: 'message' }>), key: `m${message.id}`, message };
+    const ids = new Set(s.view.ids);
+    ids.delete(oldId);
+    ids.add(message.id);
+    return {
+      view: { ...s.view, rows, ids, after: Math.max(s.view.after ?? 0, message.id) },
+      queuedIds: s.queuedIds.map((id) => (id === oldId ? message.id : id)),
+    };
+  });
+  return true;
 }
 
 /** Whether a message being sent is the one just saved: the same text and the same attached files. */

@@ -138,6 +138,16 @@ describe('agent runs through the real server (fake CLIs replaying recordings)', 
     const firstDone = lifecycle.findIndex((d) => d.event === 'agent_done' && d.traceId === firstLines.at(-1).traceId);
     const secondStart = lifecycle.findIndex((d) => d.event === 'agent_status' && d.status === 'running' && d.traceId === secondLines.at(-1).traceId);
     assert.ok(firstDone !== -1 && secondStart > firstDone);
+    // the history reads in turn order: the queued message moved behind the first answer when its
+    // turn came (a new id; the `message` event says which one it replaces)
+    const history = (await getJson(`${server.url}/api/messages?limit=4`)).body.messages;
+    assert.deepEqual(history.map((m: any) => `${m.role}:${m.content.split(' ')[0]}`), ['user:first', 'assistant:Hello', 'user:second', 'assistant:Hello']);
+    const savedAt = sse.messages.find((m) => m.data.event === 'message' && m.data.content === 'second scenario:text' && m.data.replaces === undefined)!.data;
+    const moved = sse.messages.find((m) => m.data.event === 'message' && m.data.replaces === savedAt.id)!.data;
+    assert.equal(moved.id, history[2].id);
+    assert.ok(moved.id > history[1].id);
+    assert.equal(moved.createdAt, savedAt.createdAt, 'it keeps the time it was sent');
+    assert.equal((await getJson(`${server.url}/api/messages/search?q=second`)).body.results[0].id, moved.id, 'search finds it under its new id');
     sse.close();
   });
 
