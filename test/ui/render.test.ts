@@ -217,6 +217,20 @@ describe('web UI: rendering messages and live runs', () => {
     await page.getByRole('button', { name: /^Theme: system/ }).click();
     await until(() => page.evaluate(() => document.documentElement.dataset.theme === 'light'), 'the light theme');
     assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(255, 255, 255)');
+    assert.equal(await page.evaluate(() => getComputedStyle(document.body).color), 'rgb(29, 33, 39)', 'light text too');
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+
+  test('a system in light mode: light by default, and the dark theme can be chosen', async () => {
+    const { page, context, errors } = await openPage(browser, server, { colorScheme: 'light' });
+    const colors = () => page.evaluate(() => ({ bg: getComputedStyle(document.body).backgroundColor, text: getComputedStyle(document.body).color }));
+    assert.deepEqual(await colors(), { bg: 'rgb(255, 255, 255)', text: 'rgb(29, 33, 39)' });
+    await page.getByRole('button', { name: /^Theme: system/ }).click();
+    await page.getByRole('button', { name: /^Theme: light/ }).click();
+    await until(() => page.evaluate(() => document.documentElement.dataset.theme === 'dark'), 'the dark theme');
+    assert.deepEqual(await colors(), { bg: 'rgb(27, 28, 31)', text: 'rgb(232, 233, 235)' });
+    await shot(page, 'wide-dark-chosen');
     assert.deepEqual(realErrors(errors), []);
     await context.close();
   });
