@@ -6,6 +6,7 @@
 // Every file is written to a temporary name and renamed into place, so a server (or a second
 // build running at the same time, as parallel tests do) never reads a half-written file.
 import { build } from 'esbuild';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +33,8 @@ export async function buildWeb({ dev = false } = {}) {
     bundle: true,
     format: 'esm',
     platform: 'browser',
-    target: ['chrome110', 'firefox115', 'safari16'],
+    // the first versions with CSS light-dark(), which the palette is written in
+    target: ['chrome123', 'firefox120', 'safari17.5'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
     minify: !dev,
@@ -53,6 +55,11 @@ export async function buildWeb({ dev = false } = {}) {
   for (const file of result.outputFiles) {
     writeAtomic(file.path, file.contents);
     written.add(basename(file.path));
+    // Compressed once here, served as they are (the server's static files use preCompressed):
+    // the bundle goes over the wire at about a quarter of its size, at no cost per request.
+    writeAtomic(`${file.path}.br`, brotliCompressSync(file.contents, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    writeAtomic(`${file.path}.gz`, gzipSync(file.contents, { level: 9 }));
+    written.add(`${basename(file.path)}.br`).add(`${basename(file.path)}.gz`);
     if (file.path.endsWith('.js')) js = file.path;
     if (file.path.endsWith('.css')) css = file.path;
   }

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { get as httpGet } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { getJson, startServer, type TestServer } from '../support/server.ts';
 import { buildWeb, ROOT } from './helpers.ts';
 
@@ -48,6 +50,31 @@ describe('serving the web UI', () => {
     assert.match(favicon.headers.get('content-type') ?? '', /svg/);
   });
 
+  test('assets go out brotli- or gzip-compressed to clients that accept it, identical once decoded', async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const script = /src="(\/assets\/app-[A-Z0-9]+\.js)"/.exec(html)![1]!;
+    const original = readFileSync(join(ROOT, 'web', 'dist', script));
+    const get = (encoding: string) =>
+      new Promise<{ encoding?: string; vary?: string; body: Buffer }>((resolve, reject) => {
+        httpGet(`${server.url}${script}`, { headers: { 'accept-encoding': encoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ encoding: res.headers['content-encoding'], vary: String(res.headers.vary ?? ''), body: Buffer.concat(chunks) }));
+        }).on('error', reject);
+      });
+    const br = await get('gzip, deflate, br');
+    assert.equal(br.encoding, 'br');
+    assert.match(br.vary!, /accept-encoding/i);
+    assert.ok(br.body.length < original.length / 2, `${br.body.length} of ${original.length} bytes`);
+    assert.deepEqual(brotliDecompressSync(br.body), original);
+    const gz = await get('gzip');
+    assert.equal(gz.encoding, 'gzip');
+    assert.deepEqual(gunzipSync(gz.body), original);
+    const plain = await get('identity');
+    assert.equal(plain.encoding, undefined);
+    assert.deepEqual(plain.body, original);
+  });
+
   test('unknown files are 404s, and the API keeps its JSON errors', async () => {
     assert.equal((await fetch(`${server.url}/assets/app-NOPE.js`)).status, 404);
     assert.equal((await fetch(`${server.url}/assets/../../package.json`)).status, 404);
@@ -56,10 +83,14 @@ describe('serving the web UI', () => {
     assert.equal(api.body.error, 'NOT_FOUND');
   });
 
-  test('the build writes only the current hashed assets', () => {
+  test('the build writes only the current hashed assets, each with its .br and .gz', () => {
     const assets = readdirSync(join(ROOT, 'web', 'dist', 'assets'));
-    assert.equal(assets.filter((n) => n.endsWith('.js')).length, 1, assets.join(' '));
-    assert.equal(assets.filter((n) => n.endsWith('.css')).length, 1, assets.join(' '));
+    for (const ext of ['.js', '.css']) {
+      const [bundle, ...others] = assets.filter((n) => n.endsWith(ext));
+      assert.ok(bundle && others.length === 0, assets.join(' '));
+      assert.ok(assets.includes(`${bundle}.br`) && assets.includes(`${bundle}.gz`), assets.join(' '));
+    }
+    assert.equal(assets.length, 6, assets.join(' '));
     assert.ok(!assets.some((n) => n.includes('.tmp-')));
   });
 

@@ -71,6 +71,10 @@ export const uiRoutes: RouteModule = (app, ctx) => {
       index: false,
       list: false,
       dotfiles: 'deny',
+      // the build writes .br and .gz beside each file: sent to clients that accept them (and a
+      // cache between must keep the variants apart)
+      preCompressed: true,
+      setHeaders: (res) => res.setHeader('Vary', 'Accept-Encoding'),
       // Names carry a content hash: a changed file is a new URL.
       cacheControl: true,
       maxAge: '365d',
