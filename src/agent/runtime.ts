@@ -3,6 +3,7 @@
 // and writes the same steps to the NDJSON streams of the requests waiting on the run.
 import type { EventBus } from '../events/bus.ts';
 import type { ChatService } from '../services/chat.ts';
+import type { ChatSession } from '../store/chat-sessions.ts';
 import type { SettingsService } from '../services/settings.ts';
 import type { ProviderSessionRepo, RunRepo } from '../store/agent-store.ts';
 import { newId } from '../store/ids.ts';
@@ -56,6 +57,8 @@ interface ActiveRun {
   startedAt: number;
   attempt?: Attempt;
   stopReason?: string;
+  /** Its chat session was cleared or deleted: the answer has nowhere to go and is not saved. */
+  discardAnswer?: boolean;
   wake?: () => void;
   toolLog: ToolLog;
   /** Every text chunk streamed so far, across attempts (what `agent_output` offsets index into). */
@@ -160,11 +163,25 @@ export class AgentRuntime {
 
   /** Empties a chat session: stops its run, deletes its messages, and forgets its provider sessions. */
   clearSession(sessionId: string): { deleted: number } {
-    if (this.active?.submission.sessionId === sessionId || this.queue.some((s) => s.sessionId === sessionId)) this.stop('conversation cleared');
+    this.stopSessionWork(sessionId, 'conversation cleared');
     const deleted = this.deps.chat.messages.deleteSession(sessionId);
     this.deps.providerSessions.forget(sessionId);
     this.deps.bus.publish('chat_cleared', { sessionId });
     return { deleted };
+  }
+
+  /** Deletes a chat session (its run stopped first); returns the session active afterwards. */
+  deleteSession(sessionId: string): ChatSession {
+    this.deps.chat.requireSession(sessionId);
+    this.stopSessionWork(sessionId, 'conversation deleted');
+    return this.deps.chat.deleteSession(sessionId);
+  }
+
+  /** Stops the run and drops the queue when any of it belongs to this chat session. */
+  private stopSessionWork(sessionId: string, reason: string): void {
+    const run = this.active?.submission.sessionId === sessionId ? this.active : undefined;
+    if (run) run.discardAnswer = true;
+    if (run || this.queue.some((s) => s.sessionId === sessionId)) this.stop(reason);
   }
 
   async close(): Promise<void> {
@@ -195,7 +212,12 @@ export class AgentRuntime {
     this.active = run;
     this.publishQueue();
     this.current = this.execute(run)
-      .catch((err: unknown) => console.error('svc: agent run failed unexpectedly:', err))
+      .catch((err: unknown) => {
+        // a bug, not a provider failure: say so, and never leave a client waiting for `done`
+        console.error('svc: agent run failed unexpectedly:', err);
+        this.deps.bus.publish('agent_status', { status: 'error', traceId: run.traceId, provider: run.provider });
+        this.finishSinks(run.submission.sinks, { type: 'done', status: 'error', text: '', reason: `internal error: ${(err as Error).message}`, traceId: run.traceId });
+      })
       .finally(() => {
         this.active = undefined;
         this.publishQueue();
@@ -371,7 +393,7 @@ export class AgentRuntime {
     const traceId = run.traceId;
     const usage = Object.keys(run.usage).length ? run.usage : undefined;
     let messageId: number | undefined;
-    if (outcome.text && outcome.status !== 'error') {
+    if (outcome.text && outcome.status !== 'error' && !run.discardAnswer) {
       const meta = { traceId, provider: run.provider, ...(outcome.status === 'stopped' ? { interrupted: true } : {}), ...(usage ? { usage } : {}) };
       messageId = chat.saveMessage({ sessionId, role: 'assistant', content: outcome.text, meta }).id;
     }

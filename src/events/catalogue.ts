@@ -68,6 +68,8 @@ export const catalogue = {
   chat_cleared: define('chat', 'public', z.object({ sessionId: z.string() })),
   /** The provider sessions of a chat session were forgotten: the next message starts fresh. */
   session_reset: define('session', 'public', z.object({ sessionId: z.string() })),
+  /** A chat session and its messages were deleted: clients drop it (and leave it if they show it). */
+  session_deleted: define('session', 'public', z.object({ sessionId: z.string() })),
   session_list: define('session', 'public', z.object({
     sessions: z.array(z.object({ id: z.string(), title: z.string(), active: z.boolean(), updatedAt: z.number() })),
   })),

@@ -51,6 +51,9 @@ export function formatSize(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/** The first line of the block withAttachments() appends (the UI and session titles find it by this). */
+export const ATTACHMENTS_HEADER = 'Attached files:';
+
 export interface AttachedFile {
   /** Absolute path on the server's disk (the agent's CLI reads it from there). */
   path: string;
@@ -66,6 +69,6 @@ export interface AttachedFile {
 export function withAttachments(prompt: string, files: AttachedFile[]): string {
   if (files.length === 0) return prompt;
   const lines = files.map((f) => `- ${f.path} (${f.type.split(';')[0]!.trim()}, ${formatSize(f.size)})`);
-  const block = ['Attached files:', ...lines].join('\n');
+  const block = [ATTACHMENTS_HEADER, ...lines].join('\n');
   return prompt ? `${prompt}\n\n${block}` : block;
 }

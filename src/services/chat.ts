@@ -1,9 +1,10 @@
 // Chat sessions and messages as the rest of the service sees them: every change is stored and
 // then published on the bus.
 import type { EventBus } from '../events/bus.ts';
-import type { ChatSession, ChatSessionRepo } from '../store/chat-sessions.ts';
+import { DEFAULT_SESSION_TITLE, type ChatSession, type ChatSessionRepo } from '../store/chat-sessions.ts';
 import type { Message, MessageRepo, MessageRole } from '../store/messages.ts';
 import { notFound } from '../http/errors.ts';
+import { titleFromMessage } from './session-title.ts';
 
 export class ChatService {
   constructor(
@@ -25,7 +26,7 @@ export class ChatService {
   }
 
   createSession(title: string | undefined, activate: boolean): ChatSession {
-    const session = this.sessions.create(title?.trim() || 'New chat');
+    const session = this.sessions.create(title?.trim() || DEFAULT_SESSION_TITLE);
     this.bus.publish('session_created', { sessionId: session.id, title: session.title });
     if (activate) return this.switchSession(session.id);
     this.publishList();
@@ -40,11 +41,41 @@ export class ChatService {
     return this.requireSession(id);
   }
 
-  /** Saves a message and publishes it as the `message` event. */
+  renameSession(id: string, title: string): ChatSession {
+    this.requireSession(id);
+    this.sessions.rename(id, title);
+    this.publishList();
+    return this.requireSession(id);
+  }
+
+  /**
+   * Deletes a session with its messages. When it was the active one, the most recently used other
+   * session (or a fresh one) becomes active. Returns the active session afterwards.
+   */
+  deleteSession(id: string): ChatSession {
+    const wasActive = this.requireSession(id).active;
+    this.sessions.delete(id);
+    const active = this.sessions.ensureActive();
+    this.bus.publish('session_deleted', { sessionId: id });
+    if (wasActive) this.bus.publish('session_switched', { sessionId: active.id });
+    this.publishList();
+    return active;
+  }
+
+  /**
+   * Saves a message and publishes it as the `message` event. The first user message of a session
+   * nobody has named yet gives it its title.
+   */
   saveMessage(input: { sessionId: string; role: MessageRole; content: string; meta?: Record<string, unknown> }): Message {
+    const untitled = input.role === 'user' && this.sessions.get(input.sessionId)?.title === DEFAULT_SESSION_TITLE && this.messages.count(input.sessionId) === 0;
     const message = this.messages.insert(input);
     this.sessions.touch(input.sessionId, message.createdAt);
     this.publishMessage(message);
+    const title = untitled ? titleFromMessage(input.content) : undefined;
+    if (title) {
+      this.sessions.rename(input.sessionId, title);
+      this.publishList();
+    }
     return message;
   }
 

@@ -3,6 +3,9 @@
 import type { Db } from './db.ts';
 import { newId } from './ids.ts';
 
+/** The title of a session nobody has named yet (its first message names it: src/services/session-title.ts). */
+export const DEFAULT_SESSION_TITLE = 'New chat';
+
 export interface ChatSession {
   id: string;
   title: string;
@@ -65,11 +68,21 @@ export class ChatSessionRepo {
     })();
   }
 
+  /** Returns false when no such session exists. */
+  rename(id: string, title: string): boolean {
+    return this.db.prepare('UPDATE chat_sessions SET title = ? WHERE id = ?').run(title, id).changes === 1;
+  }
+
+  /** Deletes a session; its messages and provider sessions go with it (foreign keys cascade). */
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM chat_sessions WHERE id = ?').run(id).changes === 1;
+  }
+
   touch(id: string, now = Date.now()): void {
     this.db.prepare('UPDATE chat_sessions SET updated_at = ? WHERE id = ?').run(now, id);
   }
 
-  ensureActive(defaultTitle = 'New chat'): ChatSession {
+  ensureActive(defaultTitle = DEFAULT_SESSION_TITLE): ChatSession {
     const current = this.active();
     if (current) return current;
     const newest = this.list(1)[0] ?? this.create(defaultTitle);

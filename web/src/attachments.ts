@@ -8,6 +8,8 @@
 //
 // The UI shows the text as the bubble and the block as chips and thumbnails served from /media/.
 
+import { ATTACHMENTS_HEADER } from '../../src/services/attachments.ts';
+
 export interface AttachmentRef {
   /** The media file name (GET /media/<filename>). */
   filename: string;
@@ -16,7 +18,7 @@ export interface AttachmentRef {
   size: string;
 }
 
-const HEADER = 'Attached files:';
+const HEADER = ATTACHMENTS_HEADER;
 const LINE = /^- (.+) \(([^,()]+), ([^()]+)\)$/;
 
 /** Splits a message into its text and the files of its attachment block (none when there is no block). */

@@ -74,6 +74,18 @@ export const messageRoutes: RouteModule = (app, ctx) => {
     return { session };
   });
 
+  app.patch('/api/chat-sessions/:id', async (request) => {
+    const { id } = parseInput(z.strictObject({ id: sessionRef }), request.params, 'params');
+    const { title } = parseInput(z.strictObject({ title: z.string().trim().min(1, 'the title is empty').max(200) }), request.body, 'body');
+    return { session: ctx.chat.renameSession(id, title) };
+  });
+
+  app.delete('/api/chat-sessions/:id', async (request) => {
+    const { id } = parseInput(z.strictObject({ id: sessionRef }), request.params, 'params');
+    const active = ctx.agent.deleteSession(id);
+    return { deleted: id, activeId: active.id };
+  });
+
   app.post('/api/chat-sessions/:id/switch', async (request) => {
     const { id } = parseInput(z.strictObject({ id: sessionRef }), request.params, 'params');
     return { session: ctx.chat.switchSession(id) };
