@@ -35,15 +35,15 @@ describe('web UI: access token for remote use', () => {
     await dialog.waitFor();
     await page.waitForTimeout(500);
     assert.deepEqual(sockets, [], 'a refused event channel is not retried over the WebSocket');
-    assert.equal(await page.locator('text=only with the token').count(), 0);
+    assert.equal(await page.locator('.vl-row >> text=only with the token').count(), 0);
     await dialog.getByLabel('Token').fill(server.app.context.token);
     await dialog.getByRole('button', { name: 'Connect' }).click();
     await page.waitForSelector('#app[data-ready]');
-    await page.locator('text=only with the token').waitFor();
+    await page.locator('.vl-row >> text=only with the token').waitFor();
     await until(async () => (await page.locator('.status-pill').getAttribute('data-phase')) === 'open', 'the event channel');
     assert.ok(eventUrls.some((u) => new URL(u).searchParams.get('token') === server.app.context.token), 'EventSource carries ?token=');
     server.app.context.chat.saveMessage({ sessionId: server.app.context.chat.activeSession().id, role: 'assistant', content: 'live with the token' });
-    await page.locator('text=live with the token').waitFor({ timeout: 5000 });
+    await page.locator('.vl-row >> text=live with the token').waitFor({ timeout: 5000 });
     assert.equal(await dialog.count(), 0);
     await context.close();
   });
@@ -53,7 +53,7 @@ describe('web UI: access token for remote use', () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/#token=${encodeURIComponent(server.app.context.token)}`);
     await page.waitForSelector('#app[data-ready]');
-    await page.locator('text=only with the token').waitFor();
+    await page.locator('.vl-row >> text=only with the token').waitFor();
     assert.equal(new URL(page.url()).hash, '');
     await context.close();
   });

@@ -53,7 +53,7 @@ describe('web UI: live connection', () => {
     server.app.http.server.closeAllConnections();
     server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'said while the connection was down' });
     server.app.context.bus.publish('queue_update', { pending: 2, active: true });
-    await page.locator('text=said while the connection was down').waitFor({ timeout: 10_000 });
+    await page.locator('.vl-row >> text=said while the connection was down').waitFor({ timeout: 10_000 });
     await until(async () => (await page.locator('.queue-chip').textContent()) === '2 queued', 'the replayed queue state');
     assert.equal(messageRequests.length, before, 'replayed from the cursor: no reload from the API');
     assert.equal(await bannerEverSeen(page), false);
@@ -63,7 +63,7 @@ describe('web UI: live connection', () => {
     await until(async () => (await phase(second.page)) === 'open', 'the second page');
     server.app.http.server.closeAllConnections();
     server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'said before the second page had any event' });
-    await second.page.locator('text=said before the second page had any event').waitFor({ timeout: 10_000 });
+    await second.page.locator('.vl-row >> text=said before the second page had any event').waitFor({ timeout: 10_000 });
     assert.deepEqual(realErrors([...errors, ...second.errors]), []);
     await second.context.close();
     await context.close();
@@ -86,14 +86,14 @@ describe('web UI: live connection', () => {
     server = await startServer({ home, port });
     // published by the new server before the page is back
     server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'published right after the restart' });
-    await page.locator('text=published right after the restart').waitFor({ timeout: 10_000 });
+    await page.locator('.vl-row >> text=published right after the restart').waitFor({ timeout: 10_000 });
     await until(async () => (await phase(page)) === 'open', 'the reconnection');
     // and live events keep coming
     server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'published after the reconnection' });
-    await page.locator('text=published after the reconnection').waitFor({ timeout: 5000 });
+    await page.locator('.vl-row >> text=published after the reconnection').waitFor({ timeout: 5000 });
     assert.equal(await bannerEverSeen(page), false, 'a quick reconnect shows no disconnected message');
-    assert.equal(await page.locator('text=before the restart').count(), 1, 'nothing is shown twice');
-    assert.equal(await page.locator('text=published right after the restart').count(), 1);
+    assert.equal(await page.locator('.vl-row >> text=before the restart').count(), 1, 'nothing is shown twice');
+    assert.equal(await page.locator('.vl-row >> text=published right after the restart').count(), 1);
     assert.deepEqual(realErrors(errors), []);
     await context.close();
     await server.close();
@@ -123,7 +123,7 @@ describe('web UI: live connection', () => {
     server = await startServer({ home, port });
     server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'back after ten seconds' });
     await until(async () => !(await bannerShown(page)), 'the message to clear', 8000);
-    await page.locator('text=back after ten seconds').waitFor({ timeout: 5000 });
+    await page.locator('.vl-row >> text=back after ten seconds').waitFor({ timeout: 5000 });
     assert.equal(await phase(page), 'open');
     await context.close();
     await server.close();
@@ -144,7 +144,7 @@ describe('web UI: live connection', () => {
     assert.equal(sockets.length, 1);
     assert.match(sockets[0]!, /\/ws$/);
     server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'delivered over the WebSocket' });
-    await page.locator('text=delivered over the WebSocket').waitFor({ timeout: 5000 });
+    await page.locator('.vl-row >> text=delivered over the WebSocket').waitFor({ timeout: 5000 });
     server.app.context.bus.publish('queue_update', { pending: 0, active: true });
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor({ timeout: 5000 });
     assert.deepEqual(realErrors(errors), []);

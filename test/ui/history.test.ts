@@ -7,6 +7,8 @@ import { getJson, sendJson, startServer, type TestServer } from '../support/serv
 import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 const TOTAL = 300;
+/** The main session's title: its first user message named it (it was "New chat"). */
+const MAIN_TITLE = 'message number 1';
 
 describe('web UI: history, sessions, search, settings', () => {
   let server: TestServer;
@@ -108,8 +110,8 @@ describe('web UI: history, sessions, search, settings', () => {
   test('sessions: list, switch (both ways), create', async () => {
     const { page, context, errors } = await openPage(browser, server);
     const items = page.locator('.sessions .session');
-    assert.deepEqual(await items.locator('.session-title').allTextContents(), ['New chat', 'Zoo notes']);
-    assert.equal(await page.locator('.session.active .session-title').textContent(), 'New chat');
+    assert.deepEqual(await items.locator('.session-title').allTextContents(), [MAIN_TITLE, 'Zoo notes']);
+    assert.equal(await page.locator('.session.active .session-title').textContent(), MAIN_TITLE);
 
     await page.locator(`[data-session-id="${otherId}"]`).click();
     await page.waitForSelector('.msg-user .bubble >> text=tell me about zebra stripes');
@@ -120,7 +122,7 @@ describe('web UI: history, sessions, search, settings', () => {
     // switched elsewhere (another tab, the CLI): this page follows
     await sendJson(`${server.url}/api/chat-sessions/${mainId}/switch`, 'POST', {});
     await page.waitForSelector('text=message number 300');
-    assert.equal(await page.locator('.session.active .session-title').textContent(), 'New chat');
+    assert.equal(await page.locator('.session.active .session-title').textContent(), MAIN_TITLE);
 
     await page.getByRole('button', { name: 'New chat', exact: true }).click();
     await page.waitForSelector('.empty h2');
@@ -229,6 +231,316 @@ describe('web UI: history, sessions, search, settings', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await until(() => !('MY_API_KEY' in server.app.context.settings.get().agent.env), 'the variable to be removed');
     assert.deepEqual(realErrors(errors).filter((e) => !/400/.test(e)), []);
+    await context.close();
+  });
+
+  // ── renaming and deleting sessions ──────────────────────────────────────────────────────
+
+  /** The row of a session in the sidebar (also while its title is being edited). */
+  const rowOf = (page: Page, id: string) => page.locator(`.sessions [data-row="${id}"]`);
+  const titleIn = (page: Page, id: string) => rowOf(page, id).locator('.session-title').textContent();
+  const opacity = (locator: ReturnType<Page['locator']>) => locator.evaluate((el) => getComputedStyle(el).opacity);
+  const listed = async (id: string) =>
+    ((await getJson(`${server.url}/api/chat-sessions`)).body.sessions as { id: string; title: string }[]).find((x) => x.id === id);
+  /** PATCH and DELETE requests the page sends. */
+  const recordWrites = (page: Page) => {
+    const writes: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PATCH' || r.method() === 'DELETE') writes.push(`${r.method()} ${new URL(r.url()).pathname}`);
+    });
+    return writes;
+  };
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return { tag: el?.tagName, text: el?.textContent?.trim(), label: el?.getAttribute('aria-label'), cls: el?.className, row: el?.closest('[data-row]')?.getAttribute('data-row') };
+    });
+
+  test('sessions: rename in the sidebar (Enter or leaving the field saves; Escape and an empty title send nothing)', async () => {
+    const { chat } = server.app.context;
+    const trip = chat.createSession('Trip plans', false);
+    const { page, context, errors } = await openPage(browser, server);
+    const writes = recordWrites(page);
+    const row = rowOf(page, trip.id);
+    const rename = row.getByRole('button', { name: 'Rename "Trip plans"' });
+    const remove = row.getByRole('button', { name: 'Delete "Trip plans"' });
+    assert.equal(await rename.getAttribute('title'), 'Rename chat');
+    assert.equal(await remove.getAttribute('title'), 'Delete chat');
+    // on a wide screen with a mouse the buttons show on hover only
+    const actions = row.locator('.session-actions');
+    await page.mouse.move(900, 400);
+    assert.equal(await opacity(actions), '0');
+    await row.hover();
+    assert.equal(await opacity(actions), '1');
+    // the title does not run under the buttons
+    const [titleBox, actionsBox] = await Promise.all([row.locator('.session-title').boundingBox(), row.locator('.session-actions').boundingBox()]);
+    assert.ok(titleBox!.x + titleBox!.width <= actionsBox!.x + 1, `title ${JSON.stringify(titleBox)} clear of ${JSON.stringify(actionsBox)}`);
+    await shot(page, 'sessions-hover');
+
+    // Escape: the title comes back unchanged and nothing is sent
+    await rename.click();
+    const input = row.getByRole('textbox', { name: 'Chat title' });
+    await input.waitFor();
+    assert.equal(await input.inputValue(), 'Trip plans');
+    assert.deepEqual(
+      await input.evaluate((el: HTMLInputElement) => [document.activeElement === el, el.selectionStart, el.selectionEnd]),
+      [true, 0, 'Trip plans'.length],
+      'the input has the focus and the title is selected',
+    );
+    await page.keyboard.type('Something else');
+    await page.keyboard.press('Escape');
+    await row.locator('.session-title').waitFor();
+    assert.equal(await titleIn(page, trip.id), 'Trip plans');
+    assert.equal((await focused(page)).label, 'Rename "Trip plans"', 'the focus is back on the rename button');
+    assert.equal(await input.count(), 0);
+
+    // Enter saves: typing replaces the selected title
+    await page.keyboard.press('Enter');
+    await input.waitFor();
+    await page.keyboard.type('Holiday plans');
+    await shot(page, 'sessions-rename');
+    await page.keyboard.press('Enter');
+    await until(async () => (await titleIn(page, trip.id)) === 'Holiday plans', 'the new title in the sidebar');
+    await until(async () => (await listed(trip.id))?.title === 'Holiday plans', 'the new title on the server');
+    assert.deepEqual(writes, [`PATCH /api/chat-sessions/${trip.id}`]);
+    assert.equal(await row.getByRole('button', { name: 'Rename "Holiday plans"' }).count(), 1, 'the labels name the new title');
+
+    // an empty title is not sent
+    await row.hover();
+    await row.getByRole('button', { name: 'Rename "Holiday plans"' }).click();
+    await input.fill('   ');
+    await input.press('Enter');
+    await row.locator('.session-title').waitFor();
+    assert.equal(await titleIn(page, trip.id), 'Holiday plans');
+
+    // leaving the field saves
+    await row.hover();
+    await row.getByRole('button', { name: 'Rename "Holiday plans"' }).click();
+    await input.fill('  Lisbon in May ');
+    await page.locator('#search-input').click();
+    await until(async () => (await listed(trip.id))?.title === 'Lisbon in May', 'the title saved on blur (trimmed)');
+    assert.equal(await titleIn(page, trip.id), 'Lisbon in May');
+    assert.equal(writes.length, 2, writes.join(', '));
+
+    // refused by the server: a toast says why and the old title stays
+    await page.route(`**/api/chat-sessions/${trip.id}`, (route) =>
+      route.request().method() === 'PATCH'
+        ? route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ error: 'INTERNAL', message: 'The disk is full.' }) })
+        : route.fallback(),
+    );
+    await row.hover();
+    await row.getByRole('button', { name: 'Rename "Lisbon in May"' }).click();
+    await input.fill('Never saved');
+    await input.press('Enter');
+    await page.locator('.toast', { hasText: 'Could not rename the chat: The disk is full.' }).waitFor();
+    await until(async () => (await titleIn(page, trip.id)) === 'Lisbon in May', 'the old title back');
+    assert.equal((await listed(trip.id))?.title, 'Lisbon in May');
+    assert.equal(writes.length, 3);
+    await page.unroute(`**/api/chat-sessions/${trip.id}`);
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+
+  test('sessions: delete a chat that is not shown, after confirming in its row (Cancel and Escape keep it)', async () => {
+    const { chat } = server.app.context;
+    const draft = chat.createSession('Old draft', false);
+    chat.saveMessage({ sessionId: draft.id, role: 'user', content: 'a draft to throw away' });
+    const { activeId } = (await getJson(`${server.url}/api/chat-sessions`)).body;
+    const { page, context, errors } = await openPage(browser, server);
+    const writes = recordWrites(page);
+    const row = rowOf(page, draft.id);
+    const confirm = row.getByRole('group', { name: 'Delete this chat?' });
+
+    // by keyboard: the buttons show when the focus is in the row
+    await page.mouse.move(900, 400);
+    await row.locator('.session').focus();
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).label, 'Rename "Old draft"');
+    assert.equal(await opacity(row.locator('.session-actions')), '1', 'shown on keyboard focus');
+    assert.equal(await row.getByRole('button', { name: 'Rename "Old draft"' }).evaluate((el) => getComputedStyle(el).outlineStyle), 'solid', 'visible focus');
+    await page.keyboard.press('Tab');
+    assert.equal((await focused(page)).label, 'Delete "Old draft"');
+    await page.keyboard.press('Enter');
+    await confirm.waitFor();
+    assert.equal(await confirm.locator('.session-confirm-text').textContent(), 'Delete this chat?');
+    assert.deepEqual(await focused(page).then((f) => [f.text, f.row]), ['Cancel', draft.id], 'Cancel has the focus');
+    await shot(page, 'sessions-delete-confirm');
+    // Escape keeps it; the focus goes back to the delete button
+    await page.keyboard.press('Escape');
+    await until(async () => (await confirm.count()) === 0, 'the confirmation to close');
+    assert.equal((await focused(page)).label, 'Delete "Old draft"');
+    // Cancel keeps it
+    await row.hover();
+    await row.getByRole('button', { name: 'Delete "Old draft"' }).click();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await until(async () => (await confirm.count()) === 0, 'the confirmation to close');
+    assert.equal(await titleIn(page, draft.id), 'Old draft');
+    assert.ok(await listed(draft.id), 'still on the server');
+    assert.deepEqual(writes, [], 'nothing was sent');
+
+    // Delete
+    await row.hover();
+    await row.getByRole('button', { name: 'Delete "Old draft"' }).click();
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click();
+    await until(async () => (await row.count()) === 0, 'the row to go');
+    assert.deepEqual(writes, [`DELETE /api/chat-sessions/${draft.id}`]);
+    assert.equal(await listed(draft.id), undefined, 'gone from GET /api/chat-sessions');
+    assert.equal(chat.messages.count(draft.id), 0, 'its messages went with it');
+    // what the page shows did not change
+    assert.equal((await getJson(`${server.url}/api/chat-sessions`)).body.activeId, activeId);
+    assert.equal(await page.locator('.session.active').getAttribute('data-session-id'), activeId);
+    assert.equal((await focused(page)).cls, 'session' + ((await focused(page)).row === activeId ? ' active' : ''), 'the focus moved to another row');
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+
+  test('sessions: deleting the chat on screen shows the most recent other one with its history', async () => {
+    const { chat } = server.app.context;
+    const scratch = chat.createSession('Scratch', false);
+    chat.saveMessage({ sessionId: scratch.id, role: 'user', content: 'scratch work to delete' });
+    // Zoo notes becomes the most recently used session after Scratch
+    chat.sessions.touch(otherId, Date.now() + 60_000);
+    const { page, context, errors } = await openPage(browser, server);
+    await page.locator(`[data-session-id="${scratch.id}"]`).click();
+    await page.waitForSelector('.msg-user .bubble >> text=scratch work to delete');
+    await until(async () => (await getJson(`${server.url}/api/chat-sessions`)).body.activeId === scratch.id, 'the server to switch');
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+
+    const row = rowOf(page, scratch.id);
+    await row.hover();
+    await row.getByRole('button', { name: 'Delete "Scratch"' }).click();
+    await row.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.waitForSelector('.msg-user .bubble >> text=tell me about zebra stripes');
+    assert.equal(await page.locator('text=scratch work to delete').count(), 0);
+    assert.equal(await row.count(), 0);
+    assert.equal(await page.locator('.session.active').getAttribute('data-session-id'), otherId);
+    assert.equal(await page.locator('.session-name').textContent(), 'Zoo notes');
+    const after = (await getJson(`${server.url}/api/chat-sessions`)).body;
+    assert.equal(after.activeId, otherId);
+    assert.ok(!after.sessions.some((x: { id: string }) => x.id === scratch.id));
+    assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'no reload');
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+
+  test('sessions: another page sees a rename and a delete as they happen (dark theme)', async () => {
+    const { chat } = server.app.context;
+    const shared = chat.createSession('Shared notes', false);
+    chat.saveMessage({ sessionId: shared.id, role: 'user', content: 'notes both pages see' });
+    const a = await openPage(browser, server);
+    const b = await openPage(browser, server, { colorScheme: 'dark' });
+    await b.page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    assert.equal(await titleIn(b.page, shared.id), 'Shared notes');
+
+    // the dark theme: hover, rename and confirm look right
+    const rowB = rowOf(b.page, shared.id);
+    await rowB.hover();
+    await shot(b.page, 'sessions-hover-dark');
+    await rowB.getByRole('button', { name: 'Rename "Shared notes"' }).click();
+    await rowB.getByRole('textbox', { name: 'Chat title' }).waitFor();
+    await shot(b.page, 'sessions-rename-dark');
+    await b.page.keyboard.press('Escape');
+    await rowB.hover();
+    await rowB.getByRole('button', { name: 'Delete "Shared notes"' }).click();
+    await rowB.getByRole('button', { name: 'Cancel' }).waitFor();
+    await shot(b.page, 'sessions-delete-confirm-dark');
+    await b.page.keyboard.press('Escape');
+
+    // renamed on page A: page B shows the new title
+    const rowA = rowOf(a.page, shared.id);
+    await rowA.hover();
+    await rowA.getByRole('button', { name: 'Rename "Shared notes"' }).click();
+    await a.page.keyboard.type('Shared plans');
+    await a.page.keyboard.press('Enter');
+    await until(async () => (await titleIn(b.page, shared.id)) === 'Shared plans', 'page B to show the new title');
+    assert.equal(await rowB.getByRole('button', { name: 'Delete "Shared plans"' }).count(), 1);
+
+    // page B shows the session; page A deletes it: page B shows the active one instead
+    await b.page.locator(`[data-session-id="${shared.id}"]`).click();
+    await b.page.waitForSelector('.msg-user .bubble >> text=notes both pages see');
+    await a.page.waitForSelector('.msg-user .bubble >> text=notes both pages see');
+    await rowA.hover();
+    await rowA.getByRole('button', { name: 'Delete "Shared plans"' }).click();
+    await rowA.getByRole('button', { name: 'Delete', exact: true }).click();
+    await until(async () => (await rowB.count()) === 0, 'page B to drop the row');
+    await b.page.waitForSelector('.msg-user .bubble >> text=tell me about zebra stripes');
+    assert.equal(await b.page.locator('text=notes both pages see').count(), 0);
+    assert.equal(await b.page.locator('.session.active').getAttribute('data-session-id'), otherId);
+    assert.equal(await b.page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'page B did not reload');
+    assert.deepEqual(realErrors(a.errors), []);
+    assert.deepEqual(realErrors(b.errors), []);
+    await a.context.close();
+    await b.context.close();
+  });
+
+  test('sessions: a new chat takes its title from its first message, live', async () => {
+    const { chat } = server.app.context;
+    const { page, context, errors } = await openPage(browser, server);
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await page.waitForSelector('.empty h2');
+    const id = (await page.locator('.session.active').getAttribute('data-session-id'))!;
+    assert.equal(await titleIn(page, id), 'New chat');
+    // what the agent service does with a message sent to it (no provider CLI needed)
+    chat.saveMessage({ sessionId: id, role: 'user', content: 'Plan a trip to Lisbon in May\nwith two days in Sintra' });
+    await until(async () => (await titleIn(page, id)) === 'Plan a trip to Lisbon in May', 'the title from the first message');
+    assert.equal(await page.locator('.session-name').textContent(), 'Plan a trip to Lisbon in May');
+    await page.waitForSelector('.msg-user .bubble >> text=with two days in Sintra');
+    assert.equal((await listed(id))?.title, 'Plan a trip to Lisbon in May');
+    assert.equal(await rowOf(page, id).getByRole('button', { name: 'Rename "Plan a trip to Lisbon in May"' }).count(), 1);
+    // later messages do not rename it
+    chat.saveMessage({ sessionId: id, role: 'user', content: 'and a day in Porto' });
+    await page.waitForSelector('.msg-user .bubble >> text=and a day in Porto');
+    assert.equal(await titleIn(page, id), 'Plan a trip to Lisbon in May');
+    assert.equal(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded), true, 'no reload');
+    await shot(page, 'sessions-auto-title');
+    assert.deepEqual(realErrors(errors), []);
+    await context.close();
+  });
+
+  test('sessions: on a phone the buttons always show, nothing overflows, Escape leaves the drawer open', async () => {
+    const { chat } = server.app.context;
+    const long = chat.createSession('A very long chat title that keeps going well past the edge of a phone screen', false);
+    const { page, context, errors } = await openPage(browser, server, { width: 360, height: 740 });
+    await page.getByRole('button', { name: 'Open sessions and search' }).click();
+    const sidebar = page.locator('nav.sidebar');
+    await until(() => sidebar.isVisible(), 'the drawer');
+    await page.waitForTimeout(250);
+    const row = rowOf(page, long.id);
+    await row.scrollIntoViewIfNeeded();
+    // no hover on a phone: the buttons show anyway
+    assert.equal(await opacity(row.locator('.session-actions')), '1');
+    const fits = () =>
+      page.evaluate(() => {
+        const side = document.querySelector('nav.sidebar')!.getBoundingClientRect();
+        const list = document.querySelector('.sessions') as HTMLElement;
+        const outside = [...document.querySelectorAll('.sessions li *')].filter((el) => {
+          const r = el.getBoundingClientRect();
+          return r.width > 0 && (r.left < side.left - 0.5 || r.right > side.right + 0.5);
+        });
+        return { sideways: list.scrollWidth <= list.clientWidth && document.documentElement.scrollWidth <= window.innerWidth, outside: outside.map((el) => el.className) };
+      });
+    assert.deepEqual(await fits(), { sideways: true, outside: [] });
+    const [titleBox, actionsBox] = await Promise.all([row.locator('.session-title').boundingBox(), row.locator('.session-actions').boundingBox()]);
+    assert.ok(titleBox!.x + titleBox!.width <= actionsBox!.x + 1, 'the long title stops before the buttons');
+    await shot(page, 'sessions-narrow');
+
+    await row.getByRole('button', { name: /^Delete "A very long/ }).click();
+    await row.getByRole('button', { name: 'Cancel' }).waitFor();
+    assert.deepEqual(await fits(), { sideways: true, outside: [] });
+    await shot(page, 'sessions-narrow-confirm');
+    await page.keyboard.press('Escape');
+    await until(async () => (await row.getByRole('button', { name: 'Cancel' }).count()) === 0, 'the confirmation to close');
+    assert.ok(await sidebar.isVisible(), 'Escape closed the confirmation, not the drawer');
+
+    await row.getByRole('button', { name: /^Rename "A very long/ }).click();
+    await row.getByRole('textbox', { name: 'Chat title' }).waitFor();
+    assert.deepEqual(await fits(), { sideways: true, outside: [] });
+    await shot(page, 'sessions-narrow-rename');
+    await page.keyboard.press('Escape');
+    await row.locator('.session-title').waitFor();
+    assert.ok(await sidebar.isVisible(), 'Escape ended the renaming, not the drawer');
+    assert.deepEqual(realErrors(errors), []);
     await context.close();
   });
 });

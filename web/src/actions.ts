@@ -7,10 +7,12 @@ import {
   applyEvent,
   emptyView,
   applyRunSnapshot,
+  forgetSession,
   getState,
   messageRow,
   newKey,
   onGap,
+  onSessionDeleted,
   onSessionSwitched,
   setState,
   toast,
@@ -187,6 +189,73 @@ export async function newChat(): Promise<void> {
   } catch (err) {
     toast(`Could not create a session: ${describe(err)}`);
   }
+}
+
+export const MAX_TITLE = 200;
+
+/**
+ * Renames a session. The list shows the new title at once; when the server refuses, the old title
+ * comes back and a toast says why. False when nothing was saved.
+ */
+export async function renameSession(id: string, title: string): Promise<boolean> {
+  const next = title.trim();
+  const before = getState().sessions.find((x) => x.id === id)?.title;
+  // (nothing to send: empty, unchanged, or the session is gone)
+  if (!next || before === undefined || next === before) return false;
+  const setTitle = (from: string | undefined, to: string) =>
+    setState((s) => ({ sessions: s.sessions.map((x) => (x.id === id && (from === undefined || x.title === from) ? { ...x, title: to } : x)) }));
+  setTitle(undefined, next);
+  try {
+    const { session } = await api.renameSession(id, next);
+    setTitle(undefined, session.title);
+    return true;
+  } catch (err) {
+    // (only if nothing else renamed it meanwhile)
+    setTitle(next, before);
+    toast(`Could not rename the chat: ${describe(err)}`);
+    return false;
+  }
+}
+
+/**
+ * Deletes a session and its messages. The server makes another session active when it was the
+ * active one; a page that shows the deleted session shows the active one instead. The events
+ * (session_deleted, session_switched, session_list) tell every page; this page does not wait for them.
+ */
+export async function deleteSession(id: string): Promise<boolean> {
+  try {
+    const { activeId } = await api.deleteSession(id);
+    forgetSession(id);
+    setState((s) => ({ activeId, sessions: s.sessions.map((x) => ({ ...x, active: x.id === activeId })) }));
+    if (getState().view.sessionId === id) await loadView(activeId);
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      // already gone (deleted elsewhere): the same outcome
+      forgetSession(id);
+      if (getState().view.sessionId === id) await showActive();
+      return true;
+    }
+    toast(`Could not delete the chat: ${describe(err)}`);
+    return false;
+  }
+}
+
+/** Shows the server's active session (the one shown was deleted). */
+async function showActive(): Promise<void> {
+  const gone = getState().view.sessionId;
+  let { activeId } = getState();
+  if (!activeId || activeId === gone) {
+    try {
+      await loadSessions();
+    } catch (err) {
+      toast(`Could not load sessions: ${describe(err)}`);
+      return;
+    }
+    activeId = getState().activeId;
+  }
+  // a session_switched event may have shown it meanwhile
+  if (activeId && getState().view.sessionId === gone) await loadView(activeId);
 }
 
 // ── sending ─────────────────────────────────────────────────────────────────────────────
@@ -415,6 +484,7 @@ export async function init(): Promise<void> {
     void reloadAll();
   });
   onSessionSwitched((id) => void loadView(id));
+  onSessionDeleted(() => void showActive());
   onAuthRequired(() => setState({ authNeeded: true }));
 
   const base = location.origin;

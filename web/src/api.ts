@@ -99,6 +99,8 @@ export async function request<T>(method: string, path: string, body?: unknown, s
 export const get = <T>(path: string, signal?: AbortSignal) => request<T>('GET', path, undefined, signal);
 export const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
 export const put = <T>(path: string, body: unknown) => request<T>('PUT', path, body);
+export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body);
+export const del = <T>(path: string) => request<T>('DELETE', path);
 
 /** One line of a message/command stream. */
 export type StreamLine =
@@ -235,6 +237,9 @@ export const api = {
   sessions: () => get<{ activeId: string; sessions: ChatSession[] }>('/api/chat-sessions'),
   createSession: (title?: string) => post<{ session: ChatSession }>('/api/chat-sessions', title ? { title } : {}),
   switchSession: (id: string) => post<{ session: ChatSession }>(`/api/chat-sessions/${encodeURIComponent(id)}/switch`, {}),
+  renameSession: (id: string, title: string) => patch<{ session: ChatSession }>(`/api/chat-sessions/${encodeURIComponent(id)}`, { title }),
+  /** Deletes a session and its messages; `activeId` is the session active afterwards. */
+  deleteSession: (id: string) => del<{ deleted: string; activeId: string }>(`/api/chat-sessions/${encodeURIComponent(id)}`),
   runtime: () =>
     get<{ agent?: { busy: boolean; pending: number; active?: RunSnapshot } }>('/api/runtime'),
   session: () => get<{ sessionId: string; title: string; provider: string; model: string; effort: string }>('/api/session'),

@@ -335,6 +335,22 @@ export function onGap(handler: (reason: string) => void): void {
 export function onSessionSwitched(handler: (sessionId: string) => void): void {
   sessionHandler = handler;
 }
+/** Called when the session this page shows was deleted: the owner shows the active one. */
+let deletedHandler: (sessionId: string) => void = () => {};
+export function onSessionDeleted(handler: (sessionId: string) => void): void {
+  deletedHandler = handler;
+}
+
+/** Drops a deleted session from the list and from the search results. */
+export function forgetSession(sessionId: string): void {
+  setState((s) => ({
+    sessions: s.sessions.filter((x) => x.id !== sessionId),
+    activeId: s.activeId === sessionId ? null : s.activeId,
+    search: s.search.results.some((r) => r.sessionId === sessionId)
+      ? { ...s.search, results: s.search.results.filter((r) => r.sessionId !== sessionId) }
+      : s.search,
+  }));
+}
 
 // ── the reducer of live events ──────────────────────────────────────────────────────────
 
@@ -432,6 +448,12 @@ export function applyEvent(ev: LiveEvent): void {
           ? {}
           : { sessions: [{ id: sessionId, title: String(ev.title ?? 'New chat'), active: false, updatedAt: Date.now() }, ...s.sessions] },
       );
+      return;
+    }
+    case 'session_deleted': {
+      const sessionId = String(ev.sessionId);
+      forgetSession(sessionId);
+      if (state.view.sessionId === sessionId) deletedHandler(sessionId);
       return;
     }
     case 'session_list': {

@@ -87,6 +87,8 @@ const paths: Record<string, ComponentChild> = {
   paperclip: <path d="m20 11.5-8.1 8.1a5 5 0 0 1-7.1-7.1l8.5-8.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4l7.8-7.8" />,
   back: <path d="M15 6l-6 6 6 6" />,
   retry: <path d="M4 12a8 8 0 1 0 2.4-5.7M4 4v4h4" />,
+  pencil: <path d="M4 20h4L19 9a2.1 2.1 0 0 0-4-4L4 16v4zM13.5 6.5l4 4" />,
+  trash: <path d="M4 7h16M10 11v6M14 11v6M6 7l1 12a2 2 0 0 0 2 2h6a2 2 0 0 0 2-2l1-12M9 7V4.5a1 1 0 0 1 1-1h4a1 1 0 0 1 1 1V7" />,
 };
 
 export function Icon({ name, size = 18, class: cls }: { name: keyof typeof paths | string; size?: number; class?: string }) {
