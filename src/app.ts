@@ -19,6 +19,7 @@ import { buildHttpServer } from './http/server.ts';
 import { SVC_BIN, VERSION } from './version.ts';
 import { SKILL_INSTRUCTIONS } from './skills/instructions.ts';
 import { ProviderSessionRepo, RunRepo } from './store/agent-store.ts';
+import { QuotaObservationRepo } from './store/quota-observations.ts';
 import { TraceRecorder } from './agent/traces.ts';
 import { AgentRuntime } from './agent/runtime.ts';
 import { builtInCommands, CommandRegistry } from './agent/commands.ts';
@@ -119,7 +120,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     env: providerEnv,
   });
   const browserClient = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => context.serverUrl });
-  const quota = new QuotaReader({ codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME });
+  const quota = new QuotaReader({
+    codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME,
+    store: new QuotaObservationRepo(db),
+  });
   const context: AppContext = {
     version: VERSION,
     startedAt: Date.now(),

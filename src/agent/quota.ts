@@ -274,11 +274,20 @@ export interface QuotaReaderOptions {
   now?: () => number;
   /** File access (tests replace parts of it). */
   fs?: Partial<QuotaFs>;
+  /** Keeps observations across restarts (none: in memory only). */
+  store?: ObservationStore;
 }
 
-interface Observed {
+/** What the runner saw of one provider: its last rate limit, its last success. */
+export interface Observed {
   limit?: { at: number; resetsAt?: number; message: string };
   okAt?: number;
+}
+
+/** Where observations outlive the process (src/store/quota-observations.ts). */
+export interface ObservationStore {
+  load(): Iterable<[ProviderId, Observed]>;
+  save(provider: ProviderId, observed: Observed): void;
 }
 
 type CodexRead = { snapshot: CodexRateLimitSnapshot | null; error?: string };
@@ -290,6 +299,7 @@ export class QuotaReader {
 
   constructor(private readonly options: QuotaReaderOptions = {}) {
     this.fs = { ...realQuotaFs, ...options.fs };
+    for (const [provider, observed] of options.store?.load() ?? []) this.observed.set(provider, observed);
   }
 
   /** Records what a run saw: a rate limit, or a success that ends an earlier one. */
@@ -307,6 +317,7 @@ export class QuotaReader {
       };
     }
     this.observed.set(provider, entry);
+    this.options.store?.save(provider, entry);
   }
 
   /** Every provider's quota as far as it is known now; resolves within about `budgetMs`. */

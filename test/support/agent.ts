@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './server.ts';
 import type { Settings } from '../../src/config/settings.ts';
+import type { AppOptions } from '../../src/app.ts';
 
 export const FAKE_CLIS = new URL('../fixtures/fake-clis/', import.meta.url).pathname;
 
@@ -12,8 +13,9 @@ export interface AgentTestServer extends TestServer {
   invocations(): { provider: string; args: string[]; prompt: string; resume?: string; file: string; pid: number }[];
 }
 
-export async function startAgentServer(agent: Partial<Settings['agent']> = {}): Promise<AgentTestServer> {
-  const server = await startServer({ retryBaseMs: 10, killGraceMs: 300 });
+/** `app`: more options of the server (e.g. `home`, to restart on the data of an earlier one). */
+export async function startAgentServer(agent: Partial<Settings['agent']> = {}, app: Partial<AppOptions> = {}): Promise<AgentTestServer> {
+  const server = await startServer({ retryBaseMs: 10, killGraceMs: 300, ...app });
   const stateDir = mkdtempSync(join(tmpdir(), 'svc-fake-state-'));
   server.app.context.settings.update({
     agent: {

@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { m001Core } from './001-core.ts';
 import { m002Agent } from './002-agent.ts';
 import { m003WebRouting } from './003-web-routing.ts';
+import { m004QuotaObservations } from './004-quota-observations.ts';
 
 export interface Migration {
   version: number;
@@ -11,4 +12,4 @@ export interface Migration {
   up(db: Database.Database): void;
 }
 
-export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting];
+export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations];
