@@ -2,22 +2,13 @@
 // POST /api/upload. Every file is checked before the first is sent, so a typo uploads nothing.
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { formatSize, UPLOAD_LIMIT_BYTES } from '../services/attachments.ts';
+import { formatSize, UPLOAD_LIMIT_BYTES, type UploadedFile } from '../services/attachments.ts';
 
 export interface ServerOptions {
   url: string;
   token?: string;
 }
 
-/** The JSON of a 201 from POST /api/upload. */
-export interface Uploaded {
-  filename: string;
-  url: string;
-  path: string;
-  size: number;
-  type: string;
-  name: string;
-}
 
 /** A failure already worded for the terminal, with the exit code it ends the command with. */
 class UploadError extends Error {
@@ -35,7 +26,7 @@ async function checkFile(file: string): Promise<void> {
   }
 }
 
-async function uploadOne(file: string, server: ServerOptions): Promise<Uploaded> {
+async function uploadOne(file: string, server: ServerOptions): Promise<UploadedFile> {
   const base = server.url.replace(/\/+$/, '');
   const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
     throw new UploadError(`svc: cannot read ${file}: ${err.code ?? err.message}`, 2);
@@ -50,21 +41,21 @@ async function uploadOne(file: string, server: ServerOptions): Promise<Uploaded>
   } catch (err) {
     throw new UploadError(`svc: cannot reach ${server.url}: ${(err as Error).message}. Start it with \`svc serve\`.`, 1);
   }
-  const body = (await response.json().catch(() => ({}))) as Partial<Uploaded> & { message?: string };
+  const body = (await response.json().catch(() => ({}))) as Partial<UploadedFile> & { message?: string };
   if (response.status !== 201) {
     throw new UploadError(`svc: upload of ${file} refused: ${response.status} ${body.message ?? response.statusText}`, 1);
   }
-  return body as Uploaded;
+  return body as UploadedFile;
 }
 
 /**
  * Uploads the files in order (none when one is missing or too big). On failure the error is printed
  * and its exit code returned instead: 2 for a bad local file, 1 for a refused upload.
  */
-export async function uploadFiles(files: string[], server: ServerOptions): Promise<Uploaded[] | number> {
+export async function uploadFiles(files: string[], server: ServerOptions): Promise<UploadedFile[] | number> {
   try {
     for (const file of files) await checkFile(file);
-    const uploaded: Uploaded[] = [];
+    const uploaded: UploadedFile[] = [];
     for (const file of files) uploaded.push(await uploadOne(file, server));
     return uploaded;
   } catch (err) {

@@ -51,6 +51,20 @@ export function formatSize(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/** The answer of POST /api/upload (201): where the file is stored and how to fetch it. */
+export interface UploadedFile {
+  /** The stored name in the media directory: what `attachments` and GET /media/:filename take. */
+  filename: string;
+  url: string;
+  /** Absolute path on the server's disk. */
+  path: string;
+  size: number;
+  /** The Content-Type the upload was sent with. */
+  type: string;
+  /** The name the client gave. */
+  name: string;
+}
+
 /** The first line of the block withAttachments() appends (the UI and session titles find it by this). */
 export const ATTACHMENTS_HEADER = 'Attached files:';
 

@@ -6,6 +6,7 @@
 // address bar) or typed in when the server answers 401, and kept in localStorage.
 
 import type { RunSnapshot } from './store.ts';
+import type { UploadedFile } from '../../src/services/attachments.ts';
 
 const TOKEN_KEY = 'svc.token';
 
@@ -214,15 +215,6 @@ export type CliState = { state: 'detecting' } | { state: 'ready'; installed: boo
 export interface CliStatus {
   providers: Record<string, CliState>;
   refreshing?: boolean;
-}
-
-/** A file stored by POST /api/upload. */
-export interface UploadedFile {
-  filename: string;
-  url: string;
-  path: string;
-  size: number;
-  name: string;
 }
 
 export const api = {

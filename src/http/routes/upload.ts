@@ -9,9 +9,8 @@ import type { FastifyRequest } from 'fastify';
 import type { RouteModule } from './index.ts';
 import { parseInput } from '../validate.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { sanitizeFileName, storedName, UPLOAD_LIMIT_BYTES } from '../../services/attachments.ts';
+import { sanitizeFileName, storedName, UPLOAD_LIMIT_BYTES, type UploadedFile } from '../../services/attachments.ts';
 
-export { UPLOAD_LIMIT_BYTES };
 
 const required = "the file's original name is required: ?filename=<name>";
 const uploadQuery = z.strictObject({ filename: z.string({ error: required }).min(1, required).max(200) });
@@ -50,14 +49,8 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
       const path = join(realpathSync(ctx.home.media), filename);
       // 'wx': never replace a file (a name collision is a 500, not a silent overwrite)
       await writeFile(path, body, { flag: 'wx', mode: 0o600 });
-      return reply.code(201).send({
-        filename,
-        url: `/media/${filename}`,
-        path,
-        size: body.length,
-        type: request.headers['content-type'],
-        name,
-      });
+      const uploaded: UploadedFile = { filename, url: `/media/${filename}`, path, size: body.length, type: request.headers['content-type']!, name };
+      return reply.code(201).send(uploaded);
     });
   });
 };
