@@ -67,7 +67,7 @@ export class ChatService {
    * nobody has named yet gives it its title.
    */
   saveMessage(input: { sessionId: string; role: MessageRole; content: string; meta?: Record<string, unknown> }): Message {
-    const untitled = input.role === 'user' && this.sessions.get(input.sessionId)?.title === DEFAULT_SESSION_TITLE && this.messages.count(input.sessionId) === 0;
+    const untitled = input.role === 'user' && this.sessions.get(input.sessionId)?.title === DEFAULT_SESSION_TITLE && this.messages.isEmpty(input.sessionId);
     const message = this.messages.insert(input);
     this.sessions.touch(input.sessionId, message.createdAt);
     this.publishMessage(message);

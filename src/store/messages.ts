@@ -159,6 +159,11 @@ export class MessageRepo {
     };
   }
 
+  /** Whether a session has no message (an index probe, unlike count()). */
+  isEmpty(sessionId: string): boolean {
+    return !this.newerStmt.get(sessionId, 0); // ids start at 1
+  }
+
   /**
    * Gives a message a new id after every other message of its session (same content, meta and
    * time), so id order is turn order: a queued user message moves behind the answer it waited for.

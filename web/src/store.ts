@@ -227,7 +227,7 @@ function updateRun(traceId: string, patch: (run: Run) => Partial<Run>): void {
 const MAX_RUNS = 40;
 
 /** Creates the run (and its row) the first time an event names it. */
-export function ensureRun(traceId: string, fields: Partial<Run> = {}): void {
+function ensureRun(traceId: string, fields: Partial<Run> = {}): void {
   if (state.runs[traceId]) return;
   const s = state;
   const sessionId = fields.sessionId !== undefined ? fields.sessionId : (s.activeId ?? s.view.sessionId);

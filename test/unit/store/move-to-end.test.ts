@@ -20,6 +20,8 @@ test('moveToEnd gives a message a new id after its session\'s newest, keeping co
   assert.deepEqual(repo.page('a', { limit: 10 }).messages.map((m) => m.id), [first.id, answer.id, moved.id]);
   assert.deepEqual(repo.search('papaya', { limit: 5 }).map((h) => h.id), [moved.id], 'the search index follows');
   assert.equal(repo.count('a'), 3);
+  assert.equal(repo.isEmpty('a'), false);
+  assert.equal(repo.isEmpty('nope'), true);
 
   assert.equal(repo.moveToEnd(moved.id), undefined, 'already the newest of its session: nothing changes');
   assert.equal(repo.moveToEnd(answer.id + 1000), undefined, 'unknown id');
