@@ -6,8 +6,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { ADAPTERS } from '../src/agent/adapters.ts';
-import type { ProviderId } from '../src/agent/providers/types.ts';
+import { adapterOf } from '../src/agent/providers/registry.ts';
+import type { ProviderId } from '../src/agent/providers/registry.ts';
 import { startServer } from '../test/support/server.ts';
 import { postNdjson } from '../test/support/ndjson.ts';
 import { openSse } from '../test/support/sse.ts';
@@ -30,7 +30,7 @@ export function parserThroughput() {
     );
     const total = runs.reduce((n, r) => n + r.length, 0);
     const repeats = Math.ceil(200_000 / total);
-    const adapter = ADAPTERS[provider];
+    const adapter = adapterOf(provider);
     const request = { prompt: 'p', cwd: '/tmp', executable: provider, autoApprove: true, scratchDir: '/tmp' };
     const time = (fn: () => void) => {
       fn(); // warm-up
@@ -74,7 +74,7 @@ async function barePipeLatency(lines: number, rate: number) {
 
 async function svcLatency(lines: number, rate: number) {
   const server = await startServer({ logLevel: 'silent' });
-  server.app.context.settings.update({ agent: { provider: 'codex', executables: { codex: EMITTER }, env: { BENCH_LINES: String(lines), BENCH_RATE: String(rate) } } });
+  server.app.services.settings.update({ agent: { provider: 'codex', executables: { codex: EMITTER }, env: { BENCH_LINES: String(lines), BENCH_RATE: String(rate) } } });
   const sse = await openSse(`${server.url}/api/events`);
   const sseSamples: number[] = [];
   const ndjsonSamples: number[] = [];
@@ -123,7 +123,7 @@ async function drain(response: Response): Promise<void> {
  */
 async function memoryOverRuns(events: number) {
   const server = await startServer({ logLevel: 'silent' });
-  server.app.context.settings.update({ agent: { provider: 'codex', executables: { codex: EMITTER }, env: { BENCH_LINES: String(events), BENCH_RATE: '0' } } });
+  server.app.services.settings.update({ agent: { provider: 'codex', executables: { codex: EMITTER }, env: { BENCH_LINES: String(events), BENCH_RATE: '0' } } });
   const sse = fetch(`${server.url}/api/events`).then(drain).catch(() => undefined);
   const gc = (globalThis as { gc?: () => void }).gc;
   const read = () => {

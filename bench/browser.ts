@@ -13,11 +13,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { BrowserClient } from '../src/browser/client.ts';
-import { launchBrowser } from '../src/browser/launcher.ts';
-import { RefRegistry } from '../src/browser/refs.ts';
-import { startBrowserServer } from '../src/browser/server.ts';
-import { captureSnapshot, formatSnapshot } from '../src/browser/snapshot.ts';
+import { BrowserClient } from '../src/modules/automation/browser/client.ts';
+import { launchBrowser } from '../src/modules/automation/browser/launcher.ts';
+import { RefRegistry } from '../src/modules/automation/browser/refs.ts';
+import { startBrowserServer } from '../src/servers/browser.ts';
+import { captureSnapshot, formatSnapshot } from '../src/modules/automation/browser/snapshot.ts';
 import { startSite } from '../test/fixtures/browser/site.ts';
 import { ratio, summarize } from './support/stats.ts';
 import { freePort } from '../test/support/ports.ts';
@@ -67,7 +67,7 @@ const client = new BrowserClient({
   port,
   spawn: {
     command: process.execPath,
-    args: ['--import', 'tsx', join(import.meta.dirname, '../src/browser/serve-entry.ts'), '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
+    args: ['--import', 'tsx', join(import.meta.dirname, '../src/servers/browser.ts'), '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
   },
 });
 const direct = await launchBrowser({ profileDir: directProfile, headless: true });

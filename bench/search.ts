@@ -1,7 +1,7 @@
 // Message search and paging with 100k stored messages: FTS5 query latency beside a LIKE scan of
 // the same table (the baseline a naive search would be), and GET /api/messages (page of 50) over
 // HTTP beside GET /api/health (the route floor), all in the same run.
-import { createApp } from '../src/app.ts';
+import { createCoreServer } from '../src/servers/core.ts';
 import { tempHome } from '../test/support/server.ts';
 import { isMain, nowMs, ratio, summarize } from './support/stats.ts';
 
@@ -25,8 +25,8 @@ async function time(n: number, fn: (i: number) => unknown | Promise<unknown>): P
 }
 
 export async function benchSearch() {
-  const app = await createApp({ home: tempHome('svc-bench-'), logLevel: 'silent' });
-  const { chat, db } = app.context;
+  const app = await createCoreServer({ home: tempHome('svc-bench-'), logLevel: 'silent' });
+  const { chat, db } = app.services;
   const sessionId = chat.activeSession().id;
   const insertStart = nowMs();
   db.transaction(() => {

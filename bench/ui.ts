@@ -108,10 +108,10 @@ async function heapMb(page: Page, cdp: Awaited<ReturnType<import('playwright-cor
 async function main() {
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs')], { cwd: ROOT, stdio: 'pipe' });
   const server = await startServer();
-  const { chat, bus } = server.app.context;
+  const { chat, bus } = server.app.services;
   const sessionId = chat.activeSession().id;
   const insertStart = performance.now();
-  server.app.context.db.transaction(() => {
+  server.app.services.db.transaction(() => {
     for (let i = 0; i < MESSAGES; i++) chat.saveMessage({ sessionId, ...content(i) });
   })();
   const insertMs = Math.round(performance.now() - insertStart);

@@ -2,8 +2,8 @@
 // {"port": N} on stdout once listening, and exits when its stdin closes (so it never outlives the bench).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startRoutingProxy } from '../src/skills/web-routing/proxy.ts';
-import { staticRules, type RuleInput } from '../src/skills/web-routing/rules.ts';
+import { startRoutingProxy } from '../src/modules/automation/web-routing/proxy.ts';
+import { staticRules, type RuleInput } from '../src/modules/automation/web-routing/rules.ts';
 import { benchRules } from './web-routing-rules.ts';
 
 const role = process.argv[2];

@@ -1,6 +1,6 @@
 // A synthetic but varied rule set for the web-routing benchmarks: every pattern form (methods, hosts, subdomain
 // wildcards, captures, globs, header constraints) and every rule type, spread over many path prefixes.
-import type { RuleInput } from '../src/skills/web-routing/rules.ts';
+import type { RuleInput } from '../src/modules/automation/web-routing/rules.ts';
 
 export function benchRules(n: number): RuleInput[] {
   const rules: RuleInput[] = [];

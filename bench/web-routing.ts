@@ -14,8 +14,8 @@ import http from 'node:http';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
-import { toMatchRequest } from '../src/skills/web-routing/pattern.ts';
-import { staticRules, type RuleInput } from '../src/skills/web-routing/rules.ts';
+import { toMatchRequest } from '../src/modules/automation/web-routing/pattern.ts';
+import { staticRules, type RuleInput } from '../src/modules/automation/web-routing/rules.ts';
 import { benchRules, benchUrls } from './web-routing-rules.ts';
 
 const args = process.argv.slice(2);

@@ -1,5 +1,5 @@
 // Bundles the browser UI (web/src) into web/dist: index.html plus content-hashed JS/CSS under
-// web/dist/assets/. No dev server is needed: the core server serves web/dist (src/http/routes/ui.ts).
+// web/dist/assets/. No dev server is needed: the core server serves web/dist (src/modules/ui/ui.routes.ts).
 //
 // Usage: node scripts/build-web.mjs [--dev]   (--dev: no minification, inline source maps)
 //

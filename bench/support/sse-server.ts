@@ -2,7 +2,7 @@
 // plain node:http server writing the same frames. On {publish, rate} over IPC it publishes that
 // many events at a steady rate (stamping each with its send time) and answers with its RSS.
 import http from 'node:http';
-import { createApp } from '../../src/app.ts';
+import { createCoreServer } from '../../src/servers/core.ts';
 import { tempHome } from '../../test/support/server.ts';
 import { nowMs, sleep } from './stats.ts';
 
@@ -11,9 +11,9 @@ const payload = (i: number) => ({ sentAt: nowMs(), seq: i, text: 'benchmark even
 
 async function start(): Promise<{ url: string; publish: (i: number) => void }> {
   if (mode === 'svc') {
-    const app = await createApp({ home: tempHome('svc-bench-'), logLevel: 'silent' });
+    const app = await createCoreServer({ home: tempHome('svc-bench-'), logLevel: 'silent' });
     const address = await app.listen(0, '127.0.0.1');
-    return { url: `${address}/api/events`, publish: (i) => app.context.bus.publish('orchestrate_done', payload(i)) };
+    return { url: `${address}/api/events`, publish: (i) => app.services.bus.publish('orchestrate_done', payload(i)) };
   }
   const responses = new Set<http.ServerResponse>();
   const server = http.createServer((_req, res) => {

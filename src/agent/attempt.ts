@@ -7,10 +7,12 @@ import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, ProviderAdapter } from './providers/types.ts';
 import { startProcess, type RunningProcess } from './process.ts';
-import { providerInfo } from './registry.ts';
+import type { InstallInfo } from '../protocol/providers.ts';
 
 export interface AttemptOptions {
   adapter: ProviderAdapter<any>;
+  /** How the CLI is installed (what a missing CLI's message tells the user to run); null for `custom`. */
+  install: InstallInfo | null;
   request: Omit<InvocationRequest, 'scratchDir'>;
   env: NodeJS.ProcessEnv;
   pidDir: string;
@@ -113,7 +115,7 @@ export class Attempt {
           status: 'error',
           text: '',
           failure: missing ? 'cli_missing' : 'crash',
-          message: missing ? missingCliMessage(adapter.id, invocation.command) : `could not start '${invocation.command}': ${exit.spawnError.message}`,
+          message: missing ? missingCliMessage(adapter.id, invocation.command, this.options.install) : `could not start '${invocation.command}': ${exit.spawnError.message}`,
         };
       }
       for (const event of adapter.finish(this.state, exit)) this.emit(event);
@@ -169,8 +171,7 @@ export class Attempt {
 }
 
 /** Says how to install the CLI, or where to point svc at it. */
-function missingCliMessage(provider: ProviderAdapter['id'], command: string): string {
-  const install = providerInfo(provider).install;
+function missingCliMessage(provider: string, command: string, install: InstallInfo | null): string {
   const how = install ? `install it with \`${install.command}\`` : 'check the setting agent.customCommand';
   return `'${command}' was not found: ${how}, or set agent.executables.${provider} to its path`;
 }

@@ -11,8 +11,8 @@ import { constants as fsConstants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
-import type { ProviderId } from './providers/types.ts';
-import { providerInfo, REGISTRY_IDS } from './registry.ts';
+import type { ProviderId } from './providers/registry.ts';
+import { providerInfo, PROVIDER_IDS } from './providers/registry.ts';
 
 export type CliStatus =
   | { state: 'detecting' }
@@ -253,7 +253,7 @@ export class CliDetector {
   snapshot(): Record<ProviderId, CliStatus> {
     if (!this.started) this.refresh();
     const out = {} as Record<ProviderId, CliStatus>;
-    for (const id of REGISTRY_IDS) out[id] = this.statuses.get(id) ?? { state: 'detecting' };
+    for (const id of PROVIDER_IDS) out[id] = this.statuses.get(id) ?? { state: 'detecting' };
     return out;
   }
 
@@ -288,7 +288,7 @@ export class CliDetector {
 
   private async detectAll(): Promise<void> {
     await Promise.all(
-      REGISTRY_IDS.map(async (id) => {
+      PROVIDER_IDS.map(async (id) => {
         const status = await this.detectOne(id).catch(
           (err: unknown): ReadyCliStatus => ({
             state: 'ready',

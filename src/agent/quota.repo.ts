@@ -1,7 +1,7 @@
 // Repository of the quota reader's observations: one JSON record per provider.
-import type { Db } from './db.ts';
-import type { ObservationStore, Observed } from '../agent/quota.ts';
-import type { ProviderId } from '../agent/providers/types.ts';
+import type { Db } from '../store/db.ts';
+import type { ObservationStore, Observed } from './quota.ts';
+import type { ProviderId } from './providers/registry.ts';
 
 export class QuotaObservationRepo implements ObservationStore {
   constructor(private readonly db: Db) {}

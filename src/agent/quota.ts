@@ -22,8 +22,8 @@ import { constants as fsConstants } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { ProviderId } from './providers/types.ts';
-import { REGISTRY_IDS } from './registry.ts';
+import type { ProviderId } from './providers/registry.ts';
+import { PROVIDER_IDS } from './providers/registry.ts';
 
 export interface QuotaWindow {
   /** `5h`, `7d`, … from the window length; the slot name (`primary`) when the length is unknown. */
@@ -284,7 +284,7 @@ export interface Observed {
   okAt?: number;
 }
 
-/** Where observations outlive the process (src/store/quota-observations.ts). */
+/** Where observations outlive the process (quota.repo.ts). */
 export interface ObservationStore {
   load(): Iterable<[ProviderId, Observed]>;
   save(provider: ProviderId, observed: Observed): void;
@@ -333,7 +333,7 @@ export class QuotaReader {
     }));
     const now = this.now();
     const out = {} as Record<ProviderId, QuotaInfo>;
-    for (const id of REGISTRY_IDS) {
+    for (const id of PROVIDER_IDS) {
       let base: QuotaInfo | null = null;
       if (id === 'codex') {
         if (codex.snapshot) base = codexQuotaInfo(codex.snapshot, now);

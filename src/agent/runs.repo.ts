@@ -1,5 +1,6 @@
 // Repositories of the agent runtime: provider sessions to resume, and run summaries.
-import type { Db } from './db.ts';
+import type { Db } from '../store/db.ts';
+import type { RunRecord } from '../protocol/runs.ts';
 
 export class ProviderSessionRepo {
   constructor(private readonly db: Db) {}
@@ -33,22 +34,7 @@ export class ProviderSessionRepo {
   }
 }
 
-export type RunStatus = 'running' | 'ok' | 'error' | 'stopped' | 'interrupted';
-
-export interface RunRecord {
-  id: string;
-  chatSessionId: string;
-  requestId: string;
-  provider: string;
-  model: string;
-  status: RunStatus;
-  error?: string;
-  messageId?: number;
-  usage?: Record<string, number>;
-  eventCount: number;
-  startedAt: number;
-  finishedAt?: number;
-}
+export type RunStatus = RunRecord['status'];
 
 interface RunRow {
   id: string;

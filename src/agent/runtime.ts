@@ -2,27 +2,37 @@
 // provider fallback chain. It publishes every step on the bus (which feeds SSE and trace files)
 // and writes the same steps to the NDJSON streams of the requests waiting on the run.
 import type { EventBus } from '../events/bus.ts';
-import type { ChatService } from '../services/chat.ts';
-import type { ChatSession } from '../store/chat-sessions.ts';
-import type { SettingsService } from '../services/settings.ts';
-import type { ProviderSessionRepo, RunRepo } from '../store/agent-store.ts';
-import { newId } from '../store/ids.ts';
-import { conflict, ApiError } from '../http/errors.ts';
-import type { FailureClass, NormalizedEvent, ProviderId, StepKind } from './providers/types.ts';
-import { ADAPTERS } from './adapters.ts';
+import { AppError, conflict } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import type { MessageRole } from '../protocol/chat.ts';
+import type { EventName, EventPayload } from '../protocol/events.ts';
+import { streamLineOf, type RunSink, type StreamLine } from '../protocol/stream-lines.ts';
+import type { RuntimeStatus } from '../protocol/runs.ts';
+import type { FailureClass, NormalizedEvent, StepKind } from './providers/types.ts';
+import { adapterOf, providerInfo, type ProviderId } from './providers/registry.ts';
+import type { ProviderSessionRepo, RunRepo } from './runs.repo.ts';
+import type { AgentSettings } from './settings.ts';
 import { Attempt, type AttemptOutcome } from './attempt.ts';
 import type { TraceRecorder } from './traces.ts';
-import { clip, boundInput, ToolLog, type ToolLogEntry } from './tool-log.ts';
-import type { RunSink, StreamLine } from './stream-lines.ts';
+import { clip, boundInput, ToolLog } from './tool-log.ts';
 
 /** Failures worth trying again with the same provider after a pause. */
 const RETRYABLE: ReadonlySet<FailureClass> = new Set(['rate_limit', 'overloaded', 'server_error', 'crash', 'unknown']);
 export const MAX_QUEUE = 100;
 
+/** Where the runtime keeps the conversation: the chat module, seen through the two calls runs need. */
+export interface Transcript {
+  /** Saves a message and publishes it (the `message` event). */
+  saveMessage(input: { sessionId: string; role: MessageRole; content: string; meta?: Record<string, unknown> }): { id: number };
+  /** A queued message whose turn has come moves behind the answers saved while it waited. */
+  moveToEnd(id: number): void;
+}
+
 export interface RuntimeDeps {
   bus: EventBus;
-  chat: ChatService;
-  settings: SettingsService;
+  transcript: Transcript;
+  /** The `agent` settings section as it is now. */
+  settings(): AgentSettings;
   providerSessions: ProviderSessionRepo;
   runs: RunRepo;
   recorder: TraceRecorder;
@@ -68,13 +78,6 @@ interface ActiveRun {
   stepKinds: Map<string, StepKind>;
 }
 
-export interface RuntimeStatus {
-  busy: boolean;
-  pending: number;
-  /** The active run, with what it streamed so far: a client opened mid-run shows it, then follows `agent_output` offsets. */
-  active?: { traceId: string; provider: ProviderId; sessionId: string; requestId: string; startedAt: number; output: string; steps: ToolLogEntry[] };
-}
-
 export class AgentRuntime {
   private readonly queue: Submission[] = [];
   private active?: ActiveRun;
@@ -106,11 +109,11 @@ export class AgentRuntime {
 
   /** Saves the user's message and runs it now, or queues it behind the active run. */
   submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink }): { requestId: string; queued: boolean } {
-    if (this.closed) throw new ApiError(503, 'SHUTTING_DOWN', 'The server is shutting down.');
-    if (this.queue.length >= MAX_QUEUE) throw new ApiError(429, 'QUEUE_FULL', `${MAX_QUEUE} messages are already waiting; stop or wait for the agent.`);
+    if (this.closed) throw new AppError(503, 'SHUTTING_DOWN', 'The server is shutting down.');
+    if (this.queue.length >= MAX_QUEUE) throw new AppError(429, 'QUEUE_FULL', `${MAX_QUEUE} messages are already waiting; stop or wait for the agent.`);
     const requestId = newId('req');
     const queued = Boolean(this.active) || this.queue.length > 0;
-    const saved = this.deps.chat.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { requestId } });
+    const saved = this.deps.transcript.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { requestId } });
     this.deps.bus.publish('new_message', { role: 'user', content: input.prompt, sessionId: input.sessionId, queued, requestId });
     this.queue.push({ requestId, messageId: saved.id, sessionId: input.sessionId, prompt: input.prompt, provider: input.provider, sinks: new Set(input.sink ? [input.sink] : []) });
     this.publishQueue();
@@ -141,7 +144,7 @@ export class AgentRuntime {
     const run = this.active;
     if (!run || run.stopReason) throw conflict('NOT_RUNNING', 'Nothing is running to steer; send the text as a message instead.');
     const { sessionId } = run.submission;
-    this.deps.chat.saveMessage({ sessionId, role: 'user', content: prompt, meta: { steer: true, traceId: run.traceId } });
+    this.deps.transcript.saveMessage({ sessionId, role: 'user', content: prompt, meta: { steer: true, traceId: run.traceId } });
     this.deps.bus.publish('steer_started', { prompt, traceId: run.traceId });
     if (run.attempt?.steer(prompt) === 'delivered') {
       if (sink) run.submission.sinks.add(sink);
@@ -157,28 +160,20 @@ export class AgentRuntime {
 
   /** Forgets the provider sessions of a chat session: the next message starts a fresh conversation. */
   resetProviderSession(sessionId: string): void {
-    this.deps.providerSessions.forget(sessionId);
+    this.forgetProviderSessions(sessionId);
     this.deps.bus.publish('session_reset', { sessionId });
   }
 
-  /** Empties a chat session: stops its run, deletes its messages, and forgets its provider sessions. */
-  clearSession(sessionId: string): { deleted: number } {
-    this.stopSessionWork(sessionId, 'conversation cleared');
-    const deleted = this.deps.chat.messages.deleteSession(sessionId);
+  /** Forgets them without saying so (the chat session is being cleared or deleted). */
+  forgetProviderSessions(sessionId: string): void {
     this.deps.providerSessions.forget(sessionId);
-    this.deps.bus.publish('chat_cleared', { sessionId });
-    return { deleted };
   }
 
-  /** Deletes a chat session (its run stopped first); returns the session active afterwards. */
-  deleteSession(sessionId: string): ChatSession {
-    this.deps.chat.requireSession(sessionId);
-    this.stopSessionWork(sessionId, 'conversation deleted');
-    return this.deps.chat.deleteSession(sessionId);
-  }
-
-  /** Stops the run and drops the queue when any of it belongs to this chat session. */
-  private stopSessionWork(sessionId: string, reason: string): void {
+  /**
+   * Stops the run and drops the queue when any of it belongs to this chat session, which is being
+   * cleared or deleted: its answer has nowhere to go and is not saved.
+   */
+  stopSessionWork(sessionId: string, reason: string): void {
     const run = this.active?.submission.sessionId === sessionId ? this.active : undefined;
     if (run) run.discardAnswer = true;
     if (run || this.queue.some((s) => s.sessionId === sessionId)) this.stop(reason);
@@ -197,11 +192,11 @@ export class AgentRuntime {
     const next = this.queue.shift();
     if (!next) return;
     // saved when it was sent; in the history it belongs after the answers that came before its turn
-    if (next.messageId !== undefined) this.deps.chat.moveToEnd(next.messageId);
+    if (next.messageId !== undefined) this.deps.transcript.moveToEnd(next.messageId);
     const run: ActiveRun = {
       submission: next,
       traceId: newId('tr', 12),
-      provider: next.provider ?? this.deps.settings.get().agent.provider,
+      provider: next.provider ?? this.deps.settings().provider,
       startedAt: Date.now(),
       toolLog: new ToolLog(),
       output: '',
@@ -215,8 +210,10 @@ export class AgentRuntime {
       .catch((err: unknown) => {
         // a bug, not a provider failure: say so, and never leave a client waiting for `done`
         console.error('svc: agent run failed unexpectedly:', err);
+        const reason = `internal error: ${(err as Error).message}`;
+        const done = this.publish(run, 'agent_done', { traceId: run.traceId, status: 'error', text: '', error: reason, reason, provider: run.provider, toolLog: run.toolLog.toJSON() });
         this.deps.bus.publish('agent_status', { status: 'error', traceId: run.traceId, provider: run.provider });
-        this.finishSinks(run.submission.sinks, { type: 'done', status: 'error', text: '', reason: `internal error: ${(err as Error).message}`, traceId: run.traceId });
+        this.finishSinks(run.submission.sinks, done!);
       })
       .finally(() => {
         this.active = undefined;
@@ -232,8 +229,8 @@ export class AgentRuntime {
   // ── one run: retries and fallback around attempts ───────────────────────────────────────
 
   private async execute(run: ActiveRun): Promise<void> {
-    const { bus, recorder, runs, settings } = this.deps;
-    const agentSettings = settings.get().agent;
+    const { bus, recorder, runs } = this.deps;
+    const agentSettings = this.deps.settings();
     const chain = [...new Set<ProviderId>([run.provider, ...agentSettings.fallback])];
     recorder.begin(run.traceId);
     runs.start({ id: run.traceId, chatSessionId: run.submission.sessionId, requestId: run.submission.requestId, provider: run.provider, model: agentSettings.model, startedAt: run.startedAt });
@@ -257,7 +254,7 @@ export class AgentRuntime {
   }
 
   private async runWithRetries(run: ActiveRun, provider: ProviderId, model: string): Promise<AttemptOutcome> {
-    const { bus, providerSessions, settings } = this.deps;
+    const { bus, providerSessions } = this.deps;
     let retries = 0;
     let freshSessionTried = false;
     for (;;) {
@@ -269,7 +266,7 @@ export class AgentRuntime {
         bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries + 1, delayMs: 0, reason: `${provider} no longer knows the saved session; starting a fresh one` });
         continue;
       }
-      if (!RETRYABLE.has(outcome.failure) || retries >= settings.get().agent.retries) return outcome;
+      if (!RETRYABLE.has(outcome.failure) || retries >= this.deps.settings().retries) return outcome;
       retries++;
       const delayMs = (this.deps.retryBaseMs ?? 1000) * 2 ** (retries - 1);
       bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries, delayMs, reason: `${outcome.failure}: ${outcome.message}` });
@@ -291,12 +288,13 @@ export class AgentRuntime {
   }
 
   private async attempt(run: ActiveRun, provider: ProviderId, model: string): Promise<AttemptOutcome> {
-    const { settings, providerSessions } = this.deps;
-    const agent = settings.get().agent;
+    const { providerSessions } = this.deps;
+    const agent = this.deps.settings();
     const sessionId = run.submission.sessionId;
     const attempt = new Attempt(
       {
-        adapter: ADAPTERS[provider],
+        adapter: adapterOf(provider),
+        install: providerInfo(provider).install,
         request: {
           prompt: run.submission.prompt,
           cwd: agent.workingDir || this.deps.cwd,
@@ -328,10 +326,9 @@ export class AgentRuntime {
     }
   }
 
-  // ── normalized provider events → bus events and stream lines ───────────────────────────
+  // ── normalized provider events → bus events (and, derived from them, stream lines) ─────
 
   private onProviderEvent(run: ActiveRun, provider: ProviderId, event: NormalizedEvent): void {
-    const { bus } = this.deps;
     const traceId = run.traceId;
     switch (event.kind) {
       case 'session':
@@ -339,27 +336,27 @@ export class AgentRuntime {
         return;
       case 'text_delta':
         if (!event.text) return;
-        bus.publish('agent_output', { traceId, content: event.text, offset: run.output.length });
+        this.publish(run, 'agent_output', { traceId, content: event.text, offset: run.output.length }, true);
         run.output += event.text;
-        return this.toSinks(run, { type: 'text', content: event.text, traceId });
+        return;
       case 'thinking': {
         const stepId = `${traceId}-thinking-${++run.thinkingCount}`;
-        bus.publish('agent_tool', { traceId, stepId, name: 'thinking', step: 'thinking', status: 'ok', input: {}, output: clip(event.text) });
-        return this.toSinks(run, { type: 'thinking', content: event.text, traceId });
+        this.publish(run, 'agent_tool', { traceId, stepId, name: 'thinking', step: 'thinking', status: 'ok', input: {}, output: event.text }, true);
+        return;
       }
       case 'step_start': {
         const input = boundInput(event.input);
         run.toolLog.start({ stepId: event.stepId, name: event.name, step: event.step, input });
         run.stepKinds.set(event.stepId, event.step);
-        bus.publish('agent_tool', { traceId, stepId: event.stepId, name: event.name, step: event.step, status: 'running', input });
-        return this.toSinks(run, { type: 'tool', stepId: event.stepId, name: event.name, input, status: 'running', traceId });
+        this.publish(run, 'agent_tool', { traceId, stepId: event.stepId, name: event.name, step: event.step, status: 'running', input }, true);
+        return;
       }
       case 'step_end': {
         const status = event.ok ? 'ok' : 'error';
         const output = event.output === undefined ? undefined : clip(event.output);
         run.toolLog.finish(event.stepId, event.ok, output);
-        bus.publish('agent_tool', { traceId, stepId: event.stepId, name: event.name, step: run.stepKinds.get(event.stepId) ?? 'tool', status, input: {}, ...(output !== undefined ? { output } : {}) });
-        return this.toSinks(run, { type: 'tool', stepId: event.stepId, name: event.name, input: {}, status, ...(output !== undefined ? { output } : {}), traceId });
+        this.publish(run, 'agent_tool', { traceId, stepId: event.stepId, name: event.name, step: run.stepKinds.get(event.stepId) ?? 'tool', status, input: {}, ...(output !== undefined ? { output } : {}) }, true);
+        return;
       }
       case 'usage':
         for (const key of ['inputTokens', 'outputTokens', 'cachedTokens', 'reasoningTokens', 'costUsd'] as const) {
@@ -368,7 +365,7 @@ export class AgentRuntime {
         }
         return;
       case 'provider_retry':
-        bus.publish('agent_retry', { traceId, provider, attempt: event.attempt ?? 0, delayMs: event.delayMs ?? 0, reason: `${provider} is retrying on its own: ${event.reason}` });
+        this.deps.bus.publish('agent_retry', { traceId, provider, attempt: event.attempt ?? 0, delayMs: event.delayMs ?? 0, reason: `${provider} is retrying on its own: ${event.reason}` });
         return;
       case 'error':
       case 'result':
@@ -376,8 +373,16 @@ export class AgentRuntime {
     }
   }
 
-  private toSinks(run: ActiveRun, line: StreamLine): void {
-    for (const sink of run.submission.sinks) sink.write(line);
+  /**
+   * Publishes an event of a run and returns the stream line it stands for (one function derives it:
+   * streamLineOf). `toSinks` writes that line to the run's NDJSON answers at once; `done` is written
+   * by the caller, last.
+   */
+  private publish<N extends EventName>(run: ActiveRun, name: N, payload: EventPayload<N>, toSinks = false): StreamLine | undefined {
+    this.deps.bus.publish(name, payload);
+    const line = streamLineOf(name, payload);
+    if (line && toSinks) for (const sink of run.submission.sinks) sink.write(line);
+    return line;
   }
 
   private finishSinks(sinks: Set<RunSink>, line: StreamLine): void {
@@ -388,22 +393,23 @@ export class AgentRuntime {
   }
 
   private async finish(run: ActiveRun, outcome: AttemptOutcome): Promise<void> {
-    const { bus, chat, recorder, runs } = this.deps;
+    const { bus, transcript, recorder, runs } = this.deps;
     const { sessionId } = run.submission;
     const traceId = run.traceId;
     const usage = Object.keys(run.usage).length ? run.usage : undefined;
     let messageId: number | undefined;
     if (outcome.text && outcome.status !== 'error' && !run.discardAnswer) {
       const meta = { traceId, provider: run.provider, ...(outcome.status === 'stopped' ? { interrupted: true } : {}), ...(usage ? { usage } : {}) };
-      messageId = chat.saveMessage({ sessionId, role: 'assistant', content: outcome.text, meta }).id;
+      messageId = transcript.saveMessage({ sessionId, role: 'assistant', content: outcome.text, meta }).id;
     }
     const error = outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : undefined;
     const reason = outcome.status === 'stopped' ? outcome.reason : error;
-    bus.publish('agent_done', {
+    const done = this.publish(run, 'agent_done', {
       traceId,
       status: outcome.status,
       text: outcome.text,
       ...(error ? { error } : {}),
+      ...(reason ? { reason } : {}),
       provider: run.provider,
       ...(messageId !== undefined ? { messageId } : {}),
       toolLog: run.toolLog.toJSON(),
@@ -414,6 +420,6 @@ export class AgentRuntime {
     const eventCount = await recorder.end(traceId);
     runs.finish(traceId, { status: outcome.status, provider: run.provider, error, messageId, usage, eventCount });
     // Last: a client that reads the trace as soon as its stream says `done` finds it complete.
-    this.finishSinks(run.submission.sinks, { type: 'done', status: outcome.status, text: outcome.text, ...(reason ? { reason } : {}), traceId, ...(messageId !== undefined ? { messageId } : {}) });
+    this.finishSinks(run.submission.sinks, done!);
   }
 }

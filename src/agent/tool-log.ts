@@ -1,17 +1,10 @@
 // The bounded record of a run's steps carried by `agent_done` (spec: "bounded tool log").
-import type { StepKind } from './providers/types.ts';
+import type { ToolLogEntry } from '../protocol/events.ts';
+
+export type { ToolLogEntry };
 
 export const MAX_TOOL_LOG_ENTRIES = 100;
 export const MAX_FIELD_CHARS = 4000;
-
-export interface ToolLogEntry {
-  stepId: string;
-  name: string;
-  step: StepKind;
-  status: 'running' | 'ok' | 'error';
-  input?: Record<string, unknown>;
-  output?: string;
-}
 
 export function clip(text: string, max = MAX_FIELD_CHARS): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;

@@ -55,17 +55,25 @@ export class TraceRecorder {
   }
 }
 
+/** One line of a trace file. */
+export interface TraceEvent {
+  ts: number;
+  seq: number;
+  event: string;
+  [field: string]: unknown;
+}
+
 /** Reads one page of a trace file without loading the file into memory. */
 export async function readTraceEvents(
   dir: string,
   traceId: string,
   offset: number,
   limit: number,
-): Promise<{ events: unknown[]; hasMore: boolean } | undefined> {
+): Promise<{ events: TraceEvent[]; hasMore: boolean } | undefined> {
   const path = traceFile(dir, traceId);
   if (!existsSync(path)) return undefined;
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
-  const events: unknown[] = [];
+  const events: TraceEvent[] = [];
   let index = 0;
   let hasMore = false;
   for await (const line of lines) {
@@ -75,7 +83,7 @@ export async function readTraceEvents(
       hasMore = true;
       break;
     }
-    events.push(JSON.parse(line));
+    events.push(JSON.parse(line) as TraceEvent);
   }
   lines.close();
   return { events, hasMore };

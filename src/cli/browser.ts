@@ -1,13 +1,12 @@
 // `svc browser serve` (the browser server) and `svc browser <action>` (a client of it, which starts it
 // when nothing answers on its port). The agent's CLIs use these commands for the browser skill.
-import { ApiError } from '../http/errors.ts';
-import { ensureHome } from '../config/home.ts';
-import { parseServeArgs, serveBrowser } from '../browser/serve-entry.ts';
-import { runBrowserArgs } from '../browser/commands.ts';
-import { browserClientFor } from '../browser/spawn.ts';
+import { AppError } from '../core/errors.ts';
+import { ensureHome } from '../core/home.ts';
+import { browserClientFor, runBrowserArgs } from '../modules/automation/browser/index.ts';
 
 export async function browserCommand(action: string, args: string[], defaultHomeDir: string): Promise<number> {
   if (action === 'serve') {
+    const { parseServeArgs, serveBrowser } = await import('../servers/browser.ts');
     const options = parseServeArgs(args, { ...process.env, SVC_HOME: process.env.SVC_HOME ?? defaultHomeDir });
     ensureHome(options.home);
     try {
@@ -25,7 +24,7 @@ export async function browserCommand(action: string, args: string[], defaultHome
     console.log(text);
     return 0;
   } catch (err) {
-    const message = err instanceof ApiError ? `${err.message} (${err.code})` : (err as Error).message;
+    const message = err instanceof AppError ? `${err.message} (${err.code})` : (err as Error).message;
     console.error(`svc browser ${action}: ${message}`);
     return 1;
   }

@@ -1,13 +1,13 @@
 // The `svc` command-line program. Each command loads its own modules when it runs, so `svc token`
 // does not pay for the HTTP server and `svc serve` does not pay for the browser automation stack.
 import { Command, InvalidArgumentError } from 'commander';
-import { VERSION } from '../version.ts';
-import { defaultHome, ensureHome } from '../config/home.ts';
-import { loadOrCreateToken } from '../config/token.ts';
+import { VERSION } from '../core/version.ts';
+import { defaultHome, ensureHome } from '../core/home.ts';
+import { loadOrCreateToken } from '../core/token.ts';
 
 export const DEFAULT_PORT = 3457;
 export const DEFAULT_HOST = '127.0.0.1';
-/** The web-routing proxy's default port (src/skills/web-routing/proxy.ts says the same). */
+/** The web-routing proxy's default port (src/modules/automation/web-routing/proxy.ts says the same). */
 const DEFAULT_PROXY_PORT = 3458;
 
 function parsePort(value: string): number {

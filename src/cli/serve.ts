@@ -1,5 +1,5 @@
 // `svc serve`: starts the core server and stops it cleanly on SIGINT/SIGTERM.
-import { createApp } from '../app.ts';
+import { createCoreServer } from '../servers/core.ts';
 import { killLiveGroupsSync } from '../agent/process.ts';
 
 export interface ServeOptions {
@@ -13,7 +13,7 @@ export interface ServeOptions {
 export async function serve(options: ServeOptions): Promise<void> {
   let app;
   try {
-    app = await createApp({ home: options.home, ...(options.proxyPort ? { proxyPort: options.proxyPort } : {}) });
+    app = await createCoreServer({ home: options.home, ...(options.proxyPort ? { proxyPort: options.proxyPort } : {}) });
   } catch (err) {
     fail(`cannot open the data directory ${options.home}: ${(err as Error).message}`);
   }
@@ -51,9 +51,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.on('exit', killLiveGroupsSync);
   // Printed last: whoever waits for these lines may signal the server at once.
   const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
-  console.log(`svc ${app.context.version} listening on http://${shown}:${options.port}`);
-  if (app.context.proxy) console.log(`web-routing proxy on ${app.context.proxy.url}`);
-  console.log(`data directory: ${app.context.home.root}`);
+  console.log(`svc ${app.services.version} listening on http://${shown}:${options.port}`);
+  if (app.services.proxy) console.log(`web-routing proxy on ${app.services.proxy.url}`);
+  console.log(`data directory: ${app.services.home.root}`);
   if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
     console.log('remote clients need the token: `svc token` prints it');
   }

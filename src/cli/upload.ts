@@ -2,7 +2,7 @@
 // POST /api/upload. Every file is checked before the first is sent, so a typo uploads nothing.
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { formatSize, UPLOAD_LIMIT_BYTES, type UploadedFile } from '../services/attachments.ts';
+import { formatSize, UPLOAD_LIMIT_BYTES, type UploadedFile } from '../protocol/media.ts';
 
 export interface ServerOptions {
   url: string;

@@ -1,36 +1,79 @@
-// One error type for the whole service. Every failure that reaches a client is an ApiError (or is
-// mapped to one by the error handler) and leaves as {"error": CODE, "message": "...", ...details}.
-// Codes are stable and machine-readable; messages are for people and say what to do next.
+// One error type for the whole service. Every failure that reaches a client is an AppError (or is
+// mapped to one by the HTTP kit's error handler) and leaves as {"error": CODE, "message": "...", ...details}.
+// Codes are stable and machine-readable, and all of them are listed here; messages are for people
+// and say what to do next. The domain raises AppErrors without knowing about HTTP: the status is
+// part of the error's meaning (not found, conflict, unavailable), the transport only renders it.
+
+/** Every error code the service answers with, by the area that raises it. */
+export const ERROR_CODES = [
+  // request shape and transport (src/http)
+  'BAD_REQUEST', 'BAD_URL', 'INVALID_JSON', 'INVALID_CONTENT_LENGTH', 'VALIDATION_FAILED', 'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'METHOD_NOT_ALLOWED', 'NOT_FOUND', 'UPGRADE_REQUIRED', 'INTERNAL',
+  'RESPONSE_SCHEMA',
+  // trust model
+  'UNAUTHORIZED', 'HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED', 'TOKEN_LOOPBACK_ONLY',
+  // events
+  'SSE_CAPACITY',
+  // agent runs and commands
+  'QUEUE_FULL', 'SHUTTING_DOWN', 'NOT_RUNNING', 'NOT_A_COMMAND', 'UNKNOWN_COMMAND', 'INVALID_COMMAND_ARGS', 'UNKNOWN_PROVIDER',
+  // settings and media
+  'INVALID_SETTING', 'INVALID_FILENAME', 'EMPTY_UPLOAD',
+  // browser skill
+  'BAD_SELECTOR', 'SELECTOR_AMBIGUOUS', 'ELEMENT_NOT_FOUND', 'REF_STALE', 'REF_UNKNOWN', 'BAD_REF', 'TIMEOUT', 'NAVIGATION_FAILED',
+  'BROWSER_CLOSED', 'PAGE_CHANGED', 'TAB_NOT_FOUND', 'TAB_CLOSED', 'PAGE_CRASHED', 'EVAL_ERROR', 'RESULT_TOO_LARGE', 'BROWSER_ERROR',
+  'BAD_WAIT_TARGET', 'BAD_COMMAND', 'NOT_EDITABLE', 'OUTSIDE_VIEWPORT', 'BAD_CDP_URL', 'ATTACHED_MODE_FIXED', 'BROWSER_NOT_FOUND',
+  'BROWSER_LAUNCH_FAILED', 'BROWSER_LAUNCH_TIMEOUT', 'BROWSER_ATTACH_FAILED', 'BROWSER_CONNECT_FAILED', 'BROWSER_NO_CONTEXT', 'BROWSER_NO_DISPLAY',
+  'BROWSER_PROFILE_UNWRITABLE', 'BROWSER_METRICS_FAILED', 'BROWSER_SERVER_START_FAILED', 'BROWSER_SERVER_DOWN',
+  'BROWSER_SERVER_UNREACHABLE', 'BROWSER_SERVER_TIMEOUT', 'BROWSER_SERVER_CLOSING', 'BROWSER_SERVER_BAD_RESPONSE', 'PORT_IN_USE',
+  // vision-click skill
+  'INVALID_REQUEST', 'INVALID_REGION', 'TARGET_NOT_FOUND', 'LOW_CONFIDENCE', 'TARGET_UNAVAILABLE', 'UNSUPPORTED_PLATFORM', 'NO_DISPLAY',
+  'BAD_SCREENSHOT', 'LOCATOR_UNAVAILABLE', 'OCR_UNAVAILABLE', 'VISION_NOT_CONFIGURED', 'VISION_BAD_ANSWER', 'VISION_MODEL_ERROR',
+  'VISION_MODEL_TIMEOUT', 'VISION_MODEL_UNREACHABLE', 'VISION_CLI_FAILED', 'VISION_CLI_MISSING', 'DESKTOP_TOOL_MISSING',
+  'DESKTOP_INPUT_FAILED', 'DESKTOP_FAILED', 'DESKTOP_CAPTURE_FAILED',
+  // web-routing skill
+  'INVALID_RULE', 'INVALID_PATTERN', 'INVALID_MOCK_BODY', 'INVALID_TARGET', 'INVALID_HEADER', 'INVALID_STATUS', 'INVALID_TRANSFORM',
+  'INVALID_COMMAND', 'INVALID_OPTION', 'INVALID_URL', 'INVALID_ID',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/** A code read from another svc process (the browser server, an instance) is one of ours. */
+export const isErrorCode = (value: unknown): value is ErrorCode => typeof value === 'string' && KNOWN_CODES.has(value);
 
 export type ErrorDetails = Record<string, unknown>;
 
-export class ApiError extends Error {
+/** The JSON body of every error answer. */
+export type ErrorBody = { error: ErrorCode; message: string } & ErrorDetails;
+
+export class AppError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details?: ErrorDetails;
 
-  constructor(status: number, code: string, message: string, details?: ErrorDetails) {
+  constructor(status: number, code: ErrorCode, message: string, details?: ErrorDetails) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'AppError';
     this.status = status;
     this.code = code;
     this.details = details;
   }
 
-  toBody(): { error: string; message: string } & ErrorDetails {
+  toBody(): ErrorBody {
     return { error: this.code, message: this.message, ...this.details };
   }
 }
 
-export const badRequest = (code: string, message: string, details?: ErrorDetails) =>
-  new ApiError(400, code, message, details);
+export const badRequest = (code: ErrorCode, message: string, details?: ErrorDetails) =>
+  new AppError(400, code, message, details);
 export const unauthorized = (message = 'A valid bearer token is required. Get it with `svc token`.') =>
-  new ApiError(401, 'UNAUTHORIZED', message);
-export const forbidden = (code: string, message: string, details?: ErrorDetails) =>
-  new ApiError(403, code, message, details);
+  new AppError(401, 'UNAUTHORIZED', message);
+export const forbidden = (code: ErrorCode, message: string, details?: ErrorDetails) =>
+  new AppError(403, code, message, details);
 export const notFound = (what: string, id?: string | number) =>
-  new ApiError(404, 'NOT_FOUND', id === undefined ? `${what} not found.` : `${what} '${id}' not found.`);
-export const conflict = (code: string, message: string, details?: ErrorDetails) =>
-  new ApiError(409, code, message, details);
-export const unavailable = (code: string, message: string, details?: ErrorDetails) =>
-  new ApiError(503, code, message, details);
+  new AppError(404, 'NOT_FOUND', id === undefined ? `${what} not found.` : `${what} '${id}' not found.`);
+export const conflict = (code: ErrorCode, message: string, details?: ErrorDetails) =>
+  new AppError(409, code, message, details);
+export const unavailable = (code: ErrorCode, message: string, details?: ErrorDetails) =>
+  new AppError(503, code, message, details);

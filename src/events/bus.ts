@@ -8,7 +8,7 @@ import {
   type NamespacedEventName,
   type Topic,
   type Visibility,
-} from './catalogue.ts';
+} from '../protocol/events.ts';
 
 export interface BusEvent {
   name: string;
@@ -29,7 +29,7 @@ export class EventBus {
   publish(name: NamespacedEventName, payload: Record<string, unknown>): BusEvent;
   publish(name: string, payload: Record<string, unknown>): BusEvent {
     const def = lookup(name);
-    if (!def) throw new Error(`unknown event '${name}': add it to src/events/catalogue.ts`);
+    if (!def) throw new Error(`unknown event '${name}': add it to src/protocol/events.ts`);
     const parsed = def.payload.parse(payload) as Record<string, unknown>;
     for (const key of RESERVED_KEYS) {
       if (key in parsed) throw new Error(`event '${name}' uses the reserved field '${key}'`);

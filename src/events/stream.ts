@@ -2,6 +2,7 @@
 // buffer for replay, and fans each event out to the attached sinks (SSE responses, WebSockets).
 // Each event is serialized once, whatever the number of listeners.
 import { randomBytes } from 'node:crypto';
+import type { ReplayGapEvent } from '../protocol/events.ts';
 import type { EventBus } from './bus.ts';
 import { encodeFrame, eventBody, parseEventId, type WireFrame } from './wire.ts';
 
@@ -100,19 +101,17 @@ export class EventStream {
     if (resumable) {
       from = parsed.seq + 1;
     } else {
-      const reason = parsed === null ? 'invalid_cursor' : parsed.streamId !== this.streamId ? 'unknown_stream' : 'expired';
+      const gap: Omit<ReplayGapEvent, 'eventId'> = {
+        topic: 'system',
+        event: 'replay_gap',
+        ts: Date.now(),
+        lastEventId: cursor,
+        reason: parsed === null ? 'invalid_cursor' : parsed.streamId !== this.streamId ? 'unknown_stream' : 'expired',
+        oldestAvailableId: this.seq >= oldest ? `${this.streamId}-${oldest}` : null,
+      };
       // The gap's own id sits just before the oldest buffered event: a client that reconnects
       // right after it is served the whole buffer without another gap.
-      sink.send(
-        encodeFrame(this.streamId, oldest - 1, {
-          topic: 'system',
-          event: 'replay_gap',
-          ts: Date.now(),
-          lastEventId: cursor,
-          reason,
-          oldestAvailableId: this.seq >= oldest ? `${this.streamId}-${oldest}` : null,
-        }),
-      );
+      sink.send(encodeFrame(this.streamId, oldest - 1, gap));
     }
     let replayed = 0;
     for (let seq = from; seq <= this.seq; seq++) {

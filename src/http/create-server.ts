@@ -1,36 +1,47 @@
-// Builds the Fastify server: guard, error model, body rules, and one route module per spec group.
+// The server kit: one way to make an svc HTTP server, shared by the core server, the browser server
+// and the manager. It sets up what every server must have and nothing a module decides: the request
+// guard (Host, Origin, token), the one error body, the not-found answer, JSON-only mutating routes,
+// the security headers, the route documentation (GET /api/openapi.json) and the list of routes
+// actually registered (for the test that every route is documented).
 import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
-import type { AppContext } from '../app.ts';
-import { createGuard } from './guard.ts';
+import { z } from 'zod';
+import { AppError } from '../core/errors.ts';
+import { createGuard, type GuardOptions } from './guard.ts';
 import { BODY_LIMIT_BYTES, errorHandler } from './error-handler.ts';
-import { ApiError } from './errors.ts';
-import { routeModules } from './routes/index.ts';
+import { defineRoutes, type Method } from './routes.ts';
+import { openApiDocument, type ApiInfo } from './openapi.ts';
 
-export interface HttpOptions {
+export interface ServerKitOptions {
+  /** Title, version and description of the OpenAPI document. */
+  info: ApiInfo;
+  guard: GuardOptions;
   logLevel?: string;
+  /** Accept WebSocket upgrades (the core's /ws fallback). */
+  websocket?: boolean;
+  bodyLimit?: number;
 }
 
-export interface RouteEntry {
-  method: string;
+export interface RegisteredRoute {
+  method: Method;
   url: string;
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route registered, in order (for `npm run routes`). */
-    routeTable: RouteEntry[];
+    /** Every route Fastify registered (documented or not), for the route-count test. */
+    routeTable: RegisteredRoute[];
   }
 }
 
-export async function buildHttpServer(context: AppContext, options: HttpOptions = {}): Promise<FastifyInstance> {
+export async function createServer(options: ServerKitOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: options.logLevel ?? process.env.SVC_LOG_LEVEL ?? 'warn',
       // The bearer token may ride in ?token= on the two streaming paths: log paths, never queries.
       serializers: { req: (req) => ({ method: req.method, path: req.url.split('?')[0] }) },
     },
-    bodyLimit: BODY_LIMIT_BYTES,
+    bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
     forceCloseConnections: true,
     return503OnClosing: true,
   });
@@ -40,13 +51,9 @@ export async function buildHttpServer(context: AppContext, options: HttpOptions 
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request) => {
-    throw new ApiError(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The route list is in the README (npm run routes).`);
+    throw new AppError(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The routes are listed at GET /api/openapi.json.`);
   });
-  app.addHook('onRequest', createGuard({
-    token: context.token,
-    classifyPeer: context.classifyPeer,
-    network: () => context.settings.get().network,
-  }));
+  app.addHook('onRequest', createGuard(options.guard));
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');
     reply.header('Referrer-Policy', 'no-referrer');
@@ -55,13 +62,22 @@ export async function buildHttpServer(context: AppContext, options: HttpOptions 
     return payload;
   });
 
-  const routeTable: RouteEntry[] = [];
+  app.decorate('routeDocs', []);
+  const routeTable: RegisteredRoute[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method, url: route.url });
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method: method as Method, url: route.url });
   });
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  for (const register of routeModules) register(app, context);
-  await app.ready();
+  if (options.websocket) await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+
+  defineRoutes(app, 'system', [
+    {
+      method: 'GET',
+      url: '/api/openapi.json',
+      summary: 'This OpenAPI 3.1 document: every route with its parameters, bodies and answers.',
+      response: z.record(z.string(), z.unknown()),
+      handler: () => openApiDocument(app.routeDocs, options.info),
+    },
+  ]);
   return app;
 }

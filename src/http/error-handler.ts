@@ -2,11 +2,11 @@
 // 4xx; only real faults are 500, and those never leak a stack or internal message.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { ApiError } from './errors.ts';
+import { AppError, isErrorCode, type ErrorCode } from '../core/errors.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-const FASTIFY_CODES: Record<string, [number, string, string]> = {
+const FASTIFY_CODES: Record<string, [number, ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'INVALID_JSON', 'The request body is not valid JSON.'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_JSON', 'The request body is empty; send a JSON object (e.g. {}).'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'],
@@ -17,30 +17,30 @@ const FASTIFY_CODES: Record<string, [number, string, string]> = {
 const MiB = 1024 * 1024;
 
 /** `bodyLimit`: the limit of the route that refused the body (POST /api/upload has its own). */
-export function toApiError(error: unknown, bodyLimit = BODY_LIMIT_BYTES): ApiError {
-  if (error instanceof ApiError) return error;
+export function toAppError(error: unknown, bodyLimit = BODY_LIMIT_BYTES): AppError {
+  if (error instanceof AppError) return error;
   if (error instanceof ZodError) {
     const issue = error.issues[0];
     const field = issue?.path.map(String).join('.') || 'body';
-    return new ApiError(400, 'VALIDATION_FAILED', `${field}: ${issue?.message ?? 'invalid'}`, { field });
+    return new AppError(400, 'VALIDATION_FAILED', `${field}: ${issue?.message ?? 'invalid'}`, { field });
   }
   const fastifyError = error as FastifyError;
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     const limit = bodyLimit % MiB === 0 ? `${bodyLimit / MiB} MiB` : `${bodyLimit} bytes`;
-    return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds the ${limit} limit of this route.`);
+    return new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds the ${limit} limit of this route.`);
   }
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
-  if (mapped) return new ApiError(mapped[0], mapped[1], mapped[2]);
-  if (error instanceof SyntaxError) return new ApiError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+  if (mapped) return new AppError(mapped[0], mapped[1], mapped[2]);
+  if (error instanceof SyntaxError) return new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
   const status = fastifyError.statusCode;
   if (status && status >= 400 && status < 500) {
-    return new ApiError(status, fastifyError.code ?? 'BAD_REQUEST', fastifyError.message);
+    return new AppError(status, isErrorCode(fastifyError.code) ? fastifyError.code : 'BAD_REQUEST', fastifyError.message);
   }
-  return new ApiError(500, 'INTERNAL', 'Internal error; details are in the server log.');
+  return new AppError(500, 'INTERNAL', 'Internal error; details are in the server log.');
 }
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const apiError = toApiError(error, request.routeOptions.bodyLimit);
+  const apiError = toAppError(error, request.routeOptions.bodyLimit);
   if (apiError.status >= 500 && apiError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
   if (apiError.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="svc"');
   void reply.status(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());

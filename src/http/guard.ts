@@ -1,12 +1,13 @@
 // The request guard, run before any body is read: Host check (DNS rebinding), cross-origin
 // refusal, and bearer-token auth for peers that are not trusted. See README "Trust model".
 import type { FastifyRequest } from 'fastify';
-import { tokensEqual } from '../config/token.ts';
+import { tokensEqual } from '../core/token.ts';
 import { bearerToken, isAllowedHost, isAllowedOrigin, type PeerClassifier, type PeerKind } from './peers.ts';
-import { forbidden, unauthorized } from './errors.ts';
+import { forbidden, unauthorized } from '../core/errors.ts';
 
 export interface GuardOptions {
-  token: string;
+  /** The bearer token of callers that are not trusted; a server without one answers only on loopback. */
+  token?: string;
   classifyPeer: PeerClassifier;
   network: () => { trustedLanBypass: boolean; allowedHosts: string[]; allowedOrigins: string[] };
 }
@@ -58,7 +59,7 @@ export function createGuard(options: GuardOptions) {
     const presented =
       bearerToken(request.headers.authorization) ??
       (QUERY_TOKEN_PATHS.has(path) ? queryToken(request.query) : undefined);
-    if (presented === undefined || !tokensEqual(options.token, presented)) throw unauthorized();
+    if (presented === undefined || options.token === undefined || !tokensEqual(options.token, presented)) throw unauthorized();
   };
 }
 

@@ -1,6 +1,6 @@
 // Input validation for route handlers: a zod schema in, a typed value or a 400 naming the field out.
 import type { z } from 'zod';
-import { badRequest } from './errors.ts';
+import { badRequest } from '../core/errors.ts';
 
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'query' | 'params'): z.infer<S> {
   const result = schema.safeParse(value ?? {});

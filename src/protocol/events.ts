@@ -1,18 +1,19 @@
 // The single definition of every event the service publishes: its topic, its payload schema and
-// whether it may leave the process. SSE, the WebSocket fallback, NDJSON streams and traces all
-// derive from this table; nothing else declares an event.
+// whether it may leave the process. SSE, the WebSocket fallback, NDJSON streams (stream-lines.ts)
+// and traces all derive from this table; nothing else declares an event. The web UI imports the
+// types from here.
 import { z } from 'zod';
-import { MESSAGE_ROLES } from '../store/messages.ts';
+import { ChatSessionSchema, MESSAGE_ROLES } from './chat.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'memory' | 'schedule' | 'system';
 
-interface EventDef<S extends z.ZodType> {
+interface EventDef<S extends z.ZodType, V extends Visibility = Visibility> {
   topic: Topic;
-  visibility: Visibility;
+  visibility: V;
   payload: S;
 }
-const define = <S extends z.ZodType>(topic: Topic, visibility: Visibility, payload: S): EventDef<S> => ({
+const define = <S extends z.ZodType, V extends Visibility>(topic: Topic, visibility: V, payload: S): EventDef<S, V> => ({
   topic,
   visibility,
   payload,
@@ -26,6 +27,8 @@ const open = z.record(z.string(), z.unknown());
 export const AGENT_STATUSES = ['running', 'done', 'error', 'evaluating'] as const;
 export const RUN_STATUSES = ['ok', 'error', 'stopped'] as const;
 export const STEP_KINDS = ['tool', 'thinking', 'search', 'command', 'subagent', 'file'] as const;
+/** What kind of step an `agent_tool` event describes (spec §6: tool, thinking, search, command, subagent). */
+export type StepKind = (typeof STEP_KINDS)[number];
 
 const usage = z.object({
   inputTokens: z.number().optional(),
@@ -35,7 +38,8 @@ const usage = z.object({
   costUsd: z.number().optional(),
 });
 
-const toolLogEntry = z.object({
+/** One step of a run as the bounded tool log of `agent_done` and GET /api/runtime keep it. */
+export const ToolLogEntrySchema = z.object({
   stepId: z.string(),
   name: z.string(),
   step: z.enum(STEP_KINDS),
@@ -43,6 +47,7 @@ const toolLogEntry = z.object({
   input: open.optional(),
   output: z.string().optional(),
 });
+export type ToolLogEntry = z.infer<typeof ToolLogEntrySchema>;
 
 export const catalogue = {
   // ── chat and sessions ────────────────────────────────────────────────────────────────
@@ -70,9 +75,7 @@ export const catalogue = {
   session_reset: define('session', 'public', z.object({ sessionId: z.string() })),
   /** A chat session and its messages were deleted: clients drop it (and leave it if they show it). */
   session_deleted: define('session', 'public', z.object({ sessionId: z.string() })),
-  session_list: define('session', 'public', z.object({
-    sessions: z.array(z.object({ id: z.string(), title: z.string(), active: z.boolean(), updatedAt: z.number() })),
-  })),
+  session_list: define('session', 'public', z.object({ sessions: z.array(ChatSessionSchema) })),
   // ── agent runs ───────────────────────────────────────────────────────────────────────
   agent_status: define('agent', 'public', z.object({
     status: z.enum(AGENT_STATUSES),
@@ -96,10 +99,13 @@ export const catalogue = {
     traceId,
     status: z.enum(RUN_STATUSES),
     text: z.string(),
+    /** `<failure class>: <message>` when the run failed. */
     error: z.string().optional(),
+    /** Why the run did not end `ok`: the error, or what stopped it. */
+    reason: z.string().optional(),
     provider: z.string().optional(),
     messageId: z.number().int().optional(),
-    toolLog: z.array(toolLogEntry),
+    toolLog: z.array(ToolLogEntrySchema),
     usage: usage.optional(),
     durationMs: z.number().optional(),
   })),
@@ -124,12 +130,17 @@ export const catalogue = {
   memory_status: define('memory', 'public', open),
   schedule_wakeup: define('schedule', 'public', open),
   schedule_wakeup_failed: define('schedule', 'public', open),
+  // ── settings ─────────────────────────────────────────────────────────────────────────
+  /** Settings changed (by the API, a slash command or the CLI): the changed sections, secrets masked as in GET /api/settings. */
+  settings_changed: define('system', 'public', z.object({
+    sections: z.array(z.string()),
+    values: z.record(z.string(), z.unknown()),
+  })),
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */
   provider_line: define('agent', 'internal', z.object({
     traceId, stream: z.enum(['stdout', 'stderr']), line: z.string(),
   })),
-  settings_changed: define('system', 'internal', z.object({ sections: z.array(z.string()) })),
 } as const;
 
 /** `agent:provider-e:<name>`: runtime events of one employee-agent provider (spec §6). */
@@ -149,5 +160,35 @@ export function lookup(name: string): EventDef<z.ZodType> | undefined {
   return NAMESPACES.find((ns) => name.startsWith(ns.prefix) && name.length > ns.prefix.length);
 }
 
+/** The names of the events clients may receive. */
+export type PublicEventName = { [N in EventName]: (typeof catalogue)[N]['visibility'] extends 'public' ? N : never }[EventName];
+
+/** One public event as SSE and WebSocket clients receive it: the wire fields, then the event's own. */
+export type WireEvent = {
+  [N in PublicEventName]: { eventId: string; topic: Topic; event: N; ts: number } & EventPayload<N>;
+}[PublicEventName];
+
+/** The event a client gets instead of what it missed when its cursor cannot be replayed (spec §6). */
+export interface ReplayGapEvent {
+  eventId: string;
+  topic: 'system';
+  event: 'replay_gap';
+  ts: number;
+  lastEventId: string;
+  reason: 'invalid_cursor' | 'unknown_stream' | 'expired';
+  oldestAvailableId: string | null;
+}
+
 export const publicEventNames = (): string[] =>
   Object.entries(catalogue).filter(([, d]) => d.visibility === 'public').map(([n]) => n);
+
+/**
+ * A public event as SSE and WebSocket clients receive it: `eventId`, `topic`, `event`, `ts`, and the
+ * event's own fields. The schema of one SSE `data:` payload, for the OpenAPI document.
+ */
+export const WireEventSchema = z.looseObject({
+  eventId: z.string().describe('`<stream>-<seq>`: the replay cursor (also the SSE `id:`).'),
+  topic: z.string(),
+  event: z.string().describe('An event name of the catalogue, or `replay_gap` (topic `system`).'),
+  ts: z.number(),
+});

@@ -1,50 +1,69 @@
-// The newline-delimited JSON lines of POST /api/message and POST /api/command (spec §6
-// "Streamed response lines"), and the sink that writes them to one HTTP response.
-import type { ServerResponse } from 'node:http';
+// The newline-delimited JSON lines of POST /api/message and POST /api/command (spec §6 "Streamed
+// response lines"). A run's lines are not written by hand: `streamLineOf` derives each one from the
+// catalogue event the runtime publishes, so the NDJSON answer and the SSE stream cannot disagree.
+import { z } from 'zod';
+import { RUN_STATUSES, type EventName, type EventPayload } from './events.ts';
 
-export type RunStatus = 'ok' | 'error' | 'stopped';
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export type StreamLine =
-  | { type: 'thinking'; content: string; traceId?: string }
-  | { type: 'text'; content: string; traceId?: string }
-  | { type: 'tool'; stepId: string; name: string; input: Record<string, unknown>; status: 'running' | 'ok' | 'error'; output?: string; traceId: string }
-  | { type: 'done'; status: RunStatus; text: string; reason?: string; traceId?: string; messageId?: number };
+const traceId = z.string();
 
+export const StreamLineSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('thinking'), content: z.string(), traceId: traceId.optional() }),
+  z.object({ type: z.literal('text'), content: z.string(), traceId: traceId.optional() }),
+  z.object({
+    type: z.literal('tool'),
+    stepId: z.string(),
+    name: z.string(),
+    input: z.record(z.string(), z.unknown()),
+    status: z.enum(['running', 'ok', 'error']),
+    output: z.string().optional(),
+    traceId,
+  }),
+  z.object({
+    type: z.literal('done'),
+    status: z.enum(RUN_STATUSES),
+    text: z.string(),
+    reason: z.string().optional(),
+    traceId: traceId.optional(),
+    messageId: z.number().int().optional(),
+  }),
+]);
+export type StreamLine = z.infer<typeof StreamLineSchema>;
+
+/** Where a run's lines go: one HTTP response (src/http/ndjson.ts), or nowhere once it closed. */
 export interface RunSink {
   write(line: StreamLine): void;
   end(): void;
 }
 
-export const NDJSON_HEADERS = {
-  'Content-Type': 'application/x-ndjson; charset=utf-8',
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-};
-
-/**
- * Writes lines to a response. A client that goes away does not cancel anything: later lines are
- * dropped and the run goes on (its reply is still saved and published).
- */
-export function responseSink(res: ServerResponse): RunSink {
-  return {
-    write(line) {
-      if (!res.destroyed && !res.writableEnded) res.write(`${JSON.stringify(line)}\n`);
-    },
-    end() {
-      if (!res.destroyed && !res.writableEnded) res.end();
-    },
-  };
-}
-
-/** A sink that opens its target only when the first line is written (so a command can still fail with a plain JSON error before that). */
-export function lazySink(open: () => RunSink): RunSink {
-  let target: RunSink | undefined;
-  return {
-    write(line) {
-      (target ??= open()).write(line);
-    },
-    end() {
-      (target ??= open()).end();
-    },
-  };
+/** The line an event of a run stands for in that run's NDJSON answer; undefined when it has none. */
+export function streamLineOf<N extends EventName>(name: N, payload: EventPayload<N>): StreamLine | undefined;
+export function streamLineOf(name: string, p: Record<string, any>): StreamLine | undefined {
+  switch (name) {
+    case 'agent_output':
+      return { type: 'text', content: p.content, traceId: p.traceId };
+    case 'agent_tool':
+      if (p.step === 'thinking') return { type: 'thinking', content: p.output ?? '', traceId: p.traceId };
+      return {
+        type: 'tool',
+        stepId: p.stepId,
+        name: p.name,
+        input: p.input,
+        status: p.status,
+        ...(p.output !== undefined ? { output: p.output } : {}),
+        traceId: p.traceId,
+      };
+    case 'agent_done':
+      return {
+        type: 'done',
+        status: p.status,
+        text: p.text,
+        ...(p.reason ? { reason: p.reason } : {}),
+        traceId: p.traceId,
+        ...(p.messageId !== undefined ? { messageId: p.messageId } : {}),
+      };
+    default:
+      return undefined;
+  }
 }

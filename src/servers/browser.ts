@@ -1,24 +1,19 @@
-// The browser server (`svc browser serve`): a fastify app on 127.0.0.1 only, exposing the browser
-// actions as JSON over HTTP under the same paths and shapes as the core server's /api/browser/* routes,
-// so the client can talk to either. It owns one BrowserSession for its lifetime.
-import Fastify, { type FastifyInstance } from 'fastify';
-import { errorHandler } from '../http/error-handler.ts';
-import { ApiError } from '../http/errors.ts';
-import { parseInput } from '../http/validate.ts';
-import { runAction } from './actions.ts';
-import { BrowserSession, type SessionOptions } from './session.ts';
-import {
-  ActionSchema,
-  DEFAULT_BROWSER_PORT,
-  FetchBody,
-  LogQuery,
-  SnapshotQuery,
-  StartBody,
-  TabOpenBody,
-  truthy,
-} from './types.ts';
-
-export const BROWSER_SERVICE = 'svc-browser';
+// The browser server (`svc browser serve`): a composition root on the server kit, on 127.0.0.1 only.
+// It owns one BrowserSession for its lifetime and serves the browser skill's routes over it, under
+// the same paths and shapes as the core server's /api/browser/* routes, so the client can talk to
+// either. Run stand-alone with `node --import tsx src/servers/browser.ts --port 3459 --home ~/.svc
+// [--cdp-url URL] [--headed] [--browser-path PATH] [--parent-pid PID]`; `svc browser serve` does the
+// same through the CLI, and the browser client spawns it on first use.
+import type { FastifyInstance } from 'fastify';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { AppError } from '../core/errors.ts';
+import { VERSION } from '../core/version.ts';
+import { classifyPeer } from '../http/peers.ts';
+import { createServer } from '../http/create-server.ts';
+import { browserRoutes, DEFAULT_BROWSER_PORT, isPidAlive, loadBrowserDriver, type BrowserSession, type SessionOptions } from '../modules/automation/browser/index.ts';
+import { RemoteRuleSource } from '../modules/automation/web-routing/index.ts';
 
 export interface BrowserServerOptions extends SessionOptions {
   /** Port on 127.0.0.1 (default 3459; 0 picks a free one). */
@@ -38,75 +33,21 @@ export interface BrowserServer {
   closed: Promise<void>;
 }
 
-const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
-
-/** Build the app around a session. `port()` gives the bound port, for the Host/Origin guard. */
-export function buildBrowserApp(session: BrowserSession, opts: { port: () => number; onShutdown: () => void; logger?: boolean }): FastifyInstance {
-  const app = Fastify({ logger: opts.logger ?? false, forceCloseConnections: true, bodyLimit: 2 * 1024 * 1024 });
-  // JSON bodies only: text/plain is how cross-site "simple" requests would get in.
-  app.removeContentTypeParser('text/plain');
-
-  app.addHook('onRequest', async (req) => {
-    const port = opts.port();
-    const host = req.headers.host ?? '';
-    if (!LOOPBACK_NAMES.some((h) => host === `${h}:${port}`)) {
-      throw new ApiError(403, 'FORBIDDEN_HOST', `Host '${host}' is not this browser server; use http://127.0.0.1:${port}.`);
-    }
-    const origin = req.headers.origin;
-    if (origin && !LOOPBACK_NAMES.some((h) => origin === `http://${h}:${port}`)) {
-      throw new ApiError(403, 'FORBIDDEN_ORIGIN', `Requests from ${origin} are not accepted by the browser server.`);
-    }
-  });
-
-  app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `No route ${req.method} ${req.url.split('?')[0]}.` }));
-
-  app.get('/api/health', async () => ({ ok: true, service: BROWSER_SERVICE, pid: process.pid, mode: session.mode }));
-  app.get('/api/browser/status', async () => session.status());
-  app.post('/api/browser/start', async (req) => {
-    const body = parseInput(StartBody, req.body, 'body');
-    return session.start(body);
-  });
-  app.post('/api/browser/stop', async () => {
-    await session.stopBrowser();
-    return session.status();
-  });
-  app.post('/api/browser/shutdown', async (_req, reply) => {
-    reply.raw.once('finish', () => opts.onShutdown());
-    return { ok: true };
-  });
-  app.post('/api/browser/act', async (req) => runAction(session, parseInput(ActionSchema, req.body, 'body')));
-  app.get('/api/browser/snapshot', async (req) => {
-    const q = parseInput(SnapshotQuery, req.query, 'query');
-    return runAction(session, { action: 'snapshot', diff: truthy(q.diff), tab: q.tab, maxNodes: q.maxNodes });
-  });
-  app.post('/api/browser/fetch', async (req) => runAction(session, { action: 'fetch', ...parseInput(FetchBody, req.body, 'body') }));
-  app.get('/api/browser/tabs', async () => runAction(session, { action: 'tabs' }));
-  app.post('/api/browser/tabs', async (req, reply) => {
-    const result = await runAction(session, { action: 'tab_open', ...parseInput(TabOpenBody, req.body, 'body') });
-    reply.code(201);
-    return result;
-  });
-  app.post<{ Params: { id: string } }>('/api/browser/tabs/:id/switch', async (req) => runAction(session, { action: 'tab_switch', tab: req.params.id }));
-  app.delete<{ Params: { id: string } }>('/api/browser/tabs/:id', async (req) => runAction(session, { action: 'tab_close', tab: req.params.id }));
-  app.get('/api/browser/console', async (req) => {
-    const q = parseInput(LogQuery, req.query, 'query');
-    return runAction(session, { action: 'console', tab: q.tab, limit: q.limit, clear: truthy(q.clear) });
-  });
-  app.get('/api/browser/network', async (req) => {
-    const q = parseInput(LogQuery, req.query, 'query');
-    return runAction(session, { action: 'network', tab: q.tab, limit: q.limit, clear: truthy(q.clear) });
-  });
-  return app;
-}
-
 /** Start the browser server. The browser itself is launched (or attached) on first use. */
 export async function startBrowserServer(opts: BrowserServerOptions): Promise<BrowserServer> {
+  const { BrowserSession, browserServerRoutes, sessionApi } = await loadBrowserDriver();
   const session = new BrowserSession(opts);
-  let bound = 0;
   let closing: Promise<void> | null = null;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
+  // It listens on loopback only and has no token: every caller is on this machine, and the guard
+  // keeps out pages of other origins and rebinding host names like on the core server.
+  const app = await createServer({
+    info: { title: 'svc browser server', version: VERSION, description: 'The browser skill\'s server: one controlled Chromium over CDP.' },
+    logLevel: opts.logger ? 'info' : 'silent',
+    bodyLimit: 2 * 1024 * 1024,
+    guard: { classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) },
+  });
   const close = (): Promise<void> => {
     closing ??= (async () => {
       await session.close().catch(() => undefined);
@@ -115,7 +56,8 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     })();
     return closing;
   };
-  const app = buildBrowserApp(session, { port: () => bound, onShutdown: () => void close(), logger: opts.logger });
+  await app.register(browserServerRoutes, { session, onShutdown: () => void close() });
+  await app.register(browserRoutes, { api: sessionApi(session) });
   const port = opts.port ?? DEFAULT_BROWSER_PORT;
   try {
     await app.listen({ host: '127.0.0.1', port });
@@ -123,11 +65,86 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     await session.close().catch(() => undefined);
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
-      throw new ApiError(503, 'PORT_IN_USE', `Port ${port} on 127.0.0.1 is already in use. Is another browser server running? Pick another with --port.`);
+      throw new AppError(503, 'PORT_IN_USE', `Port ${port} on 127.0.0.1 is already in use. Is another browser server running? Pick another with --port.`);
     }
     throw err;
   }
   const addr = app.server.address();
-  bound = typeof addr === 'object' && addr ? addr.port : port;
+  const bound = typeof addr === 'object' && addr ? addr.port : port;
   return { url: `http://127.0.0.1:${bound}`, port: bound, app, session, close, closed };
+}
+
+export interface ServeOptions {
+  port: number;
+  home: string;
+  cdpUrl?: string;
+  headless: boolean;
+  executablePath?: string;
+  /** Exit when this process is gone (a server spawned for a core server dies with it). */
+  parentPid?: number;
+  /** The core server (env SVC_URL): its web-routing rules apply to the browser's traffic. */
+  coreUrl?: string;
+}
+
+/** Run the browser server until SIGINT/SIGTERM, shutdown request, or the parent's exit. */
+export async function serveBrowser(o: ServeOptions): Promise<BrowserServer> {
+  // The core server owns the web-routing rules; with its URL known, the browser applies them too.
+  const rules = o.coreUrl ? new RemoteRuleSource(o.coreUrl) : undefined;
+  const server = await startBrowserServer({ port: o.port, home: o.home, cdpUrl: o.cdpUrl, headless: o.headless, executablePath: o.executablePath, rules });
+  void server.closed.then(() => rules?.close());
+  process.stdout.write(`${JSON.stringify({ event: 'listening', service: 'svc-browser', url: server.url, pid: process.pid, mode: server.session.mode })}\n`);
+  const stop = () => void server.close();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  if (o.parentPid) {
+    const timer = setInterval(() => {
+      if (!isPidAlive(o.parentPid!)) stop();
+    }, 2000);
+    timer.unref();
+  }
+  void server.closed.then(() => {
+    process.removeListener('SIGINT', stop);
+    process.removeListener('SIGTERM', stop);
+  });
+  return server;
+}
+
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string' },
+      home: { type: 'string' },
+      'cdp-url': { type: 'string' },
+      headed: { type: 'boolean' },
+      headless: { type: 'boolean' },
+      'browser-path': { type: 'string' },
+      'parent-pid': { type: 'string' },
+    },
+    strict: true,
+  });
+  const port = values.port !== undefined ? Number(values.port) : DEFAULT_BROWSER_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, not '${values.port}'`);
+  const parentPid = values['parent-pid'] !== undefined ? Number(values['parent-pid']) : undefined;
+  return {
+    port,
+    home: values.home ?? env.SVC_HOME ?? join(homedir(), '.svc'),
+    cdpUrl: values['cdp-url'],
+    headless: !values.headed,
+    executablePath: values['browser-path'],
+    ...(parentPid ? { parentPid } : {}),
+    ...(env.SVC_URL ? { coreUrl: env.SVC_URL } : {}),
+  };
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('servers/browser.ts');
+if (isMain) {
+  try {
+    const server = await serveBrowser(parseServeArgs(process.argv.slice(2)));
+    await server.closed;
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`svc browser serve: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
 }

@@ -1,41 +1,64 @@
-// The composition root: opens storage, builds the services and the HTTP server, and closes them
-// in order. Nothing here knows HTTP details beyond handing the context to the server factory.
+// The core server's composition root (`svc serve`): opens storage, builds the services, mounts each
+// module's routes and commands on the server kit, and closes everything in order. This is the only
+// file that knows every module; each module gets just the dependencies it names.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { ensureHome, type HomePaths } from './config/home.ts';
-import { loadOrCreateToken } from './config/token.ts';
-import { closeDatabase, openDatabase, type Db } from './store/db.ts';
-import { ChatSessionRepo } from './store/chat-sessions.ts';
-import { MessageRepo } from './store/messages.ts';
-import { SettingsRepo } from './store/settings-repo.ts';
-import { EventBus } from './events/bus.ts';
-import { EventStream } from './events/stream.ts';
-import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from './events/slots.ts';
-import { SettingsService } from './services/settings.ts';
-import { ChatService } from './services/chat.ts';
-import { classifyPeer, type PeerClassifier } from './http/peers.ts';
-import { buildHttpServer } from './http/server.ts';
-import { SVC_BIN, VERSION } from './version.ts';
-import { SKILL_INSTRUCTIONS } from './skills/instructions.ts';
-import { ProviderSessionRepo, RunRepo } from './store/agent-store.ts';
-import { QuotaObservationRepo } from './store/quota-observations.ts';
-import { TraceRecorder } from './agent/traces.ts';
-import { AgentRuntime } from './agent/runtime.ts';
-import { builtInCommands, CommandRegistry } from './agent/commands.ts';
-import { reapOrphans } from './agent/process.ts';
-import type { ProviderId } from './agent/providers/types.ts';
-import { RuleService } from './skills/web-routing/service.ts';
-import { RulesRepo } from './skills/web-routing/rules-repo.ts';
-import { startRoutingProxy, type RoutingProxy } from './skills/web-routing/proxy.ts';
-import { skillCommands } from './skills/commands.ts';
-import { browserClientFor } from './browser/spawn.ts';
-import type { BrowserClient } from './browser/client.ts';
-import { CliDetector } from './agent/detect.ts';
-import { QuotaReader } from './agent/quota.ts';
-import { lazyVisionClickService, type LazyVisionClick } from './skills/vision-click/lazy.ts';
+import { ensureHome, type HomePaths } from '../core/home.ts';
+import { loadOrCreateToken } from '../core/token.ts';
+import { SVC_BIN, VERSION } from '../core/version.ts';
+import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
+import { EventBus } from '../events/bus.ts';
+import { EventStream } from '../events/stream.ts';
+import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
+import { createServer } from '../http/create-server.ts';
+import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
+import { AgentRuntime } from '../agent/runtime.ts';
+import { CommandRegistry } from '../agent/commands.ts';
+import { CliDetector } from '../agent/detect.ts';
+import { QuotaReader } from '../agent/quota.ts';
+import { QuotaObservationRepo } from '../agent/quota.repo.ts';
+import { ProviderSessionRepo, RunRepo } from '../agent/runs.repo.ts';
+import { agentSettings } from '../agent/settings.ts';
+import { reapOrphans } from '../agent/process.ts';
+import { TraceRecorder } from '../agent/traces.ts';
+import type { ProviderId } from '../agent/providers/registry.ts';
+import { networkSettings, SettingsModel, SettingsRepo, SettingsService, settingsRoutes, type SettingsOf } from '../modules/settings/index.ts';
+import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, chatRoutes } from '../modules/chat/index.ts';
+import { runCommands, runRoutes } from '../modules/runs/index.ts';
+import { systemRoutes } from '../modules/system/index.ts';
+import { eventRoutes } from '../modules/events/index.ts';
+import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
+import { traceRoutes } from '../modules/traces/index.ts';
+import { providerRoutes } from '../modules/providers/index.ts';
+import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
+import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
+import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
+import {
+  lazyVisionClickService,
+  visionClickCommand,
+  visionClickRoutes,
+  visionClickSkill,
+  visionSettings,
+  type LazyVisionClick,
+} from '../modules/automation/vision-click/index.ts';
+import {
+  RuleService,
+  RulesRepo,
+  startRoutingProxy,
+  webRoutingCommand,
+  webRoutingRoutes,
+  webRoutingSkill,
+  type RoutingProxy,
+} from '../modules/automation/web-routing/index.ts';
 
-export interface AppOptions {
+/** The settings document of the core server: each section declared by its owner. */
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings });
+export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
+
+const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill];
+
+export interface CoreOptions {
   home: string;
   /** Injectable for tests: how much a peer address is trusted. */
   classifyPeer?: PeerClassifier;
@@ -53,27 +76,23 @@ export interface AppOptions {
   browserPort?: number;
 }
 
-export interface AppContext {
+/** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
+export interface CoreServices {
   version: string;
   startedAt: number;
   home: HomePaths;
   token: string;
-  cwd: string;
   db: Db;
   bus: EventBus;
   stream: EventStream;
   listeners: { sse: Slots; ws: Slots };
-  settings: SettingsService;
+  settings: SettingsService<typeof coreSettings.sections>;
   chat: ChatService;
-  classifyPeer: PeerClassifier;
   providerSessions: ProviderSessionRepo;
-  runs: RunRepo;
-  recorder: TraceRecorder;
-  agent: AgentRuntime;
+  runtime: AgentRuntime;
   commands: CommandRegistry;
   rules: RuleService;
   detector: CliDetector;
-  quota: QuotaReader;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
   /** The vision-click skill (loaded on first use: OCR and image code stay off the start-up path). */
@@ -84,29 +103,27 @@ export interface AppContext {
   serverUrl?: string;
 }
 
-export interface App {
-  context: AppContext;
+export interface CoreServer {
+  services: CoreServices;
   http: FastifyInstance;
   listen(port: number, host: string): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function createApp(options: AppOptions): Promise<App> {
+export async function createCoreServer(options: CoreOptions): Promise<CoreServer> {
+  const startedAt = Date.now();
   const home = ensureHome(options.home);
   const cwd = options.cwd ?? process.cwd();
   const db = openDatabase(home.database);
   const bus = new EventBus((err, event) => console.error(`svc: listener of '${event.name}' failed:`, err));
   // Provider CLIs left running by a server that crashed are ended before anything else starts.
   reapOrphans(home.pids);
-  const settings = new SettingsService(new SettingsRepo(db), bus);
-  const chat = new ChatService(new ChatSessionRepo(db), new MessageRepo(db), bus);
+  const settings = new SettingsService(coreSettings, new SettingsRepo(db), bus);
   const providerSessions = new ProviderSessionRepo(db);
   const runs = new RunRepo(db);
   runs.markAbandoned();
   const token = loadOrCreateToken(home.token);
-  const secrets = () => [token, settings.get().vision.apiKey, ...Object.values(settings.get().agent.env)];
-  const recorder = new TraceRecorder(home.traces, bus, secrets);
-  const commands = new CommandRegistry();
+  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get())]);
   const shimDir = writeSvcShim(home.root);
   const providerEnv = () => {
     const env = { ...process.env, ...settings.get().agent.env };
@@ -119,79 +136,128 @@ export async function createApp(options: AppOptions): Promise<App> {
     pathEnv: () => providerEnv().PATH,
     env: providerEnv,
   });
-  const browserClient = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => context.serverUrl });
+  let serverUrl: string | undefined;
+  const browser = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => serverUrl });
   const quota = new QuotaReader({
     codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME,
     store: new QuotaObservationRepo(db),
   });
-  const context: AppContext = {
-    version: VERSION,
-    startedAt: Date.now(),
-    home,
-    token,
-    cwd,
-    db,
+  const instructions = skillInstructions(SKILLS);
+  // The chat and the runtime need each other: the runtime saves into the chat, and clearing a chat
+  // stops its runs. The chat reaches the runtime only when a session is cleared or deleted.
+  const chat = new ChatService(new ChatSessionRepo(db), new MessageRepo(db), bus, {
+    stopSessionWork: (sessionId, reason) => runtime.stopSessionWork(sessionId, reason),
+    forgetProviderSessions: (sessionId) => runtime.forgetProviderSessions(sessionId),
+  });
+  const runtime = new AgentRuntime({
     bus,
-    stream: new EventStream(bus, { heartbeatMs: options.heartbeatMs }),
-    listeners: { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) },
-    settings,
-    chat,
-    classifyPeer: options.classifyPeer ?? classifyPeer,
+    transcript: chat,
+    settings: () => settings.get().agent,
     providerSessions,
     runs,
     recorder,
+    pidDir: home.pids,
+    cwd,
+    executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
+    systemPrompt: () => [settings.get().agent.systemPrompt, instructions].filter(Boolean).join('\n\n'),
+    baseEnv: () => ({
+      ...providerEnv(),
+      SVC_HOME: home.root,
+      SVC_BROWSER_PORT: String(browser.port),
+      SVC_SERVER_PID: String(process.pid),
+      ...(serverUrl ? { SVC_URL: serverUrl } : {}),
+    }),
+    onProviderOutcome: (provider, outcome) => {
+      if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
+      else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
+    },
+    retryBaseMs: options.retryBaseMs,
+    killGraceMs: options.killGraceMs,
+  });
+  const rules = new RuleService(new RulesRepo(db), {
+    onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
+  });
+  const visionClick = lazyVisionClickService({
+    settings: () => settings.get().vision,
+    mediaDir: home.media,
+    browser,
+    env: providerEnv,
+    executable: (provider) => settings.get().agent.executables[provider],
+  });
+  const media = new MediaStore(home.media);
+  const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
+  const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
+  const peers = options.classifyPeer ?? classifyPeer;
+
+  const commands = new CommandRegistry();
+  commands.register(
+    ...runCommands({ registry: commands, runtime, chat, settings }),
+    ...chatCommands(chat),
+    browserCommand(browser),
+    webRoutingCommand(rules),
+    visionClickCommand({ service: visionClick }),
+  );
+
+  const http = await createServer({
+    info: { title: 'svc', version: VERSION, description: 'The core server of svc, a local agent runtime.' },
+    logLevel: options.logLevel,
+    websocket: true,
+    guard: { token, classifyPeer: peers, network: () => settings.get().network },
+  });
+  await http.register(systemRoutes, {
+    version: VERSION,
+    startedAt,
+    home: home.root,
+    token,
+    classifyPeer: peers,
+    activeSession: () => chat.activeSession(),
+    agent: () => ({ ...settings.get().agent, workingDir: settings.get().agent.workingDir || cwd }),
+    runtime: () => runtime.status(),
+    events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
+  });
+  await http.register(chatRoutes, { chat });
+  await http.register(eventRoutes, { stream, listeners });
+  await http.register(settingsRoutes, { settings });
+  await http.register(runRoutes, { runtime, chat, commands, media });
+  await http.register(traceRoutes, { runs, dir: home.traces });
+  await http.register(skillRoutes, { skills: SKILLS });
+  await http.register(webRoutingRoutes, { rules });
+  await http.register(browserRoutes, { api: browser });
+  await http.register(visionClickRoutes, { service: visionClick });
+  await http.register(mediaRoutes, { media });
+  await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
+  await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
+  await http.ready();
+
+  const services: CoreServices = {
+    version: VERSION,
+    startedAt,
+    home,
+    token,
+    db,
+    bus,
+    stream,
+    listeners,
+    settings,
+    chat,
+    providerSessions,
+    runtime,
     commands,
-    rules: new RuleService(new RulesRepo(db), {
-      onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
-    }),
+    rules,
     detector,
-    quota,
-    browser: browserClient,
-    visionClick: lazyVisionClickService({
-      settings: () => settings.get().vision,
-      mediaDir: home.media,
-      browser: browserClient,
-      env: providerEnv,
-      executable: (provider) => settings.get().agent.executables[provider],
-    }),
-    agent: new AgentRuntime({
-      bus,
-      chat,
-      settings,
-      providerSessions,
-      runs,
-      recorder,
-      pidDir: home.pids,
-      cwd,
-      executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-      systemPrompt: () => [settings.get().agent.systemPrompt, SKILL_INSTRUCTIONS].filter(Boolean).join('\n\n'),
-      baseEnv: () => ({
-        ...providerEnv(),
-        SVC_HOME: home.root,
-        SVC_BROWSER_PORT: String(context.browser.port),
-        SVC_SERVER_PID: String(process.pid),
-        ...(context.serverUrl ? { SVC_URL: context.serverUrl } : {}),
-      }),
-      onProviderOutcome: (provider, outcome) => {
-        if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
-        else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
-      },
-      retryBaseMs: options.retryBaseMs,
-      killGraceMs: options.killGraceMs,
-    }),
+    browser,
+    visionClick,
   };
-  for (const command of [...builtInCommands(commands), ...skillCommands(context)]) commands.register(command);
-  const http = await buildHttpServer(context, { logLevel: options.logLevel });
   let closed = false;
   return {
-    context,
+    services,
     http,
     async listen(port, host) {
       const address = await http.listen({ port, host });
-      context.serverUrl = address;
+      serverUrl = services.serverUrl = address;
       if (options.proxyPort !== undefined) {
         try {
-          context.proxy = await startRoutingProxy({ rules: context.rules, port: options.proxyPort, host: '127.0.0.1' });
+          services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
         } catch (err) {
           // The API works without the proxy: say so and go on.
           console.error(`svc: web-routing proxy not started on 127.0.0.1:${options.proxyPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another with --proxy-port`);
@@ -203,15 +269,15 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (closed) return;
       closed = true;
       // Runs first: their CLIs are killed and their final events written while clients still listen.
-      await context.agent.close();
-      await context.detector.close();
-      await context.visionClick.close();
+      await runtime.close();
+      await detector.close();
+      await visionClick.close();
       await http.close();
-      await context.proxy?.close();
+      await services.proxy?.close();
       // a browser server this process started goes with it; one the user started stays
-      if (context.browser.spawnedServer) await context.browser.shutdown();
+      if (browser.spawnedServer) await browser.shutdown();
       await recorder.close();
-      context.stream.close();
+      stream.close();
       closeDatabase(db);
     },
   };

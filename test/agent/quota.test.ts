@@ -17,12 +17,12 @@ import {
   realQuotaFs,
   windowName,
   withDeadline,
-} from '../../../src/agent/quota.ts';
+} from '../../src/agent/quota.ts';
 
 /** Tests that check what is read, not the deadline, give reads time on a loaded machine. */
 const SLOW_MACHINE_BUDGET_MS = 10_000;
 
-const FIXTURE_HOME = join(import.meta.dirname, '../../fixtures/detect/codex-home');
+const FIXTURE_HOME = join(import.meta.dirname, '../fixtures/detect/codex-home');
 const NEW_FILE = join(FIXTURE_HOME, 'sessions/2026/11/21/rollout-2026-11-21T18-06-07-01a1ff49-7a38-7830-8088-8dd4408ffa5a.jsonl');
 const OLD_FILE = join(FIXTURE_HOME, 'sessions/2026/11/20/rollout-2026-11-20T08-40-12-0199a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl');
 const NOW = Date.parse('2026-11-21T18:30:00Z');

@@ -6,18 +6,18 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeModel, type FakeModel } from '../../support/fake-model.ts';
-import { prepareRealCliEnv, realCliPath, type RealCliName } from '../../support/real-clis.ts';
-import { sendJson, startServer, type TestServer } from '../../support/server.ts';
-import { postNdjson } from '../../support/ndjson.ts';
-import { openSse } from '../../support/sse.ts';
+import { startFakeModel, type FakeModel } from '../support/fake-model.ts';
+import { prepareRealCliEnv, realCliPath, type RealCliName } from '../support/real-clis.ts';
+import { sendJson, startServer, type TestServer } from '../support/server.ts';
+import { postNdjson } from '../support/ndjson.ts';
+import { openSse } from '../support/sse.ts';
 
 const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot'];
 
 async function serverFor(name: RealCliName, fake: FakeModel): Promise<TestServer> {
   const server = await startServer({ retryBaseMs: 10, killGraceMs: 500 });
   const { env, cwd } = prepareRealCliEnv(name, fake.url, mkdtempSync(join(tmpdir(), `svc-real-${name}-`)));
-  server.app.context.settings.update({
+  server.app.services.settings.update({
     agent: {
       provider: name,
       model: name === 'gemini' ? 'gemini-2.5-flash' : '',
@@ -54,7 +54,7 @@ for (const name of CLIS) {
       assert.equal(done.status, 'ok', JSON.stringify(done));
       assert.match(done.text, /Hello from the fake model/);
       assert.ok(lines.some((l) => l.type === 'text'), 'live text chunks');
-      const providerSession = server.app.context.providerSessions.get(server.app.context.chat.activeSession().id, name);
+      const providerSession = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, name);
       assert.ok(providerSession, 'provider session id kept');
       const second = (await send('What was the secret word? scenario:text')).at(-1);
       assert.equal(second.status, 'ok', JSON.stringify(second));

@@ -4,10 +4,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redactSecrets, REDACTED_MARK } from '../../../src/agent/redact.ts';
-import { boundInput, clip, ToolLog, MAX_TOOL_LOG_ENTRIES } from '../../../src/agent/tool-log.ts';
-import { lineSplitter, reapOrphans } from '../../../src/agent/process.ts';
-import { CommandRegistry } from '../../../src/agent/commands.ts';
+import { redactSecrets, REDACTED_MARK } from '../../src/agent/redact.ts';
+import { boundInput, clip, ToolLog, MAX_TOOL_LOG_ENTRIES } from '../../src/agent/tool-log.ts';
+import { lineSplitter, reapOrphans } from '../../src/agent/process.ts';
+import { CommandRegistry } from '../../src/agent/commands.ts';
 
 test('redaction removes secrets but keeps token counts and session ids', () => {
   const line = JSON.stringify({

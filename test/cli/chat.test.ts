@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { startAgentServer } from '../../support/agent.ts';
+import { startAgentServer } from '../support/agent.ts';
 
-const BIN = join(import.meta.dirname, '../../../bin/svc.js');
+const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
 function svc(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

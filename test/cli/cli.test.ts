@@ -5,10 +5,10 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { tempHome } from '../../support/server.ts';
-import { freePort } from '../../support/ports.ts';
+import { tempHome } from '../support/server.ts';
+import { freePort } from '../support/ports.ts';
 
-const BIN = join(import.meta.dirname, '../../../bin/svc.js');
+const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
 
 function startSvc(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; output: () => string; ready: Promise<void> } {

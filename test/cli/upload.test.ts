@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
-import { getJson, tempHome } from '../../support/server.ts';
+import { startAgentServer, type AgentTestServer } from '../support/agent.ts';
+import { getJson, tempHome } from '../support/server.ts';
 
 // The TypeScript entry through tsx, not bin/svc.js: that runs dist/cli.js when a build exists,
 // which may predate these sources.
-const ROOT = join(import.meta.dirname, '../../..');
+const ROOT = join(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'src/cli/main.ts');
 
 function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { getJson, startServer, type TestServer } from '../../support/server.ts';
+import { getJson, startServer, type TestServer } from '../support/server.ts';
 
 // Every bad input gets a 4xx with {"error": CODE, "message": "..."}; the server keeps serving and
 // stored data is untouched.
@@ -32,14 +32,14 @@ describe('error model', () => {
 
   for (const [name, call, status, code] of cases) {
     test(`${name} → ${status} ${code}`, async () => {
-      const before = server.app.context.chat.sessions.list().length;
+      const before = server.app.services.chat.sessions.list().length;
       const answer = await call();
       assert.equal(answer.status, status);
       assert.equal(answer.body.error, code);
       assert.equal(typeof answer.body.message, 'string');
       assert.ok(answer.body.message.length > 0);
       assert.ok(!/at .*\.ts:\d+/.test(answer.body.message), 'no stack trace');
-      assert.equal(server.app.context.chat.sessions.list().length, before, 'nothing stored');
+      assert.equal(server.app.services.chat.sessions.list().length, before, 'nothing stored');
       assert.equal((await getJson(`${server.url}/api/health`)).status, 200, 'still serving');
     });
   }

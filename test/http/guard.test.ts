@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { statSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyPeer } from '../../../src/http/peers.ts';
-import { startServer, type TestServer } from '../../support/server.ts';
+import { classifyPeer } from '../../src/http/peers.ts';
+import { startServer, type TestServer } from '../support/server.ts';
 
 // 127.0.0.2 stands for a remote peer and 127.0.0.3 for a private-network one: the server's
 // address classifier is injected, the packets really come from those source addresses.
@@ -49,7 +49,7 @@ describe('auth and request guard', () => {
   let token: string;
   before(async () => {
     server = await startServer({ classifyPeer: classify });
-    token = server.app.context.token;
+    token = server.app.services.token;
   });
   after(() => server.close());
 
@@ -122,7 +122,7 @@ describe('auth and request guard', () => {
       body: '{"title":"x"}',
     });
     assert.equal(mutation.status, 403);
-    assert.equal(server.app.context.chat.sessions.list().some((s) => s.title === 'x'), false);
+    assert.equal(server.app.services.chat.sessions.list().some((s) => s.title === 'x'), false);
   });
 
   test('mutating routes accept JSON only (no simple cross-site form posts)', async () => {

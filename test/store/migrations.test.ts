@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openDatabase, migrate, schemaVersion, closeDatabase } from '../../../src/store/db.ts';
-import { migrations, type Migration } from '../../../src/store/migrations/index.ts';
-import { tempHome } from '../../support/server.ts';
+import { openDatabase, migrate, schemaVersion, closeDatabase } from '../../src/store/db.ts';
+import { migrations, type Migration } from '../../src/store/migrations/index.ts';
+import { tempHome } from '../support/server.ts';
 
 const latest = Math.max(...migrations.map((m) => m.version));
 

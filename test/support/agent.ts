@@ -3,8 +3,8 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type TestServer } from './server.ts';
-import type { Settings } from '../../src/config/settings.ts';
-import type { AppOptions } from '../../src/app.ts';
+import type { AgentSettings } from '../../src/agent/settings.ts';
+import type { CoreOptions } from '../../src/servers/core.ts';
 
 export const FAKE_CLIS = new URL('../fixtures/fake-clis/', import.meta.url).pathname;
 
@@ -14,17 +14,17 @@ export interface AgentTestServer extends TestServer {
 }
 
 /** `app`: more options of the server (e.g. `home`, to restart on the data of an earlier one). */
-export async function startAgentServer(agent: Partial<Settings['agent']> = {}, app: Partial<AppOptions> = {}): Promise<AgentTestServer> {
+export async function startAgentServer(agent: Partial<AgentSettings> = {}, app: Partial<CoreOptions> = {}): Promise<AgentTestServer> {
   const server = await startServer({ retryBaseMs: 10, killGraceMs: 300, ...app });
   const stateDir = mkdtempSync(join(tmpdir(), 'svc-fake-state-'));
-  server.app.context.settings.update({
+  server.app.services.settings.update({
     agent: {
       executables: { claude: join(FAKE_CLIS, 'claude'), codex: join(FAKE_CLIS, 'codex'), gemini: join(FAKE_CLIS, 'gemini') },
       env: { FAKE_CLI_STATE: stateDir },
     },
   });
   // a second patch, so the overrides merge into the defaults above instead of replacing them
-  server.app.context.settings.update({ agent });
+  server.app.services.settings.update({ agent });
   return {
     ...server,
     stateDir,

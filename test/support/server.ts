@@ -2,10 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App, type AppOptions } from '../../src/app.ts';
+import { createCoreServer, type CoreServer, type CoreOptions } from '../../src/servers/core.ts';
 
 export interface TestServer {
-  app: App;
+  app: CoreServer;
   url: string;
   port: number;
   home: string;
@@ -18,10 +18,10 @@ export function tempHome(prefix = 'svc-test-'): string {
 }
 
 /** `port`: listen on this port (e.g. to restart a server where its clients expect it); default ephemeral. */
-export async function startServer(options: Partial<AppOptions> & { port?: number } = {}): Promise<TestServer> {
+export async function startServer(options: Partial<CoreOptions> & { port?: number } = {}): Promise<TestServer> {
   const { port: wanted = 0, ...appOptions } = options;
   const home = appOptions.home ?? tempHome();
-  const app = await createApp({ logLevel: 'silent', ...appOptions, home });
+  const app = await createCoreServer({ logLevel: 'silent', ...appOptions, home });
   const address = await app.listen(wanted, '127.0.0.1');
   const port = Number(new URL(address).port);
   return {

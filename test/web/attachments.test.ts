@@ -1,8 +1,8 @@
 // The UI reads back the attachment block the server writes: both sides are checked together here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withAttachments } from '../../../src/services/attachments.ts';
-import { displayName, isImage, splitAttachments } from '../../../web/src/attachments.ts';
+import { withAttachments } from '../../src/modules/media/attachments.ts';
+import { displayName, isImage, splitAttachments } from '../../web/src/attachments.ts';
 
 const photo = { path: '/home/u/.svc/media/20261121-101500-ab12cd-photo.png', type: 'image/png', size: 12_600 };
 const notes = { path: '/home/u/.svc/media/20261121-101501-00ff00-notes.txt', type: 'text/plain; charset=utf-8', size: 300 };

@@ -1,7 +1,7 @@
 // The UI's merge of a run's streamed output by offsets (web/src/output.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeSpan, type Span } from '../../../web/src/output.ts';
+import { mergeSpan, type Span } from '../../web/src/output.ts';
 
 const span = (start: number, text: string): Span => ({ start, text });
 const WHOLE = 'Hello from the fake model.';

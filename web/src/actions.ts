@@ -387,7 +387,7 @@ export async function pollCliStatus(): Promise<void> {
   try {
     const status = await api.cliStatus();
     setState({ cliStatus: status });
-    const detecting = status.refreshing || Object.values(status.providers).some((p) => p.state === 'detecting');
+    const detecting = status.refreshing || Object.values(status.providers).some((p) => p?.state === 'detecting');
     if (detecting && ++statusPolls < 60) setTimeout(() => void pollCliStatus(), 1000);
     else statusPolls = 0;
   } catch (err) {
@@ -495,7 +495,12 @@ export async function init(): Promise<void> {
     onEvent: applyEvent,
     onAuthRequired: () => setState({ authNeeded: true }),
     onStatus: (conn) => {
-      if (conn.phase === 'open' && liveSince === Infinity) liveSince = performance.now();
+      if (conn.phase === 'open' && liveSince === Infinity) {
+        liveSince = performance.now();
+        // The first snapshot may have been taken before the channel was listening: chunks of the
+        // run in between would be missing. A snapshot taken now covers them (merged by offsets).
+        void loadRuntime();
+      }
       setState({ conn });
       if (conn.phase === 'open' && getState().ready) void catchUp();
     },

@@ -5,8 +5,17 @@
 // needs the bearer token: it is taken from `#token=…` in the address once (then removed from the
 // address bar) or typed in when the server answers 401, and kept in localStorage.
 
-import type { RunSnapshot } from './store.ts';
-import type { UploadedFile } from '../../src/services/attachments.ts';
+import type { ChatSession, Message, MessagePage, SearchHit } from '../../src/protocol/chat.ts';
+import type { UploadedFile } from '../../src/protocol/media.ts';
+import type { ActiveAgent, CliStatus, ProviderInfo } from '../../src/protocol/providers.ts';
+import type { RuntimeStatus } from '../../src/protocol/runs.ts';
+import type { StreamLine } from '../../src/protocol/stream-lines.ts';
+
+export type { ChatSession, Message, MessagePage, ProviderInfo, StreamLine };
+/** A search result: an excerpt of a message, HTML-escaped, with <mark> around the matches. */
+export type SearchResult = SearchHit;
+/** What the UI shows of one provider CLI's installation. */
+export type CliState = CliStatus;
 
 const TOKEN_KEY = 'svc.token';
 
@@ -103,13 +112,6 @@ export const put = <T>(path: string, body: unknown) => request<T>('PUT', path, b
 export const patch = <T>(path: string, body: unknown) => request<T>('PATCH', path, body);
 export const del = <T>(path: string) => request<T>('DELETE', path);
 
-/** One line of a message/command stream. */
-export type StreamLine =
-  | { type: 'thinking'; content: string; traceId?: string }
-  | { type: 'text'; content: string; traceId?: string }
-  | { type: 'tool'; stepId: string; name: string; input: Record<string, unknown>; status: string; output?: string; traceId?: string }
-  | { type: 'done'; status: 'ok' | 'error' | 'stopped'; text: string; reason?: string; traceId?: string; messageId?: number };
-
 /**
  * POSTs and reads the NDJSON answer line by line. Resolves with the `done` line (or undefined when
  * the stream ended without one). HTTP errors reject with ApiError before any line is read.
@@ -151,44 +153,7 @@ export async function postStream(path: string, body: unknown, onLine: (line: Str
   return done;
 }
 
-// ── payload types of the routes the UI uses ──────────────────────────────────────────────
-
-export type Role = 'user' | 'assistant' | 'system';
-
-export interface Message {
-  id: number;
-  sessionId: string;
-  role: Role;
-  content: string;
-  createdAt: number;
-  meta?: Record<string, unknown>;
-}
-
-export interface MessagePage {
-  sessionId: string;
-  messages: Message[];
-  hasMore: boolean;
-  before: number | null;
-  after: number | null;
-}
-
-export interface ChatSession {
-  id: string;
-  title: string;
-  active: boolean;
-  createdAt?: number;
-  updatedAt: number;
-}
-
-export interface SearchResult {
-  id: number;
-  sessionId: string;
-  role: Role;
-  createdAt: number;
-  /** HTML-escaped excerpt with <mark> around matches. */
-  snippet: string;
-  rank: number;
-}
+// ── payload types of the routes the UI uses (the shared ones are in src/protocol) ────────
 
 export interface CommandInfo {
   name: string;
@@ -196,24 +161,13 @@ export interface CommandInfo {
   description?: string;
 }
 
-export interface ProviderInfo {
-  id: string;
-  displayName: string;
-  models: { id: string; label: string }[];
-  efforts?: string[];
-  install?: { command?: string; docs?: string } | null;
-  supports?: Record<string, unknown>;
-}
-
 export interface CliRegistry {
   providers: ProviderInfo[];
-  active: { provider: string; model: string; effort: string };
+  active: ActiveAgent;
 }
 
-export type CliState = { state: 'detecting' } | { state: 'ready'; installed: boolean; path?: string | null; version?: string | null };
-
-export interface CliStatus {
-  providers: Record<string, CliState>;
+export interface CliStatusAnswer {
+  providers: Partial<Record<string, CliState>>;
   refreshing?: boolean;
 }
 
@@ -232,13 +186,12 @@ export const api = {
   renameSession: (id: string, title: string) => patch<{ session: ChatSession }>(`/api/chat-sessions/${encodeURIComponent(id)}`, { title }),
   /** Deletes a session and its messages; `activeId` is the session active afterwards. */
   deleteSession: (id: string) => del<{ deleted: string; activeId: string }>(`/api/chat-sessions/${encodeURIComponent(id)}`),
-  runtime: () =>
-    get<{ agent?: { busy: boolean; pending: number; active?: RunSnapshot } }>('/api/runtime'),
+  runtime: () => get<{ agent?: RuntimeStatus }>('/api/runtime'),
   session: () => get<{ sessionId: string; title: string; provider: string; model: string; effort: string }>('/api/session'),
   settings: () => get<Record<string, unknown>>('/api/settings'),
   saveSettings: (patch: unknown) => put<Record<string, unknown>>('/api/settings', patch),
   registry: () => get<CliRegistry>('/api/cli-registry'),
-  cliStatus: () => get<CliStatus>('/api/cli-status'),
+  cliStatus: () => get<CliStatusAnswer>('/api/cli-status'),
   commands: () => get<{ commands: CommandInfo[] }>('/api/commands'),
   /** Always sent as application/octet-stream: the server refuses the types a cross-site form could send. */
   upload: (file: File) => post<UploadedFile>(`/api/upload?${new URLSearchParams({ filename: file.name || 'pasted-file' })}`, file),

@@ -1,5 +1,5 @@
 // Attached files as a user message carries them. The server appends one block to the prompt
-// (src/services/attachments.ts, withAttachments):
+// (src/modules/media/attachments.ts, withAttachments):
 //
 //   <text>
 //
@@ -8,7 +8,7 @@
 //
 // The UI shows the text as the bubble and the block as chips and thumbnails served from /media/.
 
-import { ATTACHMENTS_HEADER } from '../../src/services/attachments.ts';
+import { ATTACHMENTS_HEADER } from '../../src/protocol/media.ts';
 
 export interface AttachmentRef {
   /** The media file name (GET /media/<filename>). */

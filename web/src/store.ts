@@ -2,12 +2,13 @@
 // change; subscribers are notified at most once per animation frame, so a burst of events (an
 // answer streaming in) costs one render per frame, whatever the event rate.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { ChatSession, CliRegistry, CliStatus, CommandInfo, Message, SearchResult } from './api.ts';
+import type { ChatSession, CliRegistry, CliStatusAnswer, CommandInfo, Message, SearchResult } from './api.ts';
+import type { EventPayload, ReplayGapEvent, StepKind, WireEvent } from '../../src/protocol/events.ts';
 import type { LiveEvent, LiveStatus } from './live.ts';
 import { mergeSpan } from './output.ts';
 import { splitAttachments, type AttachmentRef } from './attachments.ts';
 
-export type StepKind = 'tool' | 'thinking' | 'search' | 'command' | 'subagent' | 'file';
+export type { StepKind };
 export type StepStatus = 'running' | 'ok' | 'error';
 
 export interface Step {
@@ -99,7 +100,7 @@ export interface State {
   toasts: Toast[];
   /** undefined: not loaded yet; null: the server has no such route. */
   registry?: CliRegistry | null;
-  cliStatus?: CliStatus | null;
+  cliStatus?: CliStatusAnswer | null;
   commands?: CommandInfo[] | null;
   session?: { provider: string; model: string; effort: string };
   search: { query: string; results: SearchResult[]; loading: boolean; error?: string };
@@ -301,22 +302,18 @@ export function applyRunSnapshot(snapshot: RunSnapshot): void {
   }
 }
 
-function upsertStep(steps: Step[], ev: LiveEvent): Step[] {
-  const stepId = String(ev.stepId ?? '');
-  const input = (ev.input && typeof ev.input === 'object' ? ev.input : {}) as Record<string, unknown>;
+function upsertStep(steps: Step[], ev: EventPayload<'agent_tool'>): Step[] {
+  const { stepId, input } = ev;
   const index = steps.findIndex((st) => st.stepId === stepId);
-  const base: Step =
-    index === -1
-      ? { stepId, name: String(ev.name ?? 'tool'), step: (ev.step as StepKind) ?? 'tool', status: 'running', input: {} }
-      : steps[index]!;
+  const base: Step = index === -1 ? { stepId, name: ev.name || 'tool', step: ev.step, status: 'running', input: {} } : steps[index]!;
   const next: Step = {
     ...base,
-    name: typeof ev.name === 'string' && ev.name ? ev.name : base.name,
-    step: (ev.step as StepKind) ?? base.step,
-    status: (ev.status as StepStatus) ?? base.status,
+    name: ev.name || base.name,
+    step: ev.step,
+    status: ev.status,
     // the end of a step repeats it with an empty input: keep what the start said
     input: Object.keys(input).length ? input : base.input,
-    ...(typeof ev.output === 'string' ? { output: ev.output } : {}),
+    ...(ev.output !== undefined ? { output: ev.output } : {}),
   };
   if (index === -1) return [...steps, next];
   const copy = steps.slice();
@@ -354,17 +351,16 @@ export function forgetSession(sessionId: string): void {
 
 // ── the reducer of live events ──────────────────────────────────────────────────────────
 
-export function applyEvent(ev: LiveEvent): void {
+/** Applies one live event (SSE or WebSocket); events this UI does not show are ignored. */
+export function applyEvent(live: LiveEvent): void {
+  const ev = live as WireEvent | ReplayGapEvent;
   switch (ev.event) {
     case 'message':
-      return onMessage(ev as unknown as Message & LiveEvent);
+      return onMessage(ev);
     case 'new_message':
       return onNewMessage(ev);
     case 'agent_status': {
-      const status = String(ev.status);
-      const traceId = typeof ev.traceId === 'string' ? ev.traceId : undefined;
-      const provider = typeof ev.provider === 'string' ? ev.provider : undefined;
-      const model = typeof ev.model === 'string' ? ev.model : undefined;
+      const { status, traceId, provider, model } = ev;
       if (status === 'running' && traceId) {
         ensureRun(traceId, { provider, model });
         updateRun(traceId, (r) => ({ provider: provider ?? r.provider, model: model ?? r.model, evaluating: false }));
@@ -382,45 +378,39 @@ export function applyEvent(ev: LiveEvent): void {
       return;
     }
     case 'agent_output': {
-      const traceId = String(ev.traceId);
+      const { traceId, content, offset } = ev;
       ensureRun(traceId);
-      const content = String(ev.content ?? '');
-      const offset = typeof ev.offset === 'number' ? ev.offset : undefined;
       updateRun(traceId, (r) => {
-        if (offset === undefined) return { text: r.text + content };
         const merged = mergeSpan({ start: r.textStart, text: r.text }, { start: offset, text: content });
         return { text: merged.text, textStart: merged.start };
       });
       return;
     }
     case 'agent_tool': {
-      const traceId = String(ev.traceId);
-      ensureRun(traceId);
-      updateRun(traceId, (r) => ({ steps: upsertStep(r.steps, ev) }));
+      ensureRun(ev.traceId);
+      updateRun(ev.traceId, (r) => ({ steps: upsertStep(r.steps, ev) }));
       return;
     }
     case 'agent_done':
       return onDone(ev);
     case 'agent_retry': {
-      const traceId = String(ev.traceId);
-      ensureRun(traceId);
-      const delay = Number(ev.delayMs) > 0 ? ` in ${seconds(Number(ev.delayMs))}` : '';
+      ensureRun(ev.traceId);
+      const delay = ev.delayMs > 0 ? ` in ${seconds(ev.delayMs)}` : '';
       const text = `Retrying ${ev.provider} (attempt ${ev.attempt})${delay}: ${ev.reason}`;
-      updateRun(traceId, (r) => ({ notices: [...r.notices, { kind: 'retry', text, at: Date.now() }] }));
+      updateRun(ev.traceId, (r) => ({ notices: [...r.notices, { kind: 'retry', text, at: Date.now() }] }));
       return;
     }
     case 'agent_fallback': {
-      const traceId = String(ev.traceId);
-      ensureRun(traceId);
+      ensureRun(ev.traceId);
       const text = `Switched from ${ev.from} to ${ev.to}: ${ev.reason}`;
-      updateRun(traceId, (r) => ({ provider: String(ev.to), notices: [...r.notices, { kind: 'fallback', text, at: Date.now() }] }));
+      updateRun(ev.traceId, (r) => ({ provider: ev.to, notices: [...r.notices, { kind: 'fallback', text, at: Date.now() }] }));
       return;
     }
     case 'steer_started':
       return onSteer(ev);
     case 'queue_update': {
-      const pending = Math.max(0, Number(ev.pending) || 0);
-      const active = Boolean(ev.active);
+      const pending = Math.max(0, ev.pending);
+      const active = ev.active;
       setState((s) => {
         if (pending > 0 || active) return { queue: { pending, active } };
         // Nothing runs or waits (stop empties the queue): no message is queued any more.
@@ -433,7 +423,7 @@ export function applyEvent(ev: LiveEvent): void {
       return;
     }
     case 'session_switched': {
-      const sessionId = String(ev.sessionId);
+      const { sessionId } = ev;
       setState((s) => ({
         activeId: sessionId,
         sessions: s.sessions.map((x) => ({ ...x, active: x.id === sessionId })),
@@ -442,22 +432,21 @@ export function applyEvent(ev: LiveEvent): void {
       return;
     }
     case 'session_created': {
-      const sessionId = String(ev.sessionId);
+      const { sessionId, title } = ev;
       setState((s) =>
         s.sessions.some((x) => x.id === sessionId)
           ? {}
-          : { sessions: [{ id: sessionId, title: String(ev.title ?? 'New chat'), active: false, updatedAt: Date.now() }, ...s.sessions] },
+          : { sessions: [{ id: sessionId, title, active: false, createdAt: ev.ts, updatedAt: ev.ts }, ...s.sessions] },
       );
       return;
     }
     case 'session_deleted': {
-      const sessionId = String(ev.sessionId);
-      forgetSession(sessionId);
-      if (state.view.sessionId === sessionId) deletedHandler(sessionId);
+      forgetSession(ev.sessionId);
+      if (state.view.sessionId === ev.sessionId) deletedHandler(ev.sessionId);
       return;
     }
     case 'session_list': {
-      const list = Array.isArray(ev.sessions) ? (ev.sessions as ChatSession[]) : [];
+      const list = ev.sessions;
       setState((s) => {
         // the event carries the most recent sessions; keep older ones we already know below them
         const known = new Set(list.map((x) => x.id));
@@ -468,8 +457,7 @@ export function applyEvent(ev: LiveEvent): void {
       return;
     }
     case 'chat_cleared': {
-      const sessionId = String(ev.sessionId);
-      if (state.view.sessionId === sessionId) {
+      if (state.view.sessionId === ev.sessionId) {
         updateView((v) => ({
           rows: [{ kind: 'notice', key: newKey('n'), text: 'The conversation was cleared.' }],
           ids: new Set(),
@@ -483,20 +471,33 @@ export function applyEvent(ev: LiveEvent): void {
       return;
     }
     case 'session_reset': {
-      if (state.view.sessionId === String(ev.sessionId)) {
+      if (state.view.sessionId === ev.sessionId) {
         updateView((v) => ({ rows: [...v.rows, { kind: 'notice', key: newKey('n'), text: 'The next message starts a fresh provider session. The history stays.' }] }));
       }
       return;
     }
+    case 'settings_changed':
+      return onSettingsChanged(ev);
     case 'replay_gap':
-      gapHandler(String(ev.reason ?? 'unknown'));
+      gapHandler(ev.reason);
       return;
     default:
       return;
   }
 }
 
-function onMessage(m: Message & { replaces?: number }): void {
+/** Another tab, a slash command or the CLI changed the agent's provider or model: follow it. */
+function onSettingsChanged(ev: EventPayload<'settings_changed'>): void {
+  const agent = ev.values.agent as { provider?: string; model?: string; effort?: string } | undefined;
+  if (!agent) return;
+  const patch = { provider: agent.provider ?? '', model: agent.model ?? '', effort: agent.effort ?? '' };
+  setState((s) => ({
+    session: s.session ? { ...s.session, ...patch } : s.session,
+    registry: s.registry ? { ...s.registry, active: patch } : s.registry,
+  }));
+}
+
+function onMessage(m: EventPayload<'message'>): void {
   const message: Message = { id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAt: m.createdAt };
   if (typeof m.replaces === 'number' && replaceMessage(m.replaces, message)) return;
   setState((s) => ({
@@ -559,9 +560,9 @@ function isSavedAs(row: Extract<Row, { kind: 'local' }>, content: string): boole
   return saved.text === row.content && names(saved.files) === names(row.attachments);
 }
 
-function onNewMessage(ev: LiveEvent): void {
+function onNewMessage(ev: EventPayload<'new_message'>): void {
   if (ev.sessionId !== state.view.sessionId || !ev.queued) return;
-  const content = String(ev.content ?? '');
+  const { content } = ev;
   const rows = state.view.rows;
   for (let i = rows.length - 1; i >= Math.max(0, rows.length - 50); i--) {
     const row = rows[i]!;
@@ -580,23 +581,20 @@ function onNewMessage(ev: LiveEvent): void {
   }
 }
 
-function onDone(ev: LiveEvent): void {
-  const traceId = String(ev.traceId);
+function onDone(ev: EventPayload<'agent_done'>): void {
+  const { traceId, status, messageId } = ev;
   ensureRun(traceId);
-  const status = (['ok', 'error', 'stopped'].includes(String(ev.status)) ? ev.status : 'ok') as RunStatus;
-  const messageId = typeof ev.messageId === 'number' ? ev.messageId : undefined;
-  const toolLog = Array.isArray(ev.toolLog) ? (ev.toolLog as Step[]) : [];
   updateRun(traceId, (r) => ({
     status,
     evaluating: false,
-    final: typeof ev.text === 'string' ? ev.text : r.text,
-    error: typeof ev.error === 'string' ? ev.error : undefined,
+    final: ev.text,
+    error: ev.error,
     messageId: messageId ?? r.messageId,
-    durationMs: typeof ev.durationMs === 'number' ? ev.durationMs : undefined,
-    usage: ev.usage && typeof ev.usage === 'object' ? (ev.usage as Record<string, number>) : undefined,
-    provider: typeof ev.provider === 'string' ? ev.provider : r.provider,
+    durationMs: ev.durationMs,
+    usage: ev.usage,
+    provider: ev.provider ?? r.provider,
     // the bounded tool log is authoritative for steps we never saw (a tab opened mid-run)
-    steps: r.steps.length ? r.steps : toolLog.map((t) => ({ ...t, input: t.input ?? {} })),
+    steps: r.steps.length ? r.steps : ev.toolLog.map((t) => ({ ...t, input: t.input ?? {} })),
   }));
   setState((s) => ({ activeTraceId: s.activeTraceId === traceId ? null : s.activeTraceId }));
   if (messageId !== undefined) {
@@ -609,9 +607,9 @@ function onDone(ev: LiveEvent): void {
   }
 }
 
-function onSteer(ev: LiveEvent): void {
-  const prompt = String(ev.prompt ?? '');
-  const traceId = typeof ev.traceId === 'string' ? ev.traceId : state.activeTraceId;
+function onSteer(ev: EventPayload<'steer_started'>): void {
+  const { prompt } = ev;
+  const traceId = ev.traceId ?? state.activeTraceId;
   if (!traceId || !state.runs[traceId]) return;
   updateRun(traceId, (r) => ({ notices: [...r.notices, { kind: 'steer', text: prompt, at: Date.now() }] }));
   // The steer prompt is saved as a user message: inside the run it reads as a note, not a new turn.

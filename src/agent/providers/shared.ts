@@ -2,6 +2,7 @@
 // feed it whatever a CLI printed, and a malformed line must never break a run.
 // Exports are used by several adapters: keep their names and meaning stable, append new ones.
 
+import type { InstallInfo } from '../../protocol/providers.ts';
 import type { ExitInfo, FailureClass, NormalizedEvent } from './types.ts';
 
 export type JsonObject = Record<string, unknown>;
@@ -258,3 +259,6 @@ export function resultFromExit(
     message: detail ? `${how}: ${detail}` : how,
   };
 }
+
+/** How to install a CLI published on npm (the data of providers/<id>/info.ts). */
+export const npmInstall = (pkg: string, docs: string): InstallInfo => ({ npm: pkg, command: `npm install -g ${pkg}`, docs });

@@ -3,8 +3,6 @@
 // function here is deterministic given its arguments, so each adapter is tested line by line
 // against recorded real CLI output (test/fixtures/protocols/).
 
-export type ProviderId = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot' | 'custom';
-
 /** Why a run failed, from the CLI's structured output first and its stderr last. */
 export type FailureClass =
   | 'rate_limit' // HTTP 429 or the provider's own quota signal: worth a retry later or another provider
@@ -18,8 +16,8 @@ export type FailureClass =
   | 'invalid_request' // 4xx other than 429/401/403: the request itself is wrong
   | 'unknown';
 
-/** What kind of step an `agent_tool` event describes (spec §6: tool, thinking, search, command, subagent). */
-export type StepKind = 'tool' | 'thinking' | 'search' | 'command' | 'subagent' | 'file';
+export type { StepKind } from '../../protocol/events.ts';
+import type { StepKind } from '../../protocol/events.ts';
 
 export type NormalizedEvent =
   /** The provider's own session/thread id (for resume) and the model it actually used. */
@@ -111,7 +109,8 @@ export interface ExitInfo {
 }
 
 export interface ProviderAdapter<State = unknown> {
-  readonly id: ProviderId;
+  /** The provider's id in the registry (providers/registry.ts). */
+  readonly id: string;
   readonly displayName: string;
   /** How a steer prompt reaches a running agent: written live to stdin, or by interrupt + resume. */
   readonly steerMode: 'live' | 'interrupt-resume';

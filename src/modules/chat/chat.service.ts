@@ -1,16 +1,26 @@
 // Chat sessions and messages as the rest of the service sees them: every change is stored and
-// then published on the bus.
-import type { EventBus } from '../events/bus.ts';
-import { DEFAULT_SESSION_TITLE, type ChatSession, type ChatSessionRepo } from '../store/chat-sessions.ts';
-import type { Message, MessageRepo, MessageRole } from '../store/messages.ts';
-import { notFound } from '../http/errors.ts';
+// then published on the bus. Clearing or deleting a session first stops the agent's work on it.
+import type { EventBus } from '../../events/bus.ts';
+import type { ChatSession, Message, MessageRole } from '../../protocol/chat.ts';
+import { DEFAULT_SESSION_TITLE, type ChatSessionRepo } from './sessions.repo.ts';
+import type { MessageRepo } from './messages.repo.ts';
+import { notFound } from '../../core/errors.ts';
 import { titleFromMessage } from './session-title.ts';
+
+/** What the chat needs of the agent runtime when a conversation goes away. */
+export interface SessionRuns {
+  /** Stops the run and drops the queue when any of it belongs to this session (nothing of it is saved). */
+  stopSessionWork(sessionId: string, reason: string): void;
+  /** The next message of this session starts a fresh provider session. */
+  forgetProviderSessions(sessionId: string): void;
+}
 
 export class ChatService {
   constructor(
     readonly sessions: ChatSessionRepo,
     readonly messages: MessageRepo,
     private readonly bus: EventBus,
+    private readonly runs: SessionRuns,
   ) {
     sessions.ensureActive();
   }
@@ -48,12 +58,23 @@ export class ChatService {
     return this.requireSession(id);
   }
 
+  /** Empties a chat session: stops its run, deletes its messages, and forgets its provider sessions. */
+  clearSession(sessionId: string): { deleted: number } {
+    this.runs.stopSessionWork(sessionId, 'conversation cleared');
+    const deleted = this.messages.deleteSession(sessionId);
+    this.runs.forgetProviderSessions(sessionId);
+    this.bus.publish('chat_cleared', { sessionId });
+    return { deleted };
+  }
+
   /**
-   * Deletes a session with its messages. When it was the active one, the most recently used other
-   * session (or a fresh one) becomes active. Returns the active session afterwards.
+   * Deletes a session with its messages (its run stopped first). When it was the active one, the
+   * most recently used other session (or a fresh one) becomes active. Returns the active session
+   * afterwards.
    */
   deleteSession(id: string): ChatSession {
     const wasActive = this.requireSession(id).active;
+    this.runs.stopSessionWork(id, 'conversation deleted');
     this.sessions.delete(id);
     const active = this.sessions.ensureActive();
     this.bus.publish('session_deleted', { sessionId: id });
@@ -83,10 +104,9 @@ export class ChatService {
    * A queued message whose turn has come moves behind the answers saved while it waited, so the
    * history reads in turn order; the `message` event says which id it `replaces`.
    */
-  moveToEnd(id: number): Message | undefined {
+  moveToEnd(id: number): void {
     const moved = this.messages.moveToEnd(id);
     if (moved) this.publishMessage(moved, id);
-    return moved;
   }
 
   private publishMessage(message: Message, replaces?: number): void {
@@ -101,8 +121,6 @@ export class ChatService {
   }
 
   private publishList(): void {
-    this.bus.publish('session_list', {
-      sessions: this.sessions.list(50).map((s) => ({ id: s.id, title: s.title, active: s.active, updatedAt: s.updatedAt })),
-    });
+    this.bus.publish('session_list', { sessions: this.sessions.list(50) });
   }
 }

@@ -1,33 +1,11 @@
 // Repository of saved chat messages. Reads are always bounded (paged or limited).
-import type { Db } from './db.ts';
-
-export const MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
-export type MessageRole = (typeof MESSAGE_ROLES)[number];
-
-export interface Message {
-  id: number;
-  sessionId: string;
-  role: MessageRole;
-  content: string;
-  createdAt: number;
-  meta?: Record<string, unknown>;
-}
+import type { Db } from '../../store/db.ts';
+import type { Message, MessageRole, SearchHit } from '../../protocol/chat.ts';
 
 export interface MessagePage {
   messages: Message[];
   /** True when more messages exist beyond this page in the direction of travel. */
   hasMore: boolean;
-}
-
-export interface SearchHit {
-  id: number;
-  sessionId: string;
-  role: MessageRole;
-  createdAt: number;
-  /** Matching excerpt, HTML-escaped, with matches wrapped in <mark>…</mark>. */
-  snippet: string;
-  /** bm25 score (lower is better); results are ordered by it. */
-  rank: number;
 }
 
 interface MessageRow {

@@ -1,6 +1,6 @@
 // A chat session's title from its first message, as chat apps name new conversations: the first
 // line of what the user wrote, tidied and cut at a word. Pure.
-import { ATTACHMENTS_HEADER } from './attachments.ts';
+import { ATTACHMENTS_HEADER } from '../../protocol/media.ts';
 
 export const MAX_AUTO_TITLE = 60;
 

@@ -1,18 +1,12 @@
 // Repository of chat sessions. Exactly one session is active; the schema enforces "at most one"
 // and `ensureActive` restores "at least one" (a fresh database gets a first session).
-import type { Db } from './db.ts';
-import { newId } from './ids.ts';
+import type { Db } from '../../store/db.ts';
+import { newId } from '../../core/ids.ts';
 
-/** The title of a session nobody has named yet (its first message names it: src/services/session-title.ts). */
+/** The title of a session nobody has named yet (its first message names it: session-title.ts). */
 export const DEFAULT_SESSION_TITLE = 'New chat';
 
-export interface ChatSession {
-  id: string;
-  title: string;
-  active: boolean;
-  createdAt: number;
-  updatedAt: number;
-}
+import type { ChatSession } from '../../protocol/chat.ts';
 
 interface SessionRow {
   id: string;

@@ -1,80 +1,81 @@
 // The public event channel: SSE at /api/events, and the WebSocket fallback at /ws. Both carry the
 // same frames from the same stream (src/events/stream.ts); only the transport differs.
 import type { ServerResponse } from 'node:http';
-import type { RouteModule } from './index.ts';
-import type { Sink } from '../../events/stream.ts';
-import { unavailable } from '../errors.ts';
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { unavailable } from '../../core/errors.ts';
+import { defineRoutes, route } from '../../http/routes.ts';
+import { cursorOf, MAX_QUEUED_BYTES, openSse, sseSink } from '../../http/sse.ts';
+import type { EventStream, Sink } from '../../events/stream.ts';
+import type { Slots } from '../../events/slots.ts';
+import { WireEventSchema } from '../../protocol/events.ts';
 
-/** A client that stops reading is cut off once this much is queued for it; it can reconnect with its cursor. */
-export const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
-/** Sent at the start of the stream: EventSource reconnects after 1 s instead of its default ~3 s. */
-const RETRY_MS = 1000;
-
-function sseSink(res: ServerResponse): Sink {
-  const write = (chunk: string) => {
-    res.write(chunk);
-    if (res.writableLength > MAX_QUEUED_BYTES) res.destroy();
-  };
-  return { send: (frame) => write(frame.sse), ping: () => write(': ping\n\n'), position: (id) => write(`id: ${id}\n\n`) };
+export interface EventRouteDeps {
+  stream: EventStream;
+  listeners: { sse: Slots; ws: Slots };
 }
 
-function cursorOf(headers: Record<string, unknown>, query: unknown): string | undefined {
-  const header = headers['last-event-id'];
-  if (typeof header === 'string' && header) return header;
-  const fromQuery = (query as Record<string, unknown> | undefined)?.lastEventId;
-  return typeof fromQuery === 'string' ? fromQuery : undefined;
-}
+// Query parameters of both streams; other parameters are ignored (EventSource URLs carry what they like).
+const streamQuery = z.looseObject({
+  lastEventId: z.string().optional().describe('Replay cursor, for clients that cannot send Last-Event-ID.'),
+  token: z.string().optional().describe('The bearer token, for browsers that cannot send an Authorization header.'),
+});
 
-export const eventRoutes: RouteModule = (app, ctx) => {
+export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (app, { stream, listeners }) => {
   const openResponses = new Set<ServerResponse>();
 
-  app.get('/api/events', async (request, reply) => {
-    const release = ctx.listeners.sse.acquire();
-    if (!release) {
-      void reply.header('Retry-After', '5');
-      throw unavailable('SSE_CAPACITY', `At most ${ctx.listeners.sse.capacity} event listeners may be connected; close another one and retry.`);
-    }
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    res.socket?.setNoDelay(true);
-    res.write(`retry: ${RETRY_MS}\n\n`);
-    const sink = sseSink(res);
-    openResponses.add(res);
-    res.on('close', () => {
-      ctx.stream.detach(sink);
-      openResponses.delete(res);
-      release();
-    });
-    ctx.stream.attach(sink, cursorOf(request.headers, request.query));
-  });
-
-  app.get('/ws', { websocket: true }, (socket, request) => {
-    const release = ctx.listeners.ws.acquire();
-    if (!release) {
-      socket.close(1013, 'WS_CAPACITY');
-      return;
-    }
-    const sink: Sink = {
-      send: (frame) => {
-        socket.send(frame.json);
-        if (socket.bufferedAmount > MAX_QUEUED_BYTES) socket.terminate();
+  defineRoutes(app, 'events', [
+    route({
+      method: 'GET',
+      url: '/api/events',
+      summary: 'Every public event, live (SSE, data-only JSON frames with ids); replays from Last-Event-ID within the last 1000 events.',
+      query: streamQuery,
+      produces: 'sse',
+      item: WireEventSchema,
+      handler: ({ request, reply }) => {
+        const release = listeners.sse.acquire();
+        if (!release) {
+          void reply.header('Retry-After', '5');
+          throw unavailable('SSE_CAPACITY', `At most ${listeners.sse.capacity} event listeners may be connected; close another one and retry.`);
+        }
+        const res = openSse(reply);
+        const sink = sseSink(res);
+        openResponses.add(res);
+        res.on('close', () => {
+          stream.detach(sink);
+          openResponses.delete(res);
+          release();
+        });
+        stream.attach(sink, cursorOf(request.headers, request.query));
       },
-      ping: () => socket.ping(),
-    };
-    socket.on('close', () => {
-      ctx.stream.detach(sink);
-      release();
-    });
-    // The channel is one-way; anything a client sends is ignored.
-    ctx.stream.attach(sink, cursorOf(request.headers, request.query));
-  });
+    }),
+    route({
+      method: 'GET',
+      url: '/ws',
+      summary: 'WebSocket fallback for clients where /api/events never opens: the same JSON events, one per message.',
+      query: streamQuery,
+      websocket: (socket, request) => {
+        const release = listeners.ws.acquire();
+        if (!release) {
+          socket.close(1013, 'WS_CAPACITY');
+          return;
+        }
+        const sink: Sink = {
+          send: (frame) => {
+            socket.send(frame.json);
+            if (socket.bufferedAmount > MAX_QUEUED_BYTES) socket.terminate();
+          },
+          ping: () => socket.ping(),
+        };
+        socket.on('close', () => {
+          stream.detach(sink);
+          release();
+        });
+        // The channel is one-way; anything a client sends is ignored.
+        stream.attach(sink, cursorOf(request.headers, request.query));
+      },
+    }),
+  ]);
 
   // Long-lived streams would keep close() waiting: end them first.
   app.addHook('preClose', async () => {

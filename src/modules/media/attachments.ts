@@ -1,14 +1,11 @@
 // Uploads and attachments, the pure part: how an uploaded file is named in the media directory and
-// how attached files are described to the agent. No I/O here (the route and the CLI do that).
-
-/** The largest file POST /api/upload accepts (the CLI checks it before reading a file). */
-export const UPLOAD_LIMIT_BYTES = 25 * 1024 * 1024;
-/** At most this many attachments per message. */
-export const MAX_ATTACHMENTS = 10;
+// how attached files are described to the agent. No I/O here (the routes do that). The limits and
+// the wire shapes are in src/protocol/media.ts.
+import { ATTACHMENTS_HEADER, formatSize } from '../../protocol/media.ts';
 
 /** `yyyymmdd-hhmmss-` + 6 random chars + `-`: what storedName() puts before the sanitized name. */
 const PREFIX_LENGTH = 23;
-/** Media file names are at most 200 characters (SAFE_MEDIA_NAME in src/http/routes/media.ts). */
+/** Media file names are at most 200 characters (SAFE_MEDIA_NAME in media.routes.ts). */
 const MAX_SANITIZED = 200 - PREFIX_LENGTH;
 
 /**
@@ -37,36 +34,6 @@ export function storedName(sanitized: string, now: Date, random: string): string
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${stamp}-${random}-${sanitized}`;
 }
-
-/** 512 B, 12.3 KB, 4.0 MB (binary multiples, as file managers show them). */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
-
-/** The answer of POST /api/upload (201): where the file is stored and how to fetch it. */
-export interface UploadedFile {
-  /** The stored name in the media directory: what `attachments` and GET /media/:filename take. */
-  filename: string;
-  url: string;
-  /** Absolute path on the server's disk. */
-  path: string;
-  size: number;
-  /** The Content-Type the upload was sent with. */
-  type: string;
-  /** The name the client gave. */
-  name: string;
-}
-
-/** The first line of the block withAttachments() appends (the UI and session titles find it by this). */
-export const ATTACHMENTS_HEADER = 'Attached files:';
 
 export interface AttachedFile {
   /** Absolute path on the server's disk (the agent's CLI reads it from there). */

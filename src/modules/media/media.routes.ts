@@ -1,66 +1,77 @@
-// Messaging and media: GET /media/:filename serves a stored file (screenshots, uploads from
-// POST /api/upload) from the media directory, and nothing outside it.
-import { createReadStream, realpathSync, statSync } from 'node:fs';
-import { extname, join, sep } from 'node:path';
-import type { RouteModule } from './index.ts';
-import { badRequest, notFound } from '../errors.ts';
+// Messaging and media: POST /api/upload stores a file's raw bytes in the media directory under a
+// fresh safe name; GET /media/:filename serves a stored file (uploads, screenshots) and nothing
+// outside that directory.
+import { createReadStream } from 'node:fs';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { defineRoutes, route } from '../../http/routes.ts';
+import { parseInput } from '../../http/validate.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
+import { UPLOAD_LIMIT_BYTES, UploadedFileSchema } from '../../protocol/media.ts';
+import { mediaType, type MediaStore } from './media.service.ts';
 
-// Never html, svg, xml or js: served from this origin they could run script against the API
-// (same-origin XSS); they stay application/octet-stream, and the sandbox CSP below backs that up.
-const TYPES: Record<string, string> = {
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.webp': 'image/webp',
-  '.gif': 'image/gif',
-  '.avif': 'image/avif',
-  '.txt': 'text/plain; charset=utf-8',
-  '.log': 'text/plain; charset=utf-8',
-  '.md': 'text/markdown; charset=utf-8',
-  '.csv': 'text/csv; charset=utf-8',
-  '.json': 'application/json',
-  '.pdf': 'application/pdf',
-  '.zip': 'application/zip',
-  '.mp3': 'audio/mpeg',
-  '.m4a': 'audio/mp4',
-  '.wav': 'audio/wav',
-  '.ogg': 'audio/ogg',
-  '.webm': 'video/webm',
-  '.mp4': 'video/mp4',
-  '.mov': 'video/quicktime',
-};
+const required = "the file's original name is required: ?filename=<name>";
+const uploadQuery = z.strictObject({ filename: z.string({ error: required }).min(1, required).max(200) });
 
-/** The type a media file is served with, from its extension. */
-export const mediaType = (filename: string): string => TYPES[extname(filename).toLowerCase()] ?? 'application/octet-stream';
+// The three CORS-safelisted types are what a cross-site page may post without a preflight.
+// Refusing them (and a missing type, which is just as "simple") means every accepted upload
+// carries a type that forces a preflight, so a cross-site page can never post a file: the same
+// rule the server's JSON-only parsing enforces for the other mutating routes. JSON is refused
+// too: it means a client meant another API, and is told how to upload instead.
+const REFUSED_TYPES = new Set(['multipart/form-data', 'application/x-www-form-urlencoded', 'text/plain', 'application/json']);
+const MIME = /^[\w!#$%&'*+.^`|~-]+\/[\w!#$%&'*+.^`|~-]+$/;
 
-/** A plain file name: no separators, no dot-dot, no hidden files, nothing the decoder turned into a path. */
-export const SAFE_MEDIA_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
-
-/** Resolves a media file inside `dir`, following links only when they stay inside it. */
-export function resolveMediaFile(dir: string, filename: string): string {
-  if (!SAFE_MEDIA_NAME.test(filename) || filename.includes('..')) {
-    throw badRequest('INVALID_FILENAME', 'A media file name has letters, digits, dots, dashes and underscores only.');
+/** Runs before the body is read: a refused type or a bad query costs no upload. */
+async function checkUpload(request: FastifyRequest): Promise<void> {
+  const type = request.headers['content-type'];
+  const essence = type?.split(';')[0]!.trim().toLowerCase() ?? '';
+  if (!MIME.test(essence) || REFUSED_TYPES.has(essence)) {
+    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE',
+      `Send the file's raw bytes as the request body with Content-Type application/octet-stream (or the file's own type, e.g. image/png)${type ? `, not '${type}'` : ''}.`);
   }
-  let real: string;
-  let root: string;
-  try {
-    root = realpathSync(dir);
-    real = realpathSync(join(dir, filename));
-  } catch {
-    throw notFound('media file', filename);
-  }
-  if (!real.startsWith(root + sep) || !statSync(real).isFile()) throw notFound('media file', filename);
-  return real;
+  parseInput(uploadQuery, request.query, 'query');
 }
 
-export const mediaRoutes: RouteModule = (app, ctx) => {
-  app.get('/media/:filename', async (request, reply) => {
-    const { filename } = request.params as { filename: string };
-    const path = resolveMediaFile(ctx.home.media, filename);
-    void reply
-      .type(mediaType(path))
-      .header('Content-Security-Policy', "default-src 'none'; sandbox")
-      .header('Cache-Control', 'private, max-age=3600');
-    return reply.send(createReadStream(path));
+export const mediaRoutes: FastifyPluginAsync<{ media: MediaStore }> = async (app, { media }) => {
+  defineRoutes(app, 'media', [
+    route({
+      method: 'GET',
+      url: '/media/:filename',
+      summary: 'A stored media file (upload or screenshot); active types are served inert (octet-stream, sandbox CSP).',
+      params: z.strictObject({ filename: z.string() }),
+      produces: 'file',
+      handler: ({ params, reply }) => {
+        const path = media.resolve(params.filename);
+        void reply
+          .type(mediaType(path))
+          .header('Content-Security-Policy', "default-src 'none'; sandbox")
+          .header('Cache-Control', 'private, max-age=3600');
+        return reply.send(createReadStream(path));
+      },
+    }),
+  ]);
+
+  // An encapsulated scope: the bytes parser exists only here, every other route stays JSON-only.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    defineRoutes(scope, 'media', [
+      route({
+        method: 'POST',
+        url: '/api/upload',
+        summary: `Stores a file (the raw bytes as the body, up to ${UPLOAD_LIMIT_BYTES / 1024 / 1024} MiB) in the media directory.`,
+        query: uploadQuery,
+        rawBody: 'application/octet-stream',
+        bodyLimit: UPLOAD_LIMIT_BYTES,
+        onRequest: checkUpload,
+        status: 201,
+        response: UploadedFileSchema,
+        handler: async ({ query, request }) => {
+          const body = request.body as Buffer | undefined;
+          if (!body?.length) throw badRequest('EMPTY_UPLOAD', "The upload is empty: send the file's bytes as the request body.");
+          return media.save(query.filename, body, request.headers['content-type']!);
+        },
+      }),
+    ]);
   });
 };

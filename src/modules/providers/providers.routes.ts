@@ -1,25 +1,19 @@
 // Provider CLIs: what the service can drive (static registry), which are installed (cached
 // background detection), and what is known about their usage limits. No handler here waits for
 // a CLI: status answers from the cache, quota reads are bounded to a few hundred ms.
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { RouteModule } from './index.ts';
-import type { ProviderId } from '../../agent/providers/types.ts';
+import { defineRoutes, route } from '../../http/routes.ts';
+import { PROVIDERS, PROVIDER_IDS } from '../../agent/providers/registry.ts';
 import type { CliDetector } from '../../agent/detect.ts';
 import type { QuotaReader } from '../../agent/quota.ts';
-import { PROVIDERS } from '../../agent/registry.ts';
-import { parseInput } from '../validate.ts';
-
-export interface ActiveAgent {
-  provider: ProviderId;
-  model: string;
-  effort: string;
-}
+import { ActiveAgentSchema, CliStatusSchema, ProviderInfoSchema, QuotaInfoSchema, type ActiveAgent } from '../../protocol/providers.ts';
 
 export interface ProviderRouteDeps {
   detector: CliDetector;
   quota: QuotaReader;
   /** The provider/model/effort runs use now (settings `agent.*`). */
-  getActive: () => ActiveAgent;
+  active: () => ActiveAgent;
 }
 
 const noQuery = z.strictObject({});
@@ -32,24 +26,39 @@ const statusQuery = z.strictObject({
     .transform((v) => v === '' || v === '1' || v === 'true'),
 });
 
-export function providerRoutes(deps: ProviderRouteDeps): RouteModule {
-  return (app) => {
-    app.get('/api/cli-registry', async (request) => {
-      parseInput(noQuery, request.query, 'query');
-      const { provider, model, effort } = deps.getActive();
-      return { providers: PROVIDERS, active: { provider, model, effort } };
-    });
+const byProvider = <S extends z.ZodType>(schema: S) => z.partialRecord(z.enum(PROVIDER_IDS), schema);
 
-    app.get('/api/cli-status', async (request) => {
-      const query = parseInput(statusQuery, request.query, 'query');
-      if (query.refresh) deps.detector.refresh();
-      const providers = deps.detector.snapshot();
-      return { providers, refreshing: deps.detector.refreshing };
-    });
-
-    app.get('/api/quota', async (request) => {
-      parseInput(noQuery, request.query, 'query');
-      return { providers: await deps.quota.read() };
-    });
-  };
-}
+export const providerRoutes: FastifyPluginAsync<ProviderRouteDeps> = async (app, { detector, quota, active }) => {
+  defineRoutes(app, 'providers', [
+    route({
+      method: 'GET',
+      url: '/api/cli-registry',
+      summary: 'The provider CLIs svc can drive: models and efforts to offer, how to install each, what each supports.',
+      query: noQuery,
+      response: z.object({ providers: z.array(ProviderInfoSchema), active: ActiveAgentSchema }),
+      handler: () => {
+        const { provider, model, effort } = active();
+        return { providers: [...PROVIDERS], active: { provider, model, effort } };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/cli-status',
+      summary: 'Which provider CLIs are installed, where and which version (detected in the background; `refresh=1` re-detects).',
+      query: statusQuery,
+      response: z.object({ providers: byProvider(CliStatusSchema), refreshing: z.boolean() }),
+      handler: ({ query }) => {
+        if (query.refresh) detector.refresh();
+        return { providers: detector.snapshot(), refreshing: detector.refreshing };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/quota',
+      summary: 'What is known of each provider\'s usage limits, without calling anyone (Codex rollouts, observed rate limits).',
+      query: noQuery,
+      response: z.object({ providers: byProvider(QuotaInfoSchema) }),
+      handler: async () => ({ providers: await quota.read() }),
+    }),
+  ]);
+};

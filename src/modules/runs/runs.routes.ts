@@ -1,14 +1,17 @@
 // Commands and agent control: POST /api/message and /api/command stream NDJSON; stop, clear and
 // reset act on the runtime.
-import { statSync } from 'node:fs';
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { FastifyReply } from 'fastify';
-import type { RouteModule } from './index.ts';
-import { parseInput } from '../validate.ts';
-import { PROVIDER_IDS } from '../../config/settings.ts';
-import { lazySink, NDJSON_HEADERS, responseSink, type RunSink } from '../../agent/stream-lines.ts';
-import { mediaType, resolveMediaFile } from './media.ts';
-import { MAX_ATTACHMENTS, withAttachments } from '../../services/attachments.ts';
+import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { lazySink, openNdjson } from '../../http/ndjson.ts';
+import type { RunSink } from '../../protocol/stream-lines.ts';
+import { StreamLineSchema } from '../../protocol/stream-lines.ts';
+import { MAX_ATTACHMENTS } from '../../protocol/media.ts';
+import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
+import type { AgentRuntime } from '../../agent/runtime.ts';
+import type { CommandRegistry } from '../../agent/commands.ts';
+import type { ChatService } from '../chat/index.ts';
+import { withAttachments, type MediaStore } from '../media/index.ts';
 
 export const MAX_PROMPT_CHARS = 100_000;
 
@@ -20,69 +23,93 @@ const messageBody = z.strictObject({
   provider: z.enum(PROVIDER_IDS).optional(),
 }).refine((b) => b.prompt !== '' || b.attachments.length > 0, { message: 'the prompt is empty', path: ['prompt'] });
 const commandBody = z.strictObject({ text: z.string().trim().min(1).max(MAX_PROMPT_CHARS) });
-const emptyBody = z.strictObject({}).optional();
 
-function openNdjson(reply: FastifyReply): RunSink {
-  reply.hijack();
-  reply.raw.writeHead(200, NDJSON_HEADERS);
-  reply.raw.socket?.setNoDelay(true);
-  return responseSink(reply.raw);
+export interface RunRouteDeps {
+  runtime: AgentRuntime;
+  chat: ChatService;
+  commands: CommandRegistry;
+  media: MediaStore;
 }
 
-export const agentRoutes: RouteModule = (app, ctx) => {
-  app.post('/api/message', async (request, reply) => {
-    const body = parseInput(messageBody, request.body, 'body');
-    const sessionId = body.sessionId === undefined ? ctx.chat.activeSession().id : ctx.chat.requireSession(body.sessionId).id;
-    // resolved before anything is saved: an unknown file is a 400/404 and no message
-    const files = body.attachments.map((name) => {
-      const path = resolveMediaFile(ctx.home.media, name);
-      return { path, type: mediaType(path), size: statSync(path).size };
-    });
-    const sink = openNdjson(reply);
-    // the agent and the saved history get the same text, block included
-    ctx.agent.submit({ prompt: withAttachments(body.prompt, files), sessionId, provider: body.provider, sink });
-  });
-
-  app.get('/api/commands', async () => ({ commands: ctx.commands.list() }));
-
-  app.post('/api/command', async (request, reply) => {
-    const { text } = parseInput(commandBody, request.body, 'body');
-    const { command, args } = ctx.commands.resolve(text);
-    // The response is opened when the first line is written, so a command can still fail with a
-    // plain JSON error before that; a command that streams a run has it opened at once.
-    let stream: RunSink | undefined;
-    const open = () => (stream ??= openNdjson(reply));
-    const result = await command.run(args, {
-      agent: ctx.agent,
-      chat: ctx.chat,
-      settings: ctx.settings,
-      openStream: () => lazySink(open),
-    });
-    if (typeof result !== 'string') {
-      open();
-      return;
-    }
-    const out = openNdjson(reply);
-    out.write({ type: 'text', content: result });
-    out.write({ type: 'done', status: 'ok', text: result });
-    out.end();
-  });
-
-  app.post('/api/stop', async (request) => {
-    parseInput(emptyBody, request.body, 'body');
-    return ctx.agent.stop();
-  });
-
-  app.post('/api/clear', async (request) => {
-    parseInput(emptyBody, request.body, 'body');
-    const sessionId = ctx.chat.activeSession().id;
-    return { sessionId, ...ctx.agent.clearSession(sessionId) };
-  });
-
-  app.post('/api/session/reset', async (request) => {
-    parseInput(emptyBody, request.body, 'body');
-    const sessionId = ctx.chat.activeSession().id;
-    ctx.agent.resetProviderSession(sessionId);
-    return { sessionId, reset: true };
-  });
+export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime, chat, commands, media }) => {
+  defineRoutes(app, 'runs', [
+    route({
+      method: 'POST',
+      url: '/api/message',
+      summary: 'Sends a message to the agent and streams its run as NDJSON lines (text, thinking, tool, then done).',
+      body: messageBody,
+      produces: 'ndjson',
+      item: StreamLineSchema,
+      handler: ({ body, reply }) => {
+        const sessionId = body.sessionId === undefined ? chat.activeSession().id : chat.requireSession(body.sessionId).id;
+        // resolved before anything is saved: an unknown file is a 400/404 and no message
+        const files = media.attachments(body.attachments);
+        const sink = openNdjson(reply);
+        // the agent and the saved history get the same text, block included
+        runtime.submit({ prompt: withAttachments(body.prompt, files), sessionId, provider: body.provider, sink });
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/commands',
+      summary: 'The slash commands, with their usage.',
+      response: z.object({ commands: z.array(z.object({ name: z.string(), usage: z.string(), description: z.string() })) }),
+      handler: () => ({ commands: commands.list() }),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/command',
+      summary: 'Runs a slash command; its answer streams as NDJSON lines like a message\'s.',
+      body: commandBody,
+      produces: 'ndjson',
+      item: StreamLineSchema,
+      handler: async ({ body, reply }) => {
+        const { command, args } = commands.resolve(body.text);
+        // The response is opened when the first line is written, so a command can still fail with a
+        // plain JSON error before that; a command that streams a run has it opened at once.
+        let stream: RunSink | undefined;
+        const open = () => (stream ??= openNdjson(reply));
+        const result = await command.run(args, { openStream: () => lazySink(open) });
+        if (typeof result !== 'string') {
+          open();
+          return;
+        }
+        const out = openNdjson(reply);
+        out.write({ type: 'text', content: result });
+        out.write({ type: 'done', status: 'ok', text: result });
+        out.end();
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/stop',
+      summary: 'Stops the running agent (its whole process tree) and drops the queued messages.',
+      body: noBody,
+      response: z.object({ stopped: z.boolean(), cleared: z.number().int() }),
+      handler: () => runtime.stop(),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/clear',
+      summary: 'Deletes the messages of the active chat session and starts a fresh provider session.',
+      body: noBody,
+      response: z.object({ sessionId: z.string(), deleted: z.number().int() }),
+      handler: () => {
+        const sessionId = chat.activeSession().id;
+        return { sessionId, ...chat.clearSession(sessionId) };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/session/reset',
+      summary: 'Keeps the history but starts a fresh provider session with the next message.',
+      body: noBody,
+      response: z.object({ sessionId: z.string(), reset: z.literal(true) }),
+      handler: () => {
+        const sessionId = chat.activeSession().id;
+        runtime.resetProviderSession(sessionId);
+        return { sessionId, reset: true as const };
+      },
+    }),
+  ]);
 };

@@ -1,5 +1,5 @@
 // Stores settings as one JSON document per top-level section.
-import type { Db } from './db.ts';
+import type { Db } from '../../store/db.ts';
 
 export class SettingsRepo {
   constructor(private readonly db: Db) {}

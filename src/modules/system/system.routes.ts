@@ -1,61 +1,117 @@
 // Core and system: health, the active session, runtime facts, the access token.
-import type { RouteModule } from './index.ts';
-import { forbidden } from '../errors.ts';
-import { peerKind } from '../guard.ts';
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { forbidden } from '../../core/errors.ts';
+import { defineRoutes, route } from '../../http/routes.ts';
+import { peerKind } from '../../http/guard.ts';
+import type { PeerClassifier } from '../../http/peers.ts';
+import { RuntimeStatusSchema, type RuntimeStatus } from '../../protocol/runs.ts';
+import type { ChatSession } from '../../protocol/chat.ts';
 
-export const coreRoutes: RouteModule = (app, ctx) => {
-  app.get('/api/health', async () => ({
-    ok: true,
-    version: ctx.version,
-    uptimeMs: Date.now() - ctx.startedAt,
-  }));
+export interface SystemRouteDeps {
+  version: string;
+  startedAt: number;
+  home: string;
+  token: string;
+  classifyPeer: PeerClassifier;
+  activeSession(): ChatSession;
+  /** The provider, model and effort runs use now, and their working directory. */
+  agent(): { provider: string; model: string; effort: string; workingDir: string };
+  runtime(): RuntimeStatus;
+  events(): { streamId: string; lastSeq: number; sseListeners: number; sseCapacity: number; wsListeners: number };
+}
 
-  app.get('/api/session', async () => {
-    const session = ctx.chat.activeSession();
-    const agent = ctx.settings.get().agent;
-    return {
-      sessionId: session.id,
-      title: session.title,
-      provider: agent.provider,
-      model: agent.model,
-      effort: agent.effort,
-      workingDir: agent.workingDir || ctx.cwd,
-    };
-  });
+export const HealthSchema = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number() });
 
-  app.get('/api/runtime', async () => {
-    const memory = process.memoryUsage();
-    return {
-      version: ctx.version,
-      pid: process.pid,
-      node: process.version,
-      platform: `${process.platform}-${process.arch}`,
-      startedAt: ctx.startedAt,
-      uptimeMs: Date.now() - ctx.startedAt,
-      home: ctx.home.root,
-      rssBytes: memory.rss,
-      agent: ctx.agent.status(),
-      events: {
-        streamId: ctx.stream.streamId,
-        lastEventId: `${ctx.stream.streamId}-${ctx.stream.lastSeq}`,
-        sseListeners: ctx.listeners.sse.inUse,
-        sseCapacity: ctx.listeners.sse.capacity,
-        wsListeners: ctx.listeners.ws.inUse,
+export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, deps) => {
+  defineRoutes(app, 'system', [
+    route({
+      method: 'GET',
+      url: '/api/health',
+      summary: 'Liveness: the version and uptime (open to anyone who passes the Host and Origin checks).',
+      response: HealthSchema,
+      handler: () => ({ ok: true as const, version: deps.version, uptimeMs: Date.now() - deps.startedAt }),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/session',
+      summary: 'The active chat session and the provider, model and working directory runs use.',
+      response: z.object({
+        sessionId: z.string(),
+        title: z.string(),
+        provider: z.string(),
+        model: z.string(),
+        effort: z.string(),
+        workingDir: z.string(),
+      }),
+      handler: () => {
+        const session = deps.activeSession();
+        const { provider, model, effort, workingDir } = deps.agent();
+        return { sessionId: session.id, title: session.title, provider, model, effort, workingDir };
       },
-    };
-  });
-
-  // Only to a caller on this machine, and from a browser only when the page is our own
-  // (same-origin, already enforced by the guard) or a command-line client (no Sec-Fetch-Site).
-  app.get('/api/auth/token', async (request, reply) => {
-    if (peerKind(request, ctx.classifyPeer) !== 'loopback') {
-      throw forbidden('TOKEN_LOOPBACK_ONLY', 'The token is only handed out on this machine: run `svc token` there.');
-    }
-    const site = request.headers['sec-fetch-site'];
-    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-      throw forbidden('ORIGIN_NOT_ALLOWED', 'The token is only handed to same-origin pages.');
-    }
-    void reply.header('Cache-Control', 'no-store');
-    return { token: ctx.token };
-  });
+    }),
+    route({
+      method: 'GET',
+      url: '/api/runtime',
+      summary: 'Process facts, the agent\'s state (the active run with its output so far, the queue) and the event stream\'s.',
+      response: z.object({
+        version: z.string(),
+        pid: z.number().int(),
+        node: z.string(),
+        platform: z.string(),
+        startedAt: z.number(),
+        uptimeMs: z.number(),
+        home: z.string(),
+        rssBytes: z.number(),
+        agent: RuntimeStatusSchema,
+        events: z.object({
+          streamId: z.string(),
+          lastEventId: z.string(),
+          sseListeners: z.number().int(),
+          sseCapacity: z.number().int(),
+          wsListeners: z.number().int(),
+        }),
+      }),
+      handler: () => {
+        const events = deps.events();
+        return {
+          version: deps.version,
+          pid: process.pid,
+          node: process.version,
+          platform: `${process.platform}-${process.arch}`,
+          startedAt: deps.startedAt,
+          uptimeMs: Date.now() - deps.startedAt,
+          home: deps.home,
+          rssBytes: process.memoryUsage.rss(),
+          agent: deps.runtime(),
+          events: {
+            streamId: events.streamId,
+            lastEventId: `${events.streamId}-${events.lastSeq}`,
+            sseListeners: events.sseListeners,
+            sseCapacity: events.sseCapacity,
+            wsListeners: events.wsListeners,
+          },
+        };
+      },
+    }),
+    // Only to a caller on this machine, and from a browser only when the page is our own
+    // (same-origin, already enforced by the guard) or a command-line client (no Sec-Fetch-Site).
+    route({
+      method: 'GET',
+      url: '/api/auth/token',
+      summary: 'The bearer token, to a caller on this machine only (a same-origin page or a command-line client).',
+      response: z.object({ token: z.string() }),
+      handler: ({ request, reply }) => {
+        if (peerKind(request, deps.classifyPeer) !== 'loopback') {
+          throw forbidden('TOKEN_LOOPBACK_ONLY', 'The token is only handed out on this machine: run `svc token` there.');
+        }
+        const site = request.headers['sec-fetch-site'];
+        if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+          throw forbidden('ORIGIN_NOT_ALLOWED', 'The token is only handed to same-origin pages.');
+        }
+        void reply.header('Cache-Control', 'no-store');
+        return { token: deps.token };
+      },
+    }),
+  ]);
 };

@@ -5,9 +5,10 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyReply } from 'fastify';
-import type { RouteModule } from './index.ts';
-import { PACKAGE_ROOT } from '../../version.ts';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { defineRoutes, documentRoute, route } from '../../http/routes.ts';
+import { PACKAGE_ROOT } from '../../core/version.ts';
 
 /**
  * Same-origin only: no inline script or style, no plugins, no framing. `connect-src 'self'` covers
@@ -58,13 +59,18 @@ code,pre{background:#f2f2f2;padding:.1rem .3rem;border-radius:4px}pre{padding:.7
 // The help page carries one small inline <style>: allow exactly that, still no script at all.
 const MISSING_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-export const uiRoutes: RouteModule = (app, ctx) => {
-  const dist = webDistDir();
+export interface UiRouteDeps {
+  version: string;
+  /** The built UI (index.html, favicon.svg, assets/). */
+  dist: string;
+}
+
+export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, dist }) => {
   const index = join(dist, 'index.html');
   const assets = join(dist, 'assets');
 
   if (isDirectory(assets)) {
-    void app.register(fastifyStatic, {
+    await app.register(fastifyStatic, {
       root: assets,
       prefix: '/assets/',
       decorateReply: false,
@@ -82,6 +88,12 @@ export const uiRoutes: RouteModule = (app, ctx) => {
       etag: true,
       lastModified: false,
     });
+    documentRoute(app, 'ui', {
+      method: 'GET',
+      url: '/assets/*',
+      summary: 'The UI\'s content-hashed scripts and styles (brotli or gzip when accepted; cached for a year).',
+      produces: 'file',
+    });
   }
 
   const sendIndex = async (reply: FastifyReply) => {
@@ -94,22 +106,30 @@ export const uiRoutes: RouteModule = (app, ctx) => {
     void reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache');
     if (html === undefined) {
       void reply.header('Content-Security-Policy', MISSING_PAGE_CSP);
-      return missingPage(ctx.version, dist);
+      return missingPage(version, dist);
     }
     void reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     return html;
   };
 
-  app.get('/', async (_request, reply) => sendIndex(reply));
-  app.get('/index.html', async (_request, reply) => sendIndex(reply));
-
-  app.get('/favicon.svg', async (_request, reply) => {
-    try {
-      const svg = await readFile(join(dist, 'favicon.svg'));
-      void reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400');
-      return svg;
-    } catch {
-      return reply.callNotFound();
-    }
-  });
+  defineRoutes(app, 'ui', [
+    route({ method: 'GET', url: '/', summary: 'The browser UI (or, when it is not built, a page that says how to build it).', produces: 'html', handler: ({ reply }) => sendIndex(reply) }),
+    route({ method: 'GET', url: '/index.html', summary: 'The same page as /.', produces: 'html', handler: ({ reply }) => sendIndex(reply) }),
+    route({
+      method: 'GET',
+      url: '/favicon.svg',
+      summary: 'The UI\'s icon (SVG).',
+      produces: 'file',
+      response: z.unknown(),
+      handler: async ({ reply }) => {
+        try {
+          const svg = await readFile(join(dist, 'favicon.svg'));
+          void reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400');
+          return svg;
+        } catch {
+          return reply.callNotFound();
+        }
+      },
+    }),
+  ]);
 };

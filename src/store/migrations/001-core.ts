@@ -1,4 +1,4 @@
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 // Messages, chat sessions, settings, and the FTS5 index over message content.
 // Message ids are INTEGER AUTOINCREMENT: never reused, strictly increasing, so they double as the

@@ -1,4 +1,4 @@
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 // Agent runs: the provider session to resume per chat session and provider, and one row per run
 // (the summary behind GET /api/traces/:runId; the events themselves are NDJSON files).

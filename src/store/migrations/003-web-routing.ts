@@ -1,6 +1,6 @@
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
-// web-routing rules (src/skills/web-routing/rules-repo.ts). `spec` is the rule's normalized JSON (RuleSpec without
+// web-routing rules (src/modules/automation/web-routing/web-routing.repo.ts). `spec` is the rule's normalized JSON (RuleSpec without
 // id/createdAt); `type` and `pattern` are copied out of it so the table can be read and filtered without parsing.
 // Ids are AUTOINCREMENT: never reused and strictly increasing, so "most recently added" (the last precedence
 // tie-break) is simply the higher id.

@@ -1,4 +1,4 @@
-import type { Migration } from './index.ts';
+import type { Migration } from './migration.ts';
 
 // What the runner learned about providers' rate limits (src/agent/quota.ts): the last limit seen and
 // the last success, per provider, so GET /api/quota still knows them after a restart. `observed` is

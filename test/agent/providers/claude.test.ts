@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterHarness, fixtureLines, ofKind, liveText, shape } from '../../support/adapters.ts';
-import { claudeAdapter, userMessageLine } from '../../../src/agent/providers/claude.ts';
+import { claudeAdapter, userMessageLine } from '../../../src/agent/providers/claude/adapter.ts';
 import type { InvocationRequest, NormalizedEvent } from '../../../src/agent/providers/types.ts';
 
 function request(over: Partial<InvocationRequest> = {}): InvocationRequest {

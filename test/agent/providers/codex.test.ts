@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterHarness, fixtureLines, ofKind, liveText, shape, onlyResult } from '../../support/adapters.ts';
 import { parse as parseToml } from 'smol-toml';
-import { classifyCodexError, codexAdapter, tomlString } from '../../../src/agent/providers/codex.ts';
+import { classifyCodexError, codexAdapter, tomlString } from '../../../src/agent/providers/codex/adapter.ts';
 import type { InvocationRequest } from '../../../src/agent/providers/types.ts';
 
 function request(over: Partial<InvocationRequest> = {}): InvocationRequest {

@@ -12,7 +12,7 @@ import {
   INSTRUCTIONS_DIR,
   SYSTEM_PROMPT_FILE,
   type CopilotState,
-} from '../../../src/agent/providers/copilot.ts';
+} from '../../../src/agent/providers/copilot/adapter.ts';
 import type { AdapterOutput, InvocationRequest, NormalizedEvent } from '../../../src/agent/providers/types.ts';
 
 const FIXTURES = new URL('../../fixtures/protocols/', import.meta.url);

@@ -1,7 +1,7 @@
 // The `custom` provider: a user-configured print-mode command whose stdout is the answer.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { customAdapter } from '../../../src/agent/providers/custom.ts';
+import { customAdapter } from '../../../src/agent/providers/custom/adapter.ts';
 import type { InvocationRequest, NormalizedEvent } from '../../../src/agent/providers/types.ts';
 
 function request(overrides: Partial<InvocationRequest> = {}): InvocationRequest {

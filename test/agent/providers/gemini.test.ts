@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { adapterHarness, fixtureLines, ofKind, liveText, shape, onlyResult } from '../../support/adapters.ts';
-import { geminiAdapter, promptWithSystem } from '../../../src/agent/providers/gemini.ts';
+import { geminiAdapter, promptWithSystem } from '../../../src/agent/providers/gemini/adapter.ts';
 import type { InvocationRequest } from '../../../src/agent/providers/types.ts';
 
 function request(over: Partial<InvocationRequest> = {}): InvocationRequest {

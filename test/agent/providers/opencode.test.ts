@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { opencodeAdapter, SYSTEM_PROMPT_FILE } from '../../../src/agent/providers/opencode.ts';
+import { opencodeAdapter, SYSTEM_PROMPT_FILE } from '../../../src/agent/providers/opencode/adapter.ts';
 import type { InvocationRequest, NormalizedEvent } from '../../../src/agent/providers/types.ts';
 
 const FIXTURES = new URL('../../fixtures/protocols/', import.meta.url);

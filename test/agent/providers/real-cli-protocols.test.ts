@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeModel, TEXT_ANSWER, type FakeModel } from '../support/fake-model.ts';
+import { startFakeModel, TEXT_ANSWER, type FakeModel } from '../../support/fake-model.ts';
 import {
   PROJECT_ROOT,
   REAL_CLIS,
@@ -17,7 +17,7 @@ import {
   runRealCli,
   type RealCliName,
   type RunResult,
-} from '../support/real-clis.ts';
+} from '../../support/real-clis.ts';
 
 type Line = Record<string, any>;
 const TIMEOUT_MS = 60_000;

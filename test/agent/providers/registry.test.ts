@@ -5,22 +5,23 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROVIDERS, REGISTRY_IDS, providerInfo } from '../../../src/agent/registry.ts';
-import { PROVIDER_IDS } from '../../../src/config/settings.ts';
+import { PROVIDERS, PROVIDER_IDS, providerInfo, type ProviderId } from '../../../src/agent/providers/registry.ts';
+import { agentSettingsSchema } from '../../../src/agent/settings.ts';
 import { executableCandidates, isExecutableFile, parseVersion, resolveExecutable } from '../../../src/agent/detect.ts';
-import { claudeAdapter } from '../../../src/agent/providers/claude.ts';
-import { codexAdapter } from '../../../src/agent/providers/codex.ts';
-import { copilotAdapter } from '../../../src/agent/providers/copilot.ts';
-import { customAdapter } from '../../../src/agent/providers/custom.ts';
-import { geminiAdapter } from '../../../src/agent/providers/gemini.ts';
-import { opencodeAdapter } from '../../../src/agent/providers/opencode.ts';
+import { claudeAdapter } from '../../../src/agent/providers/claude/adapter.ts';
+import { codexAdapter } from '../../../src/agent/providers/codex/adapter.ts';
+import { copilotAdapter } from '../../../src/agent/providers/copilot/adapter.ts';
+import { customAdapter } from '../../../src/agent/providers/custom/adapter.ts';
+import { geminiAdapter } from '../../../src/agent/providers/gemini/adapter.ts';
+import { opencodeAdapter } from '../../../src/agent/providers/opencode/adapter.ts';
 import type { ProviderAdapter } from '../../../src/agent/providers/types.ts';
 
 const ADAPTERS: ProviderAdapter<any>[] = [claudeAdapter, codexAdapter, geminiAdapter, opencodeAdapter, copilotAdapter, customAdapter];
 
 describe('registry', () => {
   test('one entry per provider id, in the settings order', () => {
-    assert.deepEqual(REGISTRY_IDS, [...PROVIDER_IDS]);
+    assert.deepEqual(agentSettingsSchema.shape.provider.options, [...PROVIDER_IDS]);
+    assert.deepEqual(agentSettingsSchema.shape.fallback.element.options, [...PROVIDER_IDS]);
     assert.deepEqual(PROVIDERS.map((p) => p.id), [...PROVIDER_IDS]);
     for (const id of PROVIDER_IDS) assert.equal(providerInfo(id).id, id);
   });
@@ -69,7 +70,7 @@ describe('registry', () => {
 
   test('liveSteer and display names agree with the adapters', () => {
     for (const adapter of ADAPTERS) {
-      const info = providerInfo(adapter.id);
+      const info = providerInfo(adapter.id as ProviderId);
       assert.equal(info.supports.liveSteer, adapter.steerMode === 'live', adapter.id);
       assert.equal(info.displayName, adapter.displayName, adapter.id);
     }

@@ -8,7 +8,7 @@ describe('messages and chat sessions', () => {
   let sessionId: string;
   before(async () => {
     server = await startServer();
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     sessionId = chat.activeSession().id;
     for (let i = 1; i <= 120; i++) {
       chat.saveMessage({ sessionId, role: i % 2 ? 'user' : 'assistant', content: `message number ${i}` });
@@ -74,7 +74,7 @@ describe('messages and chat sessions', () => {
   });
 
   test('full-text search ranks, snippets and escapes; operators in the query are literal', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     chat.saveMessage({ sessionId, role: 'user', content: 'The <b>pineapple</b> is on the table, pineapple again' });
     chat.saveMessage({ sessionId, role: 'assistant', content: 'A pineapple.' });
     const { status, body } = await getJson(`${server.url}/api/messages/search?q=pineapple`);
@@ -124,7 +124,7 @@ describe('messages and chat sessions', () => {
 describe('persistence', () => {
   test('messages survive a server restart', async () => {
     const first = await startServer();
-    const { chat } = first.app.context;
+    const { chat } = first.app.services;
     const sessionId = chat.activeSession().id;
     chat.saveMessage({ sessionId, role: 'user', content: 'remember me' });
     await first.close({ removeHome: false });

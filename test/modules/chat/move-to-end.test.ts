@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../../../src/store/db.ts';
-import { MessageRepo } from '../../../src/store/messages.ts';
+import { MessageRepo } from '../../../src/modules/chat/messages.repo.ts';
 
 test('moveToEnd gives a message a new id after its session\'s newest, keeping content, meta and time', () => {
   const db = openDatabase(':memory:');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../../../src/store/db.ts';
-import { MessageRepo, SEARCH_WINDOW } from '../../../src/store/messages.ts';
+import { MessageRepo, SEARCH_WINDOW } from '../../../src/modules/chat/messages.repo.ts';
 
 test('search ranks among the most recent SEARCH_WINDOW matches, per session when asked', () => {
   const db = openDatabase(':memory:');

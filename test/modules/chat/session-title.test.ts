@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { titleFromMessage, MAX_AUTO_TITLE } from '../../../src/services/session-title.ts';
-import { withAttachments } from '../../../src/services/attachments.ts';
+import { titleFromMessage, MAX_AUTO_TITLE } from '../../../src/modules/chat/session-title.ts';
+import { withAttachments } from '../../../src/modules/media/attachments.ts';
 
 test('the first non-empty line, whitespace tidied', () => {
   assert.equal(titleFromMessage('\n\n   Fix the   flaky test\nin CI please'), 'Fix the flaky test');

@@ -57,7 +57,7 @@ describe('chat sessions: titles, rename, delete', () => {
     const keep = (await sessions()).activeId;
     const gone = await create('Doomed');
     await sendJson(`${server.url}/api/chat-sessions/${keep}/switch`, 'POST', {});
-    const other = server.app.context.chat;
+    const other = server.app.services.chat;
     other.saveMessage({ sessionId: gone, role: 'user', content: 'a unique zebracorn word' });
     assert.equal((await getJson(`${server.url}/api/messages/search?q=zebracorn`)).body.results.length, 1);
     const sse = await openSse(`${server.url}/api/events`);

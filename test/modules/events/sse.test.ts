@@ -7,7 +7,7 @@ import { startServer, type TestServer } from '../../support/server.ts';
 import { openSse, readBody, type SseConnection } from '../../support/sse.ts';
 
 const publishSessions = (server: TestServer, n: number) => {
-  for (let i = 0; i < n; i++) server.app.context.bus.publish('session_switched', { sessionId: `s${i}` });
+  for (let i = 0; i < n; i++) server.app.services.bus.publish('session_switched', { sessionId: `s${i}` });
 };
 
 describe('SSE /api/events', () => {
@@ -21,7 +21,7 @@ describe('SSE /api/events', () => {
     const sse = await openSse(`${server.url}/api/events`);
     assert.equal(sse.status, 200);
     assert.match(String(sse.headers['content-type']), /^text\/event-stream/);
-    server.app.context.bus.publish('queue_update', { pending: 2, active: true });
+    server.app.services.bus.publish('queue_update', { pending: 2, active: true });
     const [message] = await sse.waitFor(1);
     sse.close();
     assert.equal(message!.event, undefined, 'no event: field');
@@ -110,9 +110,8 @@ describe('SSE /api/events', () => {
 
   test('internal events never reach SSE clients', async () => {
     const sse = await openSse(`${server.url}/api/events`);
-    const { bus } = server.app.context;
+    const { bus } = server.app.services;
     bus.publish('provider_line', { traceId: 'tr_x', stream: 'stdout', line: 'secret raw line' });
-    bus.publish('settings_changed', { sections: ['agent'] });
     bus.publish('queue_update', { pending: 0, active: false });
     const [only] = await sse.waitFor(1);
     await new Promise((r) => setTimeout(r, 50));
@@ -136,7 +135,7 @@ describe('SSE /api/events', () => {
       source.onerror = (e) => reject(new Error(`EventSource error ${String((e as any).message)}`));
     });
     await new Promise<void>((r) => (source.onopen = () => r()));
-    server.app.context.bus.publish('steer_started', { prompt: 'go left' });
+    server.app.services.bus.publish('steer_started', { prompt: 'go left' });
     const event = await received;
     source.close();
     assert.equal(event.type, 'message');
@@ -162,13 +161,13 @@ describe('SSE listener cap', () => {
       assert.equal(refused.status, 503);
       assert.deepEqual(JSON.parse(await readBody(refused)).error, 'SSE_CAPACITY');
       // every accepted listener still gets events
-      server.app.context.bus.publish('queue_update', { pending: 1, active: true });
+      server.app.services.bus.publish('queue_update', { pending: 1, active: true });
       await Promise.all(open.map((c) => c.waitFor(1)));
       // free one slot: the next listener is accepted at once
       const gone = open.pop()!;
       gone.close();
       await gone.closed;
-      await waitUntil(() => server.app.context.listeners.sse.inUse === 255);
+      await waitUntil(() => server.app.services.listeners.sse.inUse === 255);
       const accepted = await openSse(`${server.url}/api/events`, { agent });
       open.push(accepted);
       assert.equal(accepted.status, 200);
@@ -193,7 +192,7 @@ describe('WebSocket fallback /ws', () => {
     const frames: any[] = [];
     ws.on('message', (data) => frames.push(JSON.parse(String(data))));
     await new Promise((r) => ws.once('open', r));
-    const { bus } = server.app.context;
+    const { bus } = server.app.services;
     bus.publish('provider_line', { traceId: 't', stream: 'stdout', line: 'internal' });
     bus.publish('agent_output', { traceId: 'tr_1', content: 'hello', offset: 0 });
     const [viaSse] = await sse.waitFor(1);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatSize, sanitizeFileName, storedName, withAttachments } from '../../../src/services/attachments.ts';
-import { SAFE_MEDIA_NAME, mediaType } from '../../../src/http/routes/media.ts';
+import { sanitizeFileName, storedName, withAttachments } from '../../../src/modules/media/attachments.ts';
+import { formatSize } from '../../../src/protocol/media.ts';
+import { SAFE_MEDIA_NAME, mediaType } from '../../../src/modules/media/media.service.ts';
 
 test('upload names are sanitized: no paths, no dot-dot, no hidden files, extension lower-cased', () => {
   const cases: [string, string][] = [

@@ -49,10 +49,10 @@ test('GET /media/:filename serves media files and nothing outside the media dire
     assert.ok([400, 404].includes(answer.status), `${name} → ${answer.status}`);
     assert.ok(['INVALID_FILENAME', 'NOT_FOUND'].includes(answer.body.error), name);
     assert.ok(!JSON.stringify(answer.body).includes('top secret'));
-    assert.ok(!JSON.stringify(answer.body).includes(server.app.context.token));
+    assert.ok(!JSON.stringify(answer.body).includes(server.app.services.token));
   }
   const dotdot = await rawGet('/media/../token');
   assert.ok([400, 404].includes(dotdot.status));
-  assert.ok(!JSON.stringify(dotdot.body).includes(server.app.context.token));
+  assert.ok(!JSON.stringify(dotdot.body).includes(server.app.services.token));
   await server.close();
 });

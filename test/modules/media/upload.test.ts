@@ -4,8 +4,8 @@ import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import http from 'node:http';
 import { getJson, startServer, type TestServer } from '../../support/server.ts';
-import { SAFE_MEDIA_NAME } from '../../../src/http/routes/media.ts';
-import { UPLOAD_LIMIT_BYTES } from '../../../src/services/attachments.ts';
+import { SAFE_MEDIA_NAME } from '../../../src/modules/media/media.service.ts';
+import { UPLOAD_LIMIT_BYTES } from '../../../src/protocol/media.ts';
 
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.from([0, 255, 128, 10, 13, 0, 1, 2])]);
 const SANDBOX = "default-src 'none'; sandbox";

@@ -7,13 +7,13 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { startServer, getJson, type TestServer } from '../../support/server.ts';
-import { errorHandler } from '../../../src/http/error-handler.ts';
-import { providerRoutes } from '../../../src/http/routes/providers.ts';
+import { moduleServer } from '../../support/kit.ts';
+import { providerRoutes } from '../../../src/modules/providers/providers.routes.ts';
 import { CliDetector } from '../../../src/agent/detect.ts';
 import { QuotaReader } from '../../../src/agent/quota.ts';
-import { PROVIDER_IDS } from '../../../src/config/settings.ts';
+import { PROVIDER_IDS } from '../../../src/agent/providers/registry.ts';
 
 /** Tests that check what is read, not the deadline, give reads time on a loaded machine. */
 const SLOW_MACHINE_BUDGET_MS = 10_000;
@@ -69,13 +69,11 @@ describe('provider routes', { skip: process.platform === 'win32' }, () => {
     utimesSync(join(codexHome, 'sessions/2026/11/20/rollout-2026-11-20T08-40-12-0199a1b2-3c4d-7e5f-8a9b-0c1d2e3f4a5b.jsonl'), older, older);
 
     server = await startServer();
-    const settings = server.app.context.settings;
+    const settings = server.app.services.settings;
     settings.update({ agent: { customCommand: ['mytool', '--prompt', '{prompt}'] } });
     detector = new CliDetector({ pathEnv: () => bin, customCommand: () => settings.get().agent.customCommand });
     quota = new QuotaReader({ codexHome: () => codexHome, now: () => NOW, budgetMs: SLOW_MACHINE_BUDGET_MS });
-    api = Fastify();
-    api.setErrorHandler(errorHandler);
-    providerRoutes({ detector, quota, getActive: () => settings.get().agent })(api, server.app.context);
+    api = await moduleServer((a) => a.register(providerRoutes, { detector, quota, active: () => settings.get().agent }));
     await api.listen({ port: 0, host: '127.0.0.1' });
     const address = api.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -89,7 +87,7 @@ describe('provider routes', { skip: process.platform === 'win32' }, () => {
   });
 
   test('GET /api/cli-registry: every provider and the active choice from settings; detection not started', async () => {
-    server.app.context.settings.update({ agent: { provider: 'codex', model: 'gpt-6.1-sol', effort: 'high' } });
+    server.app.services.settings.update({ agent: { provider: 'codex', model: 'gpt-6.1-sol', effort: 'high' } });
     const { status, body } = await getJson(`${url}/api/cli-registry`);
     assert.equal(status, 200);
     assert.deepEqual(body.providers.map((p: { id: string }) => p.id), [...PROVIDER_IDS]);

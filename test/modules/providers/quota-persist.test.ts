@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, closeDatabase, schemaVersion } from '../../../src/store/db.ts';
-import { QuotaObservationRepo } from '../../../src/store/quota-observations.ts';
+import { QuotaObservationRepo } from '../../../src/agent/quota.repo.ts';
 import { startAgentServer } from '../../support/agent.ts';
 import { postNdjson } from '../../support/ndjson.ts';
 import { getJson, startServer, tempHome } from '../../support/server.ts';

@@ -32,17 +32,17 @@ describe('slash commands', () => {
     assert.match((await answer('/help')).text, /\/steer <text>/);
     assert.match((await answer('/help steer')).text, /Redirect the running agent/);
     assert.equal((await answer('/cli codex')).status, 'ok');
-    assert.equal(server.app.context.settings.get().agent.provider, 'codex');
+    assert.equal(server.app.services.settings.get().agent.provider, 'codex');
     await answer('/model gpt-5.5');
-    assert.equal(server.app.context.settings.get().agent.model, 'gpt-5.5');
+    assert.equal(server.app.services.settings.get().agent.model, 'gpt-5.5');
     assert.match((await answer('/model')).text, /gpt-5\.5/);
     await answer('/fallback gemini claude');
-    assert.deepEqual(server.app.context.settings.get().agent.fallback, ['gemini', 'claude']);
+    assert.deepEqual(server.app.services.settings.get().agent.fallback, ['gemini', 'claude']);
     assert.match((await answer('/status')).text, /provider: codex \(model gpt-5\.5\)\nfallback: gemini → claude\nagent: idle, 0 queued/);
     await answer('/fallback off');
-    assert.deepEqual(server.app.context.settings.get().agent.fallback, []);
+    assert.deepEqual(server.app.services.settings.get().agent.fallback, []);
     await answer('/cli claude');
-    assert.equal(server.app.context.settings.get().agent.model, '', 'switching provider resets the model');
+    assert.equal(server.app.services.settings.get().agent.model, '', 'switching provider resets the model');
   });
 
   test('bad commands are 400s with the JSON error body, before any streaming', async () => {
@@ -59,12 +59,12 @@ describe('slash commands', () => {
   test('/new, /sessions, /clear and /reset', async () => {
     const sse = await openSse(`${server.url}/api/events`);
     assert.match((await answer('/new Project X')).text, /switched to new session Project X/);
-    const sessionId = server.app.context.chat.activeSession().id;
+    const sessionId = server.app.services.chat.activeSession().id;
     assert.match((await answer('/sessions')).text, new RegExp(`\\* ${sessionId}  Project X`));
     await (await postNdjson(`${server.url}/api/message`, { prompt: 'hello scenario:text' })).done;
-    assert.equal(server.app.context.providerSessions.get(sessionId, 'claude') !== undefined, true);
+    assert.equal(server.app.services.providerSessions.get(sessionId, 'claude') !== undefined, true);
     assert.match((await answer('/reset')).text, /fresh provider session/);
-    assert.equal(server.app.context.providerSessions.get(sessionId, 'claude'), undefined);
+    assert.equal(server.app.services.providerSessions.get(sessionId, 'claude'), undefined);
     assert.equal((await getJson(`${server.url}/api/messages/count`)).body.count, 2);
     assert.match((await answer('/clear')).text, /cleared 2 message/);
     assert.equal((await getJson(`${server.url}/api/messages/count`)).body.count, 0);

@@ -245,7 +245,7 @@ describe('retry, fallback and watchdog', () => {
     const alone = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hi' })).done).at(-1);
     assert.equal(alone.status, 'error');
     assert.match(alone.reason, /^cli_missing: '\/nonexistent\/gemini' was not found: install it with `npm install -g @google\/gemini-cli`/);
-    server.app.context.settings.update({ agent: { fallback: ['codex'] } });
+    server.app.services.settings.update({ agent: { fallback: ['codex'] } });
     const rescued = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hi' })).done).at(-1);
     assert.equal(rescued.status, 'ok');
   });

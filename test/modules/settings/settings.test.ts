@@ -1,6 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { getJson, sendJson, startServer } from '../../support/server.ts';
+import { postNdjson } from '../../support/ndjson.ts';
+import { openSse } from '../../support/sse.ts';
 
 describe('settings', () => {
   test('defaults, validated patches, redacted secrets, persistence', async () => {
@@ -17,11 +19,11 @@ describe('settings', () => {
     assert.deepEqual(updated.body.agent.fallback, ['gemini']);
     assert.equal(updated.body.agent.env.OPENAI_API_KEY, '***', 'secret redacted in the answer');
     assert.ok(!JSON.stringify((await getJson(url)).body).includes('sk-very-secret'), 'secret never returned');
-    assert.equal(server.app.context.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
+    assert.equal(server.app.services.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
 
     // echoing the redacted form back keeps the secret
     await sendJson(url, 'PUT', { agent: { env: { OPENAI_API_KEY: '***' }, model: 'gpt-5.5' } });
-    assert.equal(server.app.context.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
+    assert.equal(server.app.services.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
 
     for (const [patch, field] of [
       [{ agent: { provider: 'nope' } }, 'agent.provider'],
@@ -38,18 +40,42 @@ describe('settings', () => {
     }
     const array = await sendJson(url, 'PUT', [1, 2]);
     assert.equal(array.status, 400);
-    assert.equal(server.app.context.settings.get().agent.provider, 'codex', 'failed patches changed nothing');
+    assert.equal(server.app.services.settings.get().agent.provider, 'codex', 'failed patches changed nothing');
 
     // null resets a field to its default
     await sendJson(url, 'PUT', { agent: { fallback: null } });
-    assert.deepEqual(server.app.context.settings.get().agent.fallback, []);
+    assert.deepEqual(server.app.services.settings.get().agent.fallback, []);
 
     await server.close({ removeHome: false });
     const again = await startServer({ home: server.home });
     const reloaded = (await getJson(`${again.url}/api/settings`)).body;
     assert.equal(reloaded.agent.provider, 'codex');
     assert.equal(reloaded.agent.model, 'gpt-5.5');
-    assert.equal(again.app.context.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
+    assert.equal(again.app.services.settings.get().agent.env.OPENAI_API_KEY, 'sk-very-secret');
     await again.close();
+  });
+
+  test('every change reaches event clients as settings_changed: the changed sections, secrets masked', async (t) => {
+    const server = await startServer();
+    t.after(() => server.close());
+    const sse = await openSse(`${server.url}/api/events`);
+    t.after(() => sse.close());
+    await sendJson(`${server.url}/api/settings`, 'PUT', { agent: { provider: 'gemini', env: { GEMINI_API_KEY: 'AIza-very-secret-key' } } });
+    // a slash command changes settings through the same service
+    await postNdjson(`${server.url}/api/command`, { text: '/model flash' });
+    const [first, second] = await sse.waitFor(2);
+    assert.equal(first!.data.event, 'settings_changed');
+    assert.equal(first!.data.topic, 'system');
+    assert.deepEqual(first!.data.sections, ['agent']);
+    assert.equal(first!.data.values.agent.provider, 'gemini');
+    assert.deepEqual(first!.data.values.agent.env, { GEMINI_API_KEY: '***' });
+    assert.ok(!sse.raw.includes('AIza-very-secret-key'), 'the secret never goes out');
+    assert.equal(second!.data.event, 'settings_changed');
+    assert.equal(second!.data.values.agent.model, 'flash');
+    // a patch that changes nothing says nothing
+    await sendJson(`${server.url}/api/settings`, 'PUT', { agent: { model: 'flash' } });
+    await sendJson(`${server.url}/api/settings`, 'PUT', { network: { trustedLanBypass: true } });
+    const [, , third] = await sse.waitFor(3);
+    assert.deepEqual(third!.data.sections, ['network']);
   });
 });

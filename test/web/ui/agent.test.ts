@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'playwright-core';
-import { startAgentServer, type AgentTestServer } from '../support/agent.ts';
-import { getJson } from '../support/server.ts';
+import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
+import { getJson } from '../../support/server.ts';
 import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 async function send(page: Page, text: string): Promise<void> {
@@ -128,7 +128,7 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
 
   test('a page opened during a run shows it running with its output so far, with Stop, and gets its final answer', async () => {
     const server = await startAgentServer();
-    const { postNdjson } = await import('../support/ndjson.ts');
+    const { postNdjson } = await import('../../support/ndjson.ts');
     const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'started elsewhere scenario:text delay:500' });
     const before = await until(async () => (await getJson(`${server.url}/api/runtime`)).body.agent.active?.output as string | undefined, 'some output before the page opens', 15_000);
     const { page, context, errors } = await openPage(browser, server);

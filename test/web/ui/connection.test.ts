@@ -4,7 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { startServer, tempHome, type TestServer } from '../support/server.ts';
+import { startServer, tempHome, type TestServer } from '../../support/server.ts';
 import { buildWeb, launch, openPage, realErrors, shot, sleep, until } from './helpers.ts';
 
 const phase = (page: Page) => page.locator('.status-pill').getAttribute('data-phase');
@@ -33,7 +33,7 @@ describe('web UI: live connection', () => {
 
   test('a drop without restart: reconnects with Last-Event-ID, missed events replayed, nothing reloaded', async () => {
     const server = await startServer();
-    const sessionId = server.app.context.chat.activeSession().id;
+    const sessionId = server.app.services.chat.activeSession().id;
     const messageRequests: string[] = [];
     const { page, context, errors } = await openPage(browser, server, {
       beforeGoto: async (p) => {
@@ -45,14 +45,14 @@ describe('web UI: live connection', () => {
     await until(async () => (await phase(page)) === 'open', 'the SSE connection');
     await watchBanner(page);
     // one event first, so the page holds a cursor
-    server.app.context.bus.publish('queue_update', { pending: 0, active: false });
+    server.app.services.bus.publish('queue_update', { pending: 0, active: false });
     await until(() => page.evaluate(() => performance.getEntriesByType('resource').length > 0), 'the page');
     await sleep(300);
     const before = messageRequests.length;
     // cut every connection, and publish while the page is away
     server.app.http.server.closeAllConnections();
-    server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'said while the connection was down' });
-    server.app.context.bus.publish('queue_update', { pending: 2, active: true });
+    server.app.services.chat.saveMessage({ sessionId, role: 'assistant', content: 'said while the connection was down' });
+    server.app.services.bus.publish('queue_update', { pending: 2, active: true });
     await page.locator('.vl-row >> text=said while the connection was down').waitFor({ timeout: 10_000 });
     await until(async () => (await page.locator('.queue-chip').textContent()) === '2 queued', 'the replayed queue state');
     assert.equal(messageRequests.length, before, 'replayed from the cursor: no reload from the API');
@@ -62,7 +62,7 @@ describe('web UI: live connection', () => {
     const second = await openPage(browser, server);
     await until(async () => (await phase(second.page)) === 'open', 'the second page');
     server.app.http.server.closeAllConnections();
-    server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'said before the second page had any event' });
+    server.app.services.chat.saveMessage({ sessionId, role: 'assistant', content: 'said before the second page had any event' });
     await second.page.locator('.vl-row >> text=said before the second page had any event').waitFor({ timeout: 10_000 });
     assert.deepEqual(realErrors([...errors, ...second.errors]), []);
     await second.context.close();
@@ -74,8 +74,8 @@ describe('web UI: live connection', () => {
     const home = tempHome();
     let server = await startServer({ home });
     const port = server.port;
-    const sessionId = server.app.context.chat.activeSession().id;
-    server.app.context.chat.saveMessage({ sessionId, role: 'user', content: 'before the restart' });
+    const sessionId = server.app.services.chat.activeSession().id;
+    server.app.services.chat.saveMessage({ sessionId, role: 'user', content: 'before the restart' });
     const { page, context, errors } = await openPage(browser, server);
     await until(async () => (await phase(page)) === 'open', 'the SSE connection');
     await watchBanner(page);
@@ -85,11 +85,11 @@ describe('web UI: live connection', () => {
     await sleep(3000);
     server = await startServer({ home, port });
     // published by the new server before the page is back
-    server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'published right after the restart' });
+    server.app.services.chat.saveMessage({ sessionId, role: 'assistant', content: 'published right after the restart' });
     await page.locator('.vl-row >> text=published right after the restart').waitFor({ timeout: 10_000 });
     await until(async () => (await phase(page)) === 'open', 'the reconnection');
     // and live events keep coming
-    server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'published after the reconnection' });
+    server.app.services.chat.saveMessage({ sessionId, role: 'assistant', content: 'published after the reconnection' });
     await page.locator('.vl-row >> text=published after the reconnection').waitFor({ timeout: 5000 });
     assert.equal(await bannerEverSeen(page), false, 'a quick reconnect shows no disconnected message');
     assert.equal(await page.locator('.vl-row >> text=before the restart').count(), 1, 'nothing is shown twice');
@@ -103,7 +103,7 @@ describe('web UI: live connection', () => {
     const home = tempHome();
     let server = await startServer({ home });
     const port = server.port;
-    const sessionId = server.app.context.chat.activeSession().id;
+    const sessionId = server.app.services.chat.activeSession().id;
     const { page, context } = await openPage(browser, server);
     await until(async () => (await phase(page)) === 'open', 'the SSE connection');
     await watchBanner(page);
@@ -121,7 +121,7 @@ describe('web UI: live connection', () => {
     await sleep(Math.max(0, 10_000 - (Date.now() - downAt)));
 
     server = await startServer({ home, port });
-    server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'back after ten seconds' });
+    server.app.services.chat.saveMessage({ sessionId, role: 'assistant', content: 'back after ten seconds' });
     await until(async () => !(await bannerShown(page)), 'the message to clear', 8000);
     await page.locator('.vl-row >> text=back after ten seconds').waitFor({ timeout: 5000 });
     assert.equal(await phase(page), 'open');
@@ -131,7 +131,7 @@ describe('web UI: live connection', () => {
 
   test('SSE that never opens (blocked): the WebSocket carries the events', async () => {
     const server = await startServer();
-    const sessionId = server.app.context.chat.activeSession().id;
+    const sessionId = server.app.services.chat.activeSession().id;
     const sockets: string[] = [];
     const { page, context, errors } = await openPage(browser, server, {
       beforeGoto: async (p) => {
@@ -143,9 +143,9 @@ describe('web UI: live connection', () => {
     assert.equal(await transport(page), 'ws');
     assert.equal(sockets.length, 1);
     assert.match(sockets[0]!, /\/ws$/);
-    server.app.context.chat.saveMessage({ sessionId, role: 'assistant', content: 'delivered over the WebSocket' });
+    server.app.services.chat.saveMessage({ sessionId, role: 'assistant', content: 'delivered over the WebSocket' });
     await page.locator('.vl-row >> text=delivered over the WebSocket').waitFor({ timeout: 5000 });
-    server.app.context.bus.publish('queue_update', { pending: 0, active: true });
+    server.app.services.bus.publish('queue_update', { pending: 0, active: true });
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor({ timeout: 5000 });
     assert.deepEqual(realErrors(errors), []);
     await context.close();

@@ -3,7 +3,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { getJson, sendJson, startServer, type TestServer } from '../support/server.ts';
+import { getJson, sendJson, startServer, type TestServer } from '../../support/server.ts';
 import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 const TOTAL = 300;
@@ -19,7 +19,7 @@ describe('web UI: history, sessions, search, settings', () => {
   before(async () => {
     buildWeb();
     server = await startServer();
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     mainId = chat.activeSession().id;
     for (let i = 1; i <= TOTAL; i++) {
       const long = i % 7 === 0 ? `\n\n${'A longer paragraph that wraps over several lines. '.repeat(6)}\n\n\`\`\`js\nconsole.log(${i});\n\`\`\`` : '';
@@ -61,7 +61,7 @@ describe('web UI: history, sessions, search, settings', () => {
       },
     });
     const ids = await visibleIds(page);
-    const lastId = server.app.context.chat.messages.page(mainId, { limit: 1 }).messages[0]!.id;
+    const lastId = server.app.services.chat.messages.page(mainId, { limit: 1 }).messages[0]!.id;
     assert.ok(ids.includes(lastId), 'the newest message is in view');
     assert.equal(requests.length, 1);
     assert.equal(requests[0]!.searchParams.get('limit'), '50');
@@ -200,7 +200,7 @@ describe('web UI: history, sessions, search, settings', () => {
       await shot(page, 'settings-save-failed');
       throw err;
     });
-    const saved = server.app.context.settings.get().agent;
+    const saved = server.app.services.settings.get().agent;
     assert.equal(saved.retries, 3);
     assert.equal(saved.systemPrompt, 'Answer briefly.');
     assert.equal(saved.env.MY_API_KEY, 'super-secret-value');
@@ -213,8 +213,8 @@ describe('web UI: history, sessions, search, settings', () => {
     await page.fill('#set-agent-retries', '2');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.waitForSelector('.saved');
-    assert.equal(server.app.context.settings.get().agent.retries, 2);
-    assert.equal(server.app.context.settings.get().agent.env.MY_API_KEY, 'super-secret-value');
+    assert.equal(server.app.services.settings.get().agent.retries, 2);
+    assert.equal(server.app.services.settings.get().agent.env.MY_API_KEY, 'super-secret-value');
 
     // an invalid value: the server's message, next to the field; nothing saved
     await page.fill('#set-agent-maxRunSec', '1');
@@ -222,14 +222,14 @@ describe('web UI: history, sessions, search, settings', () => {
     const fieldError = page.locator('[data-field="agent.maxRunSec"] .field-error');
     await fieldError.waitFor();
     assert.match((await fieldError.textContent()) ?? '', /maxRunSec/);
-    assert.equal(server.app.context.settings.get().agent.maxRunSec, 3600);
+    assert.equal(server.app.services.settings.get().agent.maxRunSec, 3600);
     await shot(page, 'settings-error');
     await page.getByRole('button', { name: 'Revert' }).click();
 
     // remove the secret
     await page.getByRole('button', { name: 'Remove MY_API_KEY' }).click();
     await page.getByRole('button', { name: 'Save' }).click();
-    await until(() => !('MY_API_KEY' in server.app.context.settings.get().agent.env), 'the variable to be removed');
+    await until(() => !('MY_API_KEY' in server.app.services.settings.get().agent.env), 'the variable to be removed');
     assert.deepEqual(realErrors(errors).filter((e) => !/400/.test(e)), []);
     await context.close();
   });
@@ -257,7 +257,7 @@ describe('web UI: history, sessions, search, settings', () => {
     });
 
   test('sessions: rename in the sidebar (Enter or leaving the field saves; Escape and an empty title send nothing)', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     const trip = chat.createSession('Trip plans', false);
     const { page, context, errors } = await openPage(browser, server);
     const writes = recordWrites(page);
@@ -342,7 +342,7 @@ describe('web UI: history, sessions, search, settings', () => {
   });
 
   test('sessions: delete a chat that is not shown, after confirming in its row (Cancel and Escape keep it)', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     const draft = chat.createSession('Old draft', false);
     chat.saveMessage({ sessionId: draft.id, role: 'user', content: 'a draft to throw away' });
     const { activeId } = (await getJson(`${server.url}/api/chat-sessions`)).body;
@@ -395,7 +395,7 @@ describe('web UI: history, sessions, search, settings', () => {
   });
 
   test('sessions: deleting the chat on screen shows the most recent other one with its history', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     const scratch = chat.createSession('Scratch', false);
     chat.saveMessage({ sessionId: scratch.id, role: 'user', content: 'scratch work to delete' });
     // Zoo notes becomes the most recently used session after Scratch
@@ -424,7 +424,7 @@ describe('web UI: history, sessions, search, settings', () => {
   });
 
   test('sessions: another page sees a rename and a delete as they happen (dark theme)', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     const shared = chat.createSession('Shared notes', false);
     chat.saveMessage({ sessionId: shared.id, role: 'user', content: 'notes both pages see' });
     const a = await openPage(browser, server);
@@ -474,7 +474,7 @@ describe('web UI: history, sessions, search, settings', () => {
   });
 
   test('sessions: a new chat takes its title from its first message, live', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     const { page, context, errors } = await openPage(browser, server);
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
     await page.getByRole('button', { name: 'New chat', exact: true }).click();
@@ -499,7 +499,7 @@ describe('web UI: history, sessions, search, settings', () => {
   });
 
   test('sessions: on a phone the buttons always show, nothing overflows, Escape leaves the drawer open', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     const long = chat.createSession('A very long chat title that keeps going well past the edge of a phone screen', false);
     const { page, context, errors } = await openPage(browser, server, { width: 360, height: 740 });
     await page.getByRole('button', { name: 'Open sessions and search' }).click();

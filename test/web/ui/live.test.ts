@@ -3,7 +3,7 @@
 // "disconnected" notice only after more than 8 s.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { DISCONNECT_NOTICE_MS, LiveConnection, type ChannelHandlers, type LiveEnv, type LiveEvent, type LiveStatus } from '../../web/src/live.ts';
+import { DISCONNECT_NOTICE_MS, LiveConnection, type ChannelHandlers, type LiveEnv, type LiveEvent, type LiveStatus } from '../../../web/src/live.ts';
 
 interface FakeChannel {
   kind: 'sse' | 'ws';

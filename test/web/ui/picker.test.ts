@@ -1,12 +1,13 @@
 // The provider and model picker: the registry's providers, whether each CLI is installed (a
 // missing one says how to install it), and choosing writes the settings on the real server.
 // /api/cli-status depends on what this machine has installed, so the page gets a fixed answer
-// (and while the routes are not mounted yet, a fixed registry built from src/agent/registry.ts).
+// (and while the routes are not mounted yet, a fixed registry built from src/agent/providers/registry.ts).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Route } from 'playwright-core';
-import { PROVIDERS } from '../../src/agent/registry.ts';
-import { startServer, type TestServer } from '../support/server.ts';
+import { PROVIDERS } from '../../../src/agent/providers/registry.ts';
+import { sendJson, startServer, type TestServer } from '../../support/server.ts';
+import { postNdjson } from '../../support/ndjson.ts';
 import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 describe('web UI: provider and model picker', () => {
@@ -30,7 +31,7 @@ describe('web UI: provider and model picker', () => {
         await p.route('**/api/cli-registry', async (route) => {
           const real = await route.fetch();
           if (real.ok()) return route.fulfill({ response: real });
-          const { provider, model, effort } = server.app.context.settings.get().agent;
+          const { provider, model, effort } = server.app.services.settings.get().agent;
           return json(route, { providers: PROVIDERS, active: { provider, model, effort } });
         });
         await p.route('**/api/cli-status**', (route) => {
@@ -69,21 +70,38 @@ describe('web UI: provider and model picker', () => {
     await shot(page, 'picker');
 
     await pop.locator('[data-provider="codex"] input[type=radio]').check();
-    await until(() => server.app.context.settings.get().agent.provider === 'codex', 'the provider setting');
+    await until(() => server.app.services.settings.get().agent.provider === 'codex', 'the provider setting');
     await until(async () => (await button.textContent())?.includes('Codex CLI'), 'the button label');
     const codex = PROVIDERS.find((p) => p.id === 'codex')!;
     const model = codex.models.find((m) => m.id)!;
     await pop.getByLabel('Model').selectOption(model.id);
-    await until(() => server.app.context.settings.get().agent.model === model.id, 'the model setting');
-    assert.match((await button.textContent()) ?? '', new RegExp(model.label.replace(/[()]/g, '.')));
+    await until(() => server.app.services.settings.get().agent.model === model.id, 'the model setting');
+    const modelLabel = new RegExp(model.label.replace(/[()]/g, '.'));
+    await until(async () => modelLabel.test((await button.textContent()) ?? ''), 'the model in the button label');
     if (codex.efforts.length) {
       await pop.getByLabel('Reasoning effort').selectOption(codex.efforts[0]!);
-      await until(() => server.app.context.settings.get().agent.effort === codex.efforts[0], 'the effort setting');
+      await until(() => server.app.services.settings.get().agent.effort === codex.efforts[0], 'the effort setting');
     }
     await page.keyboard.press('Escape');
     await until(async () => (await pop.count()) === 0, 'the picker to close');
     assert.equal(await page.evaluate(() => document.activeElement?.className), 'picker-btn', 'focus returns to the button');
     assert.deepEqual(realErrors(errors), []);
     await context.close();
+  });
+
+  test('a provider change made elsewhere (a slash command, the API) shows in the header at once, no reload', async () => {
+    const { page, context, errors } = await openPage(browser, server);
+    try {
+      const button = page.locator('.picker-btn');
+      const provider = server.app.services.settings.get().agent.provider;
+      await until(async () => (await button.textContent())?.includes(PROVIDERS.find((p) => p.id === provider)!.displayName), 'the current provider');
+      await (await postNdjson(`${server.url}/api/command`, { text: '/cli gemini' })).done;
+      await until(async () => (await button.textContent())?.includes('Gemini CLI'), 'the header to follow /cli');
+      await sendJson(`${server.url}/api/settings`, 'PUT', { agent: { provider: 'opencode', model: 'anthropic/claude-sonnet-5' } });
+      await until(async () => /OpenCode.*Claude Sonnet 5/s.test((await button.textContent()) ?? ''), 'the header to follow the API');
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+    }
   });
 });

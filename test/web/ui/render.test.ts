@@ -5,7 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { startServer, type TestServer } from '../support/server.ts';
+import { startServer, type TestServer } from '../../support/server.ts';
 import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 describe('web UI: rendering messages and live runs', () => {
@@ -16,7 +16,7 @@ describe('web UI: rendering messages and live runs', () => {
   before(async () => {
     buildWeb();
     server = await startServer();
-    sessionId = server.app.context.chat.activeSession().id;
+    sessionId = server.app.services.chat.activeSession().id;
     browser = await launch();
   });
   after(async () => {
@@ -25,7 +25,7 @@ describe('web UI: rendering messages and live runs', () => {
   });
 
   test('Markdown is rendered and sanitized; code is highlighted and has a copy button', async () => {
-    const { chat } = server.app.context;
+    const { chat } = server.app.services;
     chat.saveMessage({ sessionId, role: 'user', content: 'Show me <b>html</b> & a script' });
     const hostile = [
       '# Title',
@@ -64,7 +64,7 @@ describe('web UI: rendering messages and live runs', () => {
   });
 
   test('a run streams in live: thinking and tool steps, then the final answer replaces the preview', async () => {
-    const { bus, chat } = server.app.context;
+    const { bus, chat } = server.app.services;
     const { page, context, errors } = await openPage(browser, server);
     const traceId = 'tr_render_test_0001';
     chat.saveMessage({ sessionId, role: 'user', content: 'Please list the files' });
@@ -134,7 +134,7 @@ describe('web UI: rendering messages and live runs', () => {
   });
 
   test('queued messages, a failed run and a stopped run', async () => {
-    const { bus, chat } = server.app.context;
+    const { bus, chat } = server.app.services;
     const { page, context, errors } = await openPage(browser, server);
     const first = 'tr_render_queue_001';
     const second = 'tr_render_queue_002';

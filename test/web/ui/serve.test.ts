@@ -1,4 +1,4 @@
-// How the server serves the built UI (src/http/routes/ui.ts): index without caching and with a
+// How the server serves the built UI (src/modules/ui/ui.routes.ts): index without caching and with a
 // strict CSP, content-hashed assets cached for a year, and a helpful page (not a 404) when the UI
 // has not been built.
 import { test, describe, before, after } from 'node:test';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { get as httpGet } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { getJson, startServer, type TestServer } from '../support/server.ts';
+import { getJson, startServer, type TestServer } from '../../support/server.ts';
 import { buildWeb, ROOT } from './helpers.ts';
 
 describe('serving the web UI', () => {

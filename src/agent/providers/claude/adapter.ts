@@ -18,7 +18,7 @@ import type {
   NormalizedEvent,
   ProviderAdapter,
   StepKind,
-} from './types.ts';
+} from '../types.ts';
 import {
   beginTextBlock,
   closeOpenSteps,
@@ -40,7 +40,7 @@ import {
   type JsonObject,
   type OpenStep,
   type TextJoinState,
-} from './shared.ts';
+} from '../shared.ts';
 
 type ResultEvent = Extract<NormalizedEvent, { kind: 'result' }>;
 

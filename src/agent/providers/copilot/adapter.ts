@@ -35,7 +35,7 @@ import type {
   NormalizedEvent,
   ProviderAdapter,
   StepKind,
-} from './types.ts';
+} from '../types.ts';
 import {
   beginTextBlock,
   closeOpenSteps,
@@ -55,7 +55,7 @@ import {
   type JsonObject,
   type OpenStep,
   type TextJoinState,
-} from './shared.ts';
+} from '../shared.ts';
 
 type Method = 'initialize' | 'session/new' | 'session/load' | 'session/prompt';
 type Phase = 'initializing' | 'opening' | 'prompting' | 'done';

@@ -15,8 +15,8 @@ import type {
   InvocationRequest,
   NormalizedEvent,
   ProviderAdapter,
-} from './types.ts';
-import { resultFromExit } from './shared.ts';
+} from '../types.ts';
+import { resultFromExit } from '../shared.ts';
 
 export interface CustomState {
   /** Lines of stdout seen: a failed run with no output and no stderr says "no output". */

@@ -14,7 +14,7 @@ import type {
   NormalizedEvent,
   ProviderAdapter,
   StepKind,
-} from './types.ts';
+} from '../types.ts';
 import {
   beginTextBlock,
   closeOpenSteps,
@@ -32,7 +32,7 @@ import {
   type JsonObject,
   type OpenStep,
   type TextJoinState,
-} from './shared.ts';
+} from '../shared.ts';
 
 export interface GeminiState {
   sessionId?: string;

@@ -28,7 +28,7 @@ import type {
   NormalizedEvent,
   ProviderAdapter,
   StepKind,
-} from './types.ts';
+} from '../types.ts';
 import {
   beginTextBlock,
   closeOpenSteps,
@@ -44,7 +44,7 @@ import {
   type JsonObject,
   type OpenStep,
   type TextJoinState,
-} from './shared.ts';
+} from '../shared.ts';
 
 export interface OpencodeState {
   /** True when this run resumes a session, so "Session not found" means a stale id. */

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ElementHandle, Locator, Page } from 'playwright-core';
-import { ApiError, badRequest } from '../http/errors.ts';
+import { AppError, badRequest } from '../../../core/errors.ts';
 import { browserErrors, firstLine, fromPlaywright, type ErrorContext } from './errors.ts';
 import { readableExpression } from './page-scripts.ts';
 import { asRef } from './refs.ts';
@@ -59,7 +59,7 @@ async function resolveTarget(session: BrowserSession, target: string, tabId?: st
 }
 
 /** Map a failure on a resolved target; for selectors a timeout with no match at all is a 404. */
-async function targetError(session: BrowserSession, r: Resolved, err: unknown, ctx: ErrorContext): Promise<ApiError> {
+async function targetError(session: BrowserSession, r: Resolved, err: unknown, ctx: ErrorContext): Promise<AppError> {
   if (r.kind === 'ref') {
     const e = fromPlaywright(err, { ...ctx, ref: r.ref });
     if (e.code === 'REF_STALE') session.refs.forget(r.ref);
@@ -120,14 +120,14 @@ export async function open(session: BrowserSession, a: ActionOf<'open'>): Promis
  * After a failed navigation Chromium commits its error page a moment later; a goto issued before that
  * commit would be "interrupted" by it. Wait for the commit so the tab is usable for the next command.
  */
-async function settleNavError(page: Page, e: ApiError): Promise<ApiError> {
+async function settleNavError(page: Page, e: AppError): Promise<AppError> {
   if (e.code !== 'NAVIGATION_FAILED') return e;
   const deadline = Date.now() + 2000;
   while (Date.now() < deadline && !page.isClosed() && !page.url().startsWith('chrome-error://')) await sleep(25);
   return e;
 }
 
-function navError(err: unknown, url: string, timeout: number, what: string): ApiError {
+function navError(err: unknown, url: string, timeout: number, what: string): AppError {
   const e = fromPlaywright(err, { what, url, timeoutMs: timeout });
   if (e.code === 'BROWSER_ERROR' && /navigat|interrupted|aborted/i.test(firstLine(err))) return browserErrors.navigation(url, firstLine(err));
   return e;
@@ -205,7 +205,7 @@ export async function type(session: BrowserSession, a: ActionOf<'type'>): Promis
     if (a.submit) await el.press('Enter', { timeout });
   } catch (err) {
     if (NOT_EDITABLE.test(firstLine(err))) {
-      throw new ApiError(400, 'NOT_EDITABLE', `'${a.target}' is not a text field (input, textarea or contenteditable); type into a field instead.`, { target: a.target });
+      throw new AppError(400, 'NOT_EDITABLE', `'${a.target}' is not a text field (input, textarea or contenteditable); type into a field instead.`, { target: a.target });
     }
     throw await targetError(session, r, err, { what: `Typing into '${a.target}'`, timeoutMs: timeout });
   }
@@ -255,7 +255,7 @@ export async function evaluate(session: BrowserSession, a: ActionOf<'eval'>): Pr
       }),
     ]);
   } catch (err) {
-    if (err instanceof ApiError) throw err;
+    if (err instanceof AppError) throw err;
     const e = fromPlaywright(err, { what: 'The script', timeoutMs: timeout });
     if (e.code === 'BROWSER_ERROR') throw browserErrors.evalError(firstLine(err).replace(/^page\.evaluate: /, ''));
     throw e;
@@ -289,7 +289,7 @@ export async function wait(session: BrowserSession, a: ActionOf<'wait'>): Promis
     while (tab.navSeq <= tab.navMark) {
       const left = deadline - Date.now();
       if (left <= 0) throw browserErrors.timeout('Waiting for a navigation', timeout, `the page stayed on ${tab.page.url()}`);
-      if (tab.page.isClosed()) throw new ApiError(409, 'TAB_CLOSED', `Tab ${tab.id} closed while waiting for a navigation.`);
+      if (tab.page.isClosed()) throw new AppError(409, 'TAB_CLOSED', `Tab ${tab.id} closed while waiting for a navigation.`);
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -460,7 +460,7 @@ export async function fetchPage(session: BrowserSession, a: ActionOf<'fetch'>): 
 
 // ---- dispatch -------------------------------------------------------------------------------------
 
-/** Run one action. Every failure leaves as an ApiError. */
+/** Run one action. Every failure leaves as an AppError. */
 export async function runAction<N extends ActionName>(session: BrowserSession, action: ActionOf<N>): Promise<ActionResult<N>>;
 export async function runAction(session: BrowserSession, action: Action): Promise<ActionResult> {
   switch (action.action) {

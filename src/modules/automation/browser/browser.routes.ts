@@ -1,69 +1,123 @@
-// Browser skill on the core server: thin routes that validate input (the browser's own zod schemas) and
-// forward to the browser server through the client, which starts that server on first use. Failures are
-// ApiErrors passed through with their status and code: bad selector 400, unknown element/tab 404, stale
-// ref 409, navigation error 502, no browser / launch failure 503, timeout 504.
-//
-//   POST   /api/browser/start             {headless?}                 → BrowserStatus (launches the browser)
-//   GET    /api/browser/status                                        → BrowserStatus & {server} (starts nothing)
-//   GET    /api/browser/snapshot          ?diff=1&tab=t1&maxNodes=N   → SnapshotResult
-//   POST   /api/browser/act               {action: "open"|"click"|…, …fields} → that action's result
-//   POST   /api/browser/fetch             {url, maxChars?, timeout?}  → FetchResult
-//   GET    /api/browser/tabs                                          → {tabs, active}
-//   POST   /api/browser/tabs              {url?, timeout?}            → 201 {tab}
-//   POST   /api/browser/tabs/:id/switch                               → {tab}
-//   DELETE /api/browser/tabs/:id                                      → {closed, active}
-//   GET    /api/browser/console           ?tab&limit&clear=1          → {tab, entries, total}
-//   GET    /api/browser/network           ?tab&limit&clear=1          → {tab, entries, total}
-import type { FastifyInstance } from 'fastify';
+// The browser skill's routes. The same declarations serve both servers: the core server mounts them
+// over a BrowserClient (which forwards to the browser server, starting it on first use), and the
+// browser server mounts them over its own BrowserSession (session-api.ts). Failures are AppErrors
+// passed through with their status and code: bad selector 400, unknown element/tab 404, stale ref
+// 409, navigation error 502, no browser / launch failure 503, timeout 504.
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import type { BrowserClient } from '../../browser/client.ts';
-import { ActionSchema, FetchBody, LogQuery, SnapshotQuery, StartBody, TabOpenBody, truthy } from '../../browser/types.ts';
-import { parseInput } from '../validate.ts';
+import { defineRoutes, noBody, route } from '../../../http/routes.ts';
+import type { BrowserClient } from './client.ts';
+import {
+  ActionResultSchema,
+  ActionResultSchemas,
+  ActionSchema,
+  BrowserStatusSchema,
+  FetchBody,
+  LogQuery,
+  SnapshotQuery,
+  StartBody,
+  TabOpenBody,
+  truthy,
+} from './types.ts';
 
-/** What the routes need from the client (a BrowserClient; narrower for tests). */
+/** What the routes act through: a BrowserClient on the core server, the session on the browser server. */
 export type BrowserApi = Pick<
   BrowserClient,
   'start' | 'status' | 'snapshot' | 'act' | 'fetch' | 'tabs' | 'openTab' | 'switchTab' | 'closeTab' | 'console' | 'network'
 >;
 
 const TabParams = z.object({ id: z.string().regex(/^t\d{1,9}$/, 'a tab id looks like t1 (see GET /api/browser/tabs)') });
+const logQuery = (q: z.infer<typeof LogQuery>) => ({ ...(q.tab ? { tab: q.tab } : {}), ...(q.limit ? { limit: q.limit } : {}), clear: truthy(q.clear) });
 
-export function browserRoutes(deps: { client: BrowserApi }) {
-  const { client } = deps;
-  return (app: FastifyInstance): void => {
-    app.post('/api/browser/start', async (req) => client.start(parseInput(StartBody, req.body, 'body')));
-
-    app.get('/api/browser/status', async () => client.status());
-
-    app.get('/api/browser/snapshot', async (req) => {
-      const q = parseInput(SnapshotQuery, req.query, 'query');
-      return client.snapshot({ diff: truthy(q.diff), ...(q.tab ? { tab: q.tab } : {}), ...(q.maxNodes ? { maxNodes: q.maxNodes } : {}) });
-    });
-
-    app.post('/api/browser/act', async (req) => client.act(parseInput(ActionSchema, req.body, 'body')));
-
-    app.post('/api/browser/fetch', async (req) => client.fetch(parseInput(FetchBody, req.body, 'body')));
-
-    app.get('/api/browser/tabs', async () => client.tabs());
-
-    app.post('/api/browser/tabs', async (req, reply) => {
-      const result = await client.openTab(parseInput(TabOpenBody, req.body, 'body'));
-      reply.code(201);
-      return result;
-    });
-
-    app.post('/api/browser/tabs/:id/switch', async (req) => client.switchTab(parseInput(TabParams, req.params, 'params').id));
-
-    app.delete('/api/browser/tabs/:id', async (req) => client.closeTab(parseInput(TabParams, req.params, 'params').id));
-
-    app.get('/api/browser/console', async (req) => {
-      const q = parseInput(LogQuery, req.query, 'query');
-      return client.console({ ...(q.tab ? { tab: q.tab } : {}), ...(q.limit ? { limit: q.limit } : {}), clear: truthy(q.clear) });
-    });
-
-    app.get('/api/browser/network', async (req) => {
-      const q = parseInput(LogQuery, req.query, 'query');
-      return client.network({ ...(q.tab ? { tab: q.tab } : {}), ...(q.limit ? { limit: q.limit } : {}), clear: truthy(q.clear) });
-    });
-  };
-}
+export const browserRoutes: FastifyPluginAsync<{ api: BrowserApi }> = async (app, { api }) => {
+  defineRoutes(app, 'browser', [
+    route({
+      method: 'POST',
+      url: '/api/browser/start',
+      summary: 'Launches the controlled browser (or connects to the one given by --cdp-url).',
+      body: StartBody,
+      response: BrowserStatusSchema,
+      handler: ({ body }) => api.start(body),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/browser/status',
+      summary: 'The browser\'s state; starts nothing (`server: false` when no browser server runs).',
+      response: BrowserStatusSchema.extend({ server: z.boolean().optional() }),
+      handler: () => api.status(),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/browser/snapshot',
+      summary: 'An accessibility snapshot of the page with refs (e12) to act on; `diff=1` compares with the previous one.',
+      query: SnapshotQuery,
+      response: ActionResultSchemas.snapshot,
+      handler: ({ query }) => api.snapshot({ diff: truthy(query.diff), ...(query.tab ? { tab: query.tab } : {}), ...(query.maxNodes ? { maxNodes: query.maxNodes } : {}) }),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/browser/act',
+      summary: 'Runs one browser action: open, click, mouse, type, extract, eval, wait, snapshot, screenshot, tabs, console, network, fetch.',
+      body: ActionSchema,
+      response: ActionResultSchema,
+      handler: ({ body }) => api.act(body),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/browser/fetch',
+      summary: 'Loads a URL in a background tab and returns its readable text.',
+      body: FetchBody,
+      response: ActionResultSchemas.fetch,
+      handler: ({ body }) => api.fetch(body),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/browser/tabs',
+      summary: 'The open tabs and the active one.',
+      response: ActionResultSchemas.tabs,
+      handler: () => api.tabs(),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/browser/tabs',
+      summary: 'Opens a tab (optionally at a URL) and makes it active.',
+      body: TabOpenBody,
+      status: 201,
+      response: ActionResultSchemas.tab_open,
+      handler: ({ body }) => api.openTab(body),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/browser/tabs/:id/switch',
+      summary: 'Makes a tab the active one.',
+      params: TabParams,
+      body: noBody,
+      response: ActionResultSchemas.tab_switch,
+      handler: ({ params }) => api.switchTab(params.id),
+    }),
+    route({
+      method: 'DELETE',
+      url: '/api/browser/tabs/:id',
+      summary: 'Closes a tab.',
+      params: TabParams,
+      response: ActionResultSchemas.tab_close,
+      handler: ({ params }) => api.closeTab(params.id),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/browser/console',
+      summary: 'The console messages of a tab (a ring buffer; `clear=1` empties it).',
+      query: LogQuery,
+      response: ActionResultSchemas.console,
+      handler: ({ query }) => api.console(logQuery(query)),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/browser/network',
+      summary: 'The network requests of a tab (a ring buffer; `clear=1` empties it).',
+      query: LogQuery,
+      response: ActionResultSchemas.network,
+      handler: ({ query }) => api.network(logQuery(query)),
+    }),
+  ]);
+};

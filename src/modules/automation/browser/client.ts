@@ -1,13 +1,13 @@
 // HTTP client for the browser server, used by the core server's /api/browser/* routes and by
 // `svc browser <action>`. It starts the browser server as a child process on first use when given a spawn
-// command (ensureServer), reuses a running one afterwards, and turns every failure into an ApiError
+// command (ensureServer), reuses a running one afterwards, and turns every failure into an AppError
 // (server errors keep their status and code, so the core route passes them on unchanged).
 // No playwright import: loading this costs the core server nothing.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import http from 'node:http';
 import { dirname } from 'node:path';
-import { ApiError } from '../http/errors.ts';
+import { AppError, isErrorCode } from '../../../core/errors.ts';
 import {
   DEFAULT_BROWSER_PORT,
   DEFAULT_TIMEOUTS,
@@ -111,7 +111,7 @@ export class BrowserClient {
             try {
               parsed = text ? JSON.parse(text) : null;
             } catch {
-              reject(new ApiError(502, 'BROWSER_SERVER_BAD_RESPONSE', `The browser server on port ${this.port} sent a response that is not JSON (status ${res.statusCode}).`));
+              reject(new AppError(502, 'BROWSER_SERVER_BAD_RESPONSE', `The browser server on port ${this.port} sent a response that is not JSON (status ${res.statusCode}).`));
               return;
             }
             resolve({ status: res.statusCode ?? 0, body: parsed });
@@ -119,7 +119,7 @@ export class BrowserClient {
         },
       );
       req.setTimeout(timeoutMs, () => {
-        req.destroy(new ApiError(504, 'BROWSER_SERVER_TIMEOUT', `The browser server did not answer ${method} ${path} within ${timeoutMs} ms.`));
+        req.destroy(new AppError(504, 'BROWSER_SERVER_TIMEOUT', `The browser server did not answer ${method} ${path} within ${timeoutMs} ms.`));
       });
       req.on('error', reject);
       req.end(payload);
@@ -134,12 +134,12 @@ export class BrowserClient {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ECONNREFUSED' || code === 'ECONNRESET') return null;
-      if (err instanceof ApiError && err.code === 'BROWSER_SERVER_TIMEOUT') return null;
+      if (err instanceof AppError && err.code === 'BROWSER_SERVER_TIMEOUT') return null;
       throw err;
     }
     const h = r.body as Partial<BrowserServerHealth> | null;
     if (r.status !== 200 || h?.service !== 'svc-browser') {
-      throw new ApiError(503, 'PORT_IN_USE', `Port ${this.port} on 127.0.0.1 answers, but not as a svc browser server. Stop that program or use another browser port.`);
+      throw new AppError(503, 'PORT_IN_USE', `Port ${this.port} on 127.0.0.1 answers, but not as a svc browser server. Stop that program or use another browser port.`);
     }
     return h as BrowserServerHealth;
   }
@@ -157,7 +157,7 @@ export class BrowserClient {
     if (running) return running;
     const sp = typeof this.opts.spawn === 'function' ? this.opts.spawn() : this.opts.spawn;
     if (!sp) {
-      throw new ApiError(503, 'BROWSER_SERVER_DOWN', `No browser server is running on 127.0.0.1:${this.port}. Start it with \`svc browser serve --port ${this.port}\`.`);
+      throw new AppError(503, 'BROWSER_SERVER_DOWN', `No browser server is running on 127.0.0.1:${this.port}. Start it with \`svc browser serve --port ${this.port}\`.`);
     }
     let out: number | 'ignore' = 'ignore';
     if (sp.logFile) {
@@ -175,14 +175,14 @@ export class BrowserClient {
     const deadline = Date.now() + (this.opts.startTimeoutMs ?? 15_000);
     const logHint = sp.logFile ? ` See ${sp.logFile}.` : '';
     for (;;) {
-      if (spawnError) throw new ApiError(503, 'BROWSER_SERVER_START_FAILED', `Could not start the browser server (${sp.command}): ${(spawnError as Error).message}.`);
+      if (spawnError) throw new AppError(503, 'BROWSER_SERVER_START_FAILED', `Could not start the browser server (${sp.command}): ${(spawnError as Error).message}.`);
       const h = await this.health().catch((e: unknown) => {
         throw e;
       });
       if (h) return h;
       if (exited) {
         const e = exited as { code: number | null; signal: string | null };
-        throw new ApiError(503, 'BROWSER_SERVER_START_FAILED', `The browser server exited during start-up (code ${e.code ?? 'none'}, signal ${e.signal ?? 'none'}).${logHint}`);
+        throw new AppError(503, 'BROWSER_SERVER_START_FAILED', `The browser server exited during start-up (code ${e.code ?? 'none'}, signal ${e.signal ?? 'none'}).${logHint}`);
       }
       if (Date.now() > deadline) {
         try {
@@ -190,7 +190,7 @@ export class BrowserClient {
         } catch {
           /* gone */
         }
-        throw new ApiError(503, 'BROWSER_SERVER_START_FAILED', `The browser server did not answer on port ${this.port} within ${this.opts.startTimeoutMs ?? 15_000} ms.${logHint}`);
+        throw new AppError(503, 'BROWSER_SERVER_START_FAILED', `The browser server did not answer on port ${this.port} within ${this.opts.startTimeoutMs ?? 15_000} ms.${logHint}`);
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -214,7 +214,7 @@ export class BrowserClient {
     if (r.status >= 400) {
       const b = (r.body ?? {}) as { error?: string; message?: string } & Record<string, unknown>;
       const { error, message, ...details } = b;
-      throw new ApiError(r.status, error ?? 'BROWSER_SERVER_ERROR', message ?? `The browser server answered ${r.status}.`, Object.keys(details).length ? details : undefined);
+      throw new AppError(r.status, isErrorCode(error) ? error : 'BROWSER_SERVER_BAD_RESPONSE', message ?? `The browser server answered ${r.status}.`, Object.keys(details).length ? details : undefined);
     }
     return r.body as T;
   }
@@ -303,13 +303,13 @@ function logQs(q: { tab?: string; limit?: number; clear?: boolean }): string {
   return s ? `?${s}` : '';
 }
 
-function wrapNetError(err: unknown, port: number): ApiError {
-  if (err instanceof ApiError) return err;
+function wrapNetError(err: unknown, port: number): AppError {
+  if (err instanceof AppError) return err;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ECONNREFUSED') {
-    return new ApiError(503, 'BROWSER_SERVER_DOWN', `No browser server is running on 127.0.0.1:${port}. Start it with \`svc browser serve --port ${port}\`.`);
+    return new AppError(503, 'BROWSER_SERVER_DOWN', `No browser server is running on 127.0.0.1:${port}. Start it with \`svc browser serve --port ${port}\`.`);
   }
-  return new ApiError(502, 'BROWSER_SERVER_UNREACHABLE', `Lost the connection to the browser server on port ${port} (${code ?? (err as Error).message}). Try again.`);
+  return new AppError(502, 'BROWSER_SERVER_UNREACHABLE', `Lost the connection to the browser server on port ${port} (${code ?? (err as Error).message}). Try again.`);
 }
 
 export function createBrowserClient(opts: BrowserClientOptions = {}): BrowserClient {

@@ -1,7 +1,8 @@
 // The `/browser ...` slash command: a pure parser from command text to the typed Action (or a parse
 // error that says what is wrong and how the command is written), and runBrowserCommand, which runs the
 // action through a client and renders a result a person can read.
-import { ApiError } from '../http/errors.ts';
+import { AppError } from '../../../core/errors.ts';
+import { tokenizeArgs as tokenize, type ArgToken as Token, type SlashCommand } from '../../../agent/commands.ts';
 import { formatDiff } from './snapshot.ts';
 import { ActionSchema, type Action, type ActionResult, type ActionResultMap, type ConsoleEntry, type NetworkEntry } from './types.ts';
 
@@ -26,52 +27,6 @@ export const BROWSER_HELP = `Browser commands:\n${Object.values(BROWSER_USAGE)
   .join('\n')}`;
 
 export type ParseResult = { ok: true; action: Action } | { ok: false; error: string };
-
-interface Token {
-  value: string;
-  quoted: boolean;
-}
-
-/** Split on whitespace; "double" (with \" and \\ escapes) and 'single' quotes group words. */
-export function tokenize(input: string): Token[] | string {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < input.length) {
-    const c = input[i]!;
-    if (/\s/.test(c)) {
-      i++;
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      let v = '';
-      let j = i + 1;
-      let closed = false;
-      while (j < input.length) {
-        const d = input[j]!;
-        if (d === c) {
-          closed = true;
-          break;
-        }
-        if (c === '"' && d === '\\' && (input[j + 1] === '"' || input[j + 1] === '\\')) {
-          v += input[j + 1];
-          j += 2;
-          continue;
-        }
-        v += d;
-        j++;
-      }
-      if (!closed) return `unterminated ${c === '"' ? 'double' : 'single'} quote`;
-      out.push({ value: v, quoted: true });
-      i = j + 1;
-      continue;
-    }
-    let j = i;
-    while (j < input.length && !/\s/.test(input[j]!)) j++;
-    out.push({ value: input.slice(i, j), quoted: false });
-    i = j;
-  }
-  return out;
-}
 
 type FlagSpec = Record<string, 'bool' | 'value'>;
 
@@ -407,7 +362,17 @@ export async function runBrowserArgs(argv: readonly string[], client: BrowserAct
 }
 
 async function run(parsed: ParseResult, client: BrowserActor): Promise<{ text: string; data?: unknown }> {
-  if (!parsed.ok) throw new ApiError(400, 'BAD_COMMAND', parsed.error);
+  if (!parsed.ok) throw new AppError(400, 'BAD_COMMAND', parsed.error);
   const data = await client.act(parsed.action);
   return { text: renderResult(parsed.action, data), data };
+}
+
+/** `/browser …`: the browser skill as a slash command (the browser server starts on first use). */
+export function browserCommand(client: BrowserActor): SlashCommand {
+  return {
+    name: 'browser',
+    usage: '/browser <open|screenshot|click|type|extract|eval|wait|snapshot|tabs|tab|console|network|fetch> ...',
+    description: 'Drive the controlled browser (Chromium over CDP); the browser server starts on first use.',
+    run: async (args) => (await runBrowserCommand(args, client)).text,
+  };
 }

@@ -1,45 +1,45 @@
-// Browser failures as ApiErrors: stable codes, statuses fixed by the issue (bad selector 400, stale ref
+// Browser failures as AppErrors: stable codes, statuses fixed by the issue (bad selector 400, stale ref
 // 409, timeout 504, no browser / launch failure 503, navigation error 502), messages a person can act on.
 // `fromPlaywright` is the one place that reads Playwright's error text.
-import { ApiError } from '../http/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 
 export const browserErrors = {
   badSelector: (target: string, why: string) =>
-    new ApiError(400, 'BAD_SELECTOR', `'${target}' is not a valid selector: ${why}. Use CSS, xpath=<expr> (or a leading /), or a ref like e12 from a snapshot.`, { target }),
+    new AppError(400, 'BAD_SELECTOR', `'${target}' is not a valid selector: ${why}. Use CSS, xpath=<expr> (or a leading /), or a ref like e12 from a snapshot.`, { target }),
   ambiguous: (target: string, count?: number) =>
-    new ApiError(
+    new AppError(
       400,
       'SELECTOR_AMBIGUOUS',
       `'${target}' matches ${count ?? 'several'} elements; refusing to guess which one. Make the selector more specific or use a ref from a snapshot.`,
       { target, ...(count !== undefined ? { count } : {}) },
     ),
   notFound: (target: string, ms: number) =>
-    new ApiError(404, 'ELEMENT_NOT_FOUND', `No element matches '${target}' (waited ${ms} ms). Check the selector, or take a snapshot to see the page.`, { target }),
+    new AppError(404, 'ELEMENT_NOT_FOUND', `No element matches '${target}' (waited ${ms} ms). Check the selector, or take a snapshot to see the page.`, { target }),
   refStale: (ref: string, why = 'its element is no longer in the page') =>
-    new ApiError(409, 'REF_STALE', `Ref ${ref} is stale: ${why}. Take a new snapshot and use the refs it shows.`, { ref }),
+    new AppError(409, 'REF_STALE', `Ref ${ref} is stale: ${why}. Take a new snapshot and use the refs it shows.`, { ref }),
   refUnknown: (ref: string) =>
-    new ApiError(404, 'REF_UNKNOWN', `Ref ${ref} was never issued. Take a snapshot first and use the refs it shows.`, { ref }),
+    new AppError(404, 'REF_UNKNOWN', `Ref ${ref} was never issued. Take a snapshot first and use the refs it shows.`, { ref }),
   timeout: (what: string, ms: number, detail?: string) =>
-    new ApiError(504, 'TIMEOUT', `${what} did not finish within ${ms} ms${detail ? `: ${detail}` : ''}. Raise the timeout or check the page.`, { timeoutMs: ms }),
+    new AppError(504, 'TIMEOUT', `${what} did not finish within ${ms} ms${detail ? `: ${detail}` : ''}. Raise the timeout or check the page.`, { timeoutMs: ms }),
   navigation: (url: string, why: string) =>
-    new ApiError(502, 'NAVIGATION_FAILED', `Could not load ${url}: ${why}.`, { url }),
-  badUrl: (url: string, why: string) => new ApiError(400, 'BAD_URL', `'${url}' is not a URL the browser may open: ${why}.`, { url }),
+    new AppError(502, 'NAVIGATION_FAILED', `Could not load ${url}: ${why}.`, { url }),
+  badUrl: (url: string, why: string) => new AppError(400, 'BAD_URL', `'${url}' is not a URL the browser may open: ${why}.`, { url }),
   browserClosed: (detail?: string) =>
-    new ApiError(
+    new AppError(
       503,
       'BROWSER_CLOSED',
       `The browser closed while the command ran${detail ? ` (${detail})` : ''}. Run the command again: a browser this server launched is relaunched automatically.`,
     ),
   pageChanged: (detail: string) =>
-    new ApiError(409, 'PAGE_CHANGED', `The page navigated or its frame went away while the command ran (${detail}). Run the command again on the new page.`),
+    new AppError(409, 'PAGE_CHANGED', `The page navigated or its frame went away while the command ran (${detail}). Run the command again on the new page.`),
   tabNotFound: (id: string, known: string[]) =>
-    new ApiError(404, 'TAB_NOT_FOUND', `No tab '${id}'. Open tabs: ${known.length ? known.join(', ') : 'none'}.`, { tab: id }),
+    new AppError(404, 'TAB_NOT_FOUND', `No tab '${id}'. Open tabs: ${known.length ? known.join(', ') : 'none'}.`, { tab: id }),
   pageCrashed: (id: string) =>
-    new ApiError(502, 'PAGE_CRASHED', `The page in tab ${id} crashed. Open the URL again or close the tab.`, { tab: id }),
-  evalError: (message: string) => new ApiError(400, 'EVAL_ERROR', `The script threw: ${message}`),
+    new AppError(502, 'PAGE_CRASHED', `The page in tab ${id} crashed. Open the URL again or close the tab.`, { tab: id }),
+  evalError: (message: string) => new AppError(400, 'EVAL_ERROR', `The script threw: ${message}`),
   resultTooLarge: (bytes: number, limit: number) =>
-    new ApiError(413, 'RESULT_TOO_LARGE', `The result is ${bytes} bytes of JSON, over the ${limit}-byte limit. Return less data from the script.`),
-  internal: (what: string, message: string) => new ApiError(500, 'BROWSER_ERROR', `${what} failed: ${message}`),
+    new AppError(413, 'RESULT_TOO_LARGE', `The result is ${bytes} bytes of JSON, over the ${limit}-byte limit. Return less data from the script.`),
+  internal: (what: string, message: string) => new AppError(500, 'BROWSER_ERROR', `${what} failed: ${message}`),
 };
 
 /** First line of an error message, without Playwright's "locator.click: " style prefix and call log. */
@@ -62,9 +62,9 @@ export interface ErrorContext {
   url?: string;
 }
 
-/** Turn anything thrown by Playwright (or us) into an ApiError. */
-export function fromPlaywright(err: unknown, ctx: ErrorContext): ApiError {
-  if (err instanceof ApiError) return err;
+/** Turn anything thrown by Playwright (or us) into an AppError. */
+export function fromPlaywright(err: unknown, ctx: ErrorContext): AppError {
+  if (err instanceof AppError) return err;
   const msg = err instanceof Error ? err.message : String(err);
   const line = firstLine(err);
   if (ctx.ref && DETACHED.test(msg)) return browserErrors.refStale(ctx.ref);

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { ApiError } from '../http/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 
 export const BROWSER_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'] as const;
 
@@ -69,13 +69,13 @@ export function findBrowser(opts: FindBrowserOptions = {}): string {
   if (opts.explicit) {
     const p = resolve(opts.explicit);
     if (ok(p)) return p;
-    throw new ApiError(503, 'BROWSER_NOT_FOUND', `The browser path ${p} is not an executable file. Fix the path or leave it out to use the system Chromium.`);
+    throw new AppError(503, 'BROWSER_NOT_FOUND', `The browser path ${p} is not an executable file. Fix the path or leave it out to use the system Chromium.`);
   }
   if (env.SVC_BROWSER_PATH && !ok(env.SVC_BROWSER_PATH)) {
-    throw new ApiError(503, 'BROWSER_NOT_FOUND', `SVC_BROWSER_PATH=${env.SVC_BROWSER_PATH} is not an executable file. Fix it or unset it to use the system Chromium.`);
+    throw new AppError(503, 'BROWSER_NOT_FOUND', `SVC_BROWSER_PATH=${env.SVC_BROWSER_PATH} is not an executable file. Fix it or unset it to use the system Chromium.`);
   }
   for (const p of browserCandidates(env)) if (ok(p)) return p;
-  throw new ApiError(
+  throw new AppError(
     503,
     'BROWSER_NOT_FOUND',
     `No Chromium or Chrome found (looked for ${BROWSER_NAMES.join(', ')}). Install one (e.g. \`apt-get install chromium\`) or set SVC_BROWSER_PATH to its executable.`,
@@ -335,14 +335,14 @@ export async function launchBrowser(o: LaunchOptions): Promise<LaunchedBrowser> 
   const env = o.env ?? process.env;
   const exe = findBrowser({ explicit: o.executablePath, env });
   if (!o.headless && process.platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY) {
-    throw new ApiError(503, 'BROWSER_NO_DISPLAY', 'Headed mode needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set. Use headless mode, or run under a desktop session or xvfb-run.');
+    throw new AppError(503, 'BROWSER_NO_DISPLAY', 'Headed mode needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set. Use headless mode, or run under a desktop session or xvfb-run.');
   }
   try {
     mkdirSync(o.profileDir, { recursive: true });
     writeFileSync(join(o.profileDir, '.svc-write-probe'), '');
     rmSync(join(o.profileDir, '.svc-write-probe'), { force: true });
   } catch (err) {
-    throw new ApiError(503, 'BROWSER_PROFILE_UNWRITABLE', `The browser profile directory ${o.profileDir} is not writable (${(err as Error).message}). Fix its permissions or use another --home.`);
+    throw new AppError(503, 'BROWSER_PROFILE_UNWRITABLE', `The browser profile directory ${o.profileDir} is not writable (${(err as Error).message}). Fix its permissions or use another --home.`);
   }
   const adopted = await reclaimProfile(o);
   if (adopted) return adopted;
@@ -364,12 +364,12 @@ export async function launchBrowser(o: LaunchOptions): Promise<LaunchedBrowser> 
   const timeoutMs = o.timeoutMs ?? 20_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (spawnError) throw new ApiError(503, 'BROWSER_LAUNCH_FAILED', `Could not start ${exe}: ${(spawnError as Error).message}.`);
+    if (spawnError) throw new AppError(503, 'BROWSER_LAUNCH_FAILED', `Could not start ${exe}: ${(spawnError as Error).message}.`);
     if (early) {
       const e = early as ExitInfo;
       const tail = cleanStderr(stderr.tail);
       const hint = e.code === 0 ? ` Another browser may be using the profile ${o.profileDir}; close it or use another --home.` : '';
-      throw new ApiError(503, 'BROWSER_LAUNCH_FAILED', `${exe} exited during start-up (code ${e.code ?? 'none'}, signal ${e.signal ?? 'none'}).${hint}${tail ? ` Its last output: ${tail}` : ''}`);
+      throw new AppError(503, 'BROWSER_LAUNCH_FAILED', `${exe} exited during start-up (code ${e.code ?? 'none'}, signal ${e.signal ?? 'none'}).${hint}${tail ? ` Its last output: ${tail}` : ''}`);
     }
     const active = readActivePort(o.profileDir);
     if (active) {
@@ -383,7 +383,7 @@ export async function launchBrowser(o: LaunchOptions): Promise<LaunchedBrowser> 
     if (Date.now() > deadline) {
       killTree(child.pid!, 'SIGKILL');
       const tail = cleanStderr(stderr.tail);
-      throw new ApiError(503, 'BROWSER_LAUNCH_TIMEOUT', `${exe} did not open its DevTools endpoint within ${timeoutMs} ms.${tail ? ` Its last output: ${tail}` : ''}`);
+      throw new AppError(503, 'BROWSER_LAUNCH_TIMEOUT', `${exe} did not open its DevTools endpoint within ${timeoutMs} ms.${tail ? ` Its last output: ${tail}` : ''}`);
     }
     await sleep(40);
   }
@@ -395,10 +395,10 @@ export function normalizeCdpUrl(raw: string): string {
   try {
     u = new URL(raw.includes('://') ? raw : `http://${raw}`);
   } catch {
-    throw new ApiError(400, 'BAD_CDP_URL', `'${raw}' is not a CDP URL; use http://127.0.0.1:9222 or a ws://.../devtools/browser/... address.`);
+    throw new AppError(400, 'BAD_CDP_URL', `'${raw}' is not a CDP URL; use http://127.0.0.1:9222 or a ws://.../devtools/browser/... address.`);
   }
   if (!['http:', 'https:', 'ws:', 'wss:'].includes(u.protocol)) {
-    throw new ApiError(400, 'BAD_CDP_URL', `'${raw}' is not a CDP URL; use http://127.0.0.1:9222 or a ws://.../devtools/browser/... address.`);
+    throw new AppError(400, 'BAD_CDP_URL', `'${raw}' is not a CDP URL; use http://127.0.0.1:9222 or a ws://.../devtools/browser/... address.`);
   }
   return u.toString().replace(/\/$/, '');
 }

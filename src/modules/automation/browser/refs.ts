@@ -4,7 +4,7 @@
 // or a browser that has since crashed can only be REF_STALE, never another element.
 import { randomBytes } from 'node:crypto';
 import type { ElementHandle, Frame, Page } from 'playwright-core';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../../../core/errors.ts';
 import { browserErrors, fromPlaywright } from './errors.ts';
 import { refLookupExpression } from './page-scripts.ts';
 

@@ -4,14 +4,13 @@
 // next command launches a new browser, or reconnects to the attached one.
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
-import { ApiError } from '../http/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 import { launchBrowser, normalizeCdpUrl, type LaunchedBrowser } from './launcher.ts';
 import { RefRegistry } from './refs.ts';
 import { Ring } from './ring.ts';
 import type { BrowserStatus, ConsoleEntry, NetworkEntry, TabInfo } from './types.ts';
 import { browserErrors, firstLine } from './errors.ts';
-import { attachToPage } from '../skills/web-routing/browser.ts';
-import type { RuleSource } from '../skills/web-routing/rules.ts';
+import { attachToPage, type RuleSource } from '../web-routing/index.ts';
 
 export interface SessionOptions {
   /** Data directory: profile in <home>/browser-profile, screenshots in <home>/media. */
@@ -113,7 +112,7 @@ export class BrowserSession {
 
   /** A connected browser: the current one, or a fresh launch / re-attach. Concurrent callers share one. */
   async ensure(): Promise<Browser> {
-    if (this.closed) throw new ApiError(503, 'BROWSER_SERVER_CLOSING', 'The browser server is shutting down.');
+    if (this.closed) throw new AppError(503, 'BROWSER_SERVER_CLOSING', 'The browser server is shutting down.');
     if (this.browser?.isConnected()) return this.browser;
     if (!this.connecting) {
       this.connecting = this.connect().finally(() => {
@@ -126,7 +125,7 @@ export class BrowserSession {
   async context(): Promise<BrowserContext> {
     const b = await this.ensure();
     const ctx = b.contexts()[0];
-    if (!ctx) throw new ApiError(503, 'BROWSER_NO_CONTEXT', 'The browser has no default context to open pages in. Restart it.');
+    if (!ctx) throw new AppError(503, 'BROWSER_NO_CONTEXT', 'The browser has no default context to open pages in. Restart it.');
     return ctx;
   }
 
@@ -145,7 +144,7 @@ export class BrowserSession {
       try {
         browser = await chromium.connectOverCDP(this.cdpUrl, { timeout: 10_000 });
       } catch (err) {
-        throw new ApiError(
+        throw new AppError(
           503,
           'BROWSER_ATTACH_FAILED',
           `Could not connect to the browser at ${this.cdpUrl}: ${firstLine(err)}. Start Chrome with --remote-debugging-port=9222 (loopback) and pass --cdp-url http://127.0.0.1:9222.`,
@@ -173,7 +172,7 @@ export class BrowserSession {
       } catch (err) {
         await this.launched.kill(1000);
         this.launched = null;
-        throw new ApiError(503, 'BROWSER_CONNECT_FAILED', `Launched the browser but could not connect to it: ${firstLine(err)}. Try again.`);
+        throw new AppError(503, 'BROWSER_CONNECT_FAILED', `Launched the browser but could not connect to it: ${firstLine(err)}. Try again.`);
       }
     }
     browser.on('disconnected', () => {
@@ -280,7 +279,7 @@ export class BrowserSession {
 
   tabOf(page: Page): Tab {
     const t = this.byPage.get(page);
-    if (!t || page.isClosed()) throw new ApiError(409, 'TAB_CLOSED', 'The tab holding this element was closed.');
+    if (!t || page.isClosed()) throw new AppError(409, 'TAB_CLOSED', 'The tab holding this element was closed.');
     return t;
   }
 
@@ -352,7 +351,7 @@ export class BrowserSession {
   async start(opts: { headless?: boolean } = {}): Promise<BrowserStatus> {
     if (opts.headless !== undefined && opts.headless !== this.headless) {
       if (this.mode === 'attach') {
-        throw new ApiError(400, 'ATTACHED_MODE_FIXED', 'This server is attached to a browser it does not own; its headless/headed mode cannot be changed from here.');
+        throw new AppError(400, 'ATTACHED_MODE_FIXED', 'This server is attached to a browser it does not own; its headless/headed mode cannot be changed from here.');
       }
       await this.stopBrowser();
       this.headless = opts.headless;

@@ -175,169 +175,151 @@ export const LogQuery = z.object({
 
 export const truthy = (v: string | undefined): boolean => v === '1' || v === 'true';
 
-// ---- results -------------------------------------------------------------------------------------
+// ---- results (one schema each: the routes' answers, and the types the actions return) ---------------
 
-export interface TabInfo {
-  id: string;
-  url: string;
-  title: string;
-  active: boolean;
-  crashed?: boolean;
-}
+export const TabInfoSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  title: z.string(),
+  active: z.boolean(),
+  crashed: z.boolean().optional(),
+});
+export type TabInfo = z.infer<typeof TabInfoSchema>;
 
-export interface ConsoleEntry {
-  ts: number;
-  type: string;
-  text: string;
-  location?: string;
-}
+export const ConsoleEntrySchema = z.object({
+  ts: z.number(),
+  type: z.string(),
+  text: z.string(),
+  location: z.string().optional(),
+});
+export type ConsoleEntry = z.infer<typeof ConsoleEntrySchema>;
 
-export interface NetworkEntry {
-  ts: number;
-  method: string;
-  url: string;
-  resourceType: string;
-  status?: number;
-  failure?: string;
-  durationMs?: number;
-}
+export const NetworkEntrySchema = z.object({
+  ts: z.number(),
+  method: z.string(),
+  url: z.string(),
+  resourceType: z.string(),
+  status: z.number().optional(),
+  failure: z.string().optional(),
+  durationMs: z.number().optional(),
+});
+export type NetworkEntry = z.infer<typeof NetworkEntrySchema>;
 
-export interface SnapshotDiff {
-  added: string[];
-  removed: string[];
-  changed: { before: string; after: string }[];
-  unchanged: number;
-}
+export const SnapshotDiffSchema = z.object({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.object({ before: z.string(), after: z.string() })),
+  unchanged: z.number(),
+});
+export type SnapshotDiff = z.infer<typeof SnapshotDiffSchema>;
 
-export interface SnapshotResult {
-  tab: string;
-  url: string;
-  title: string;
-  text: string;
-  lines: number;
-  refs: number;
-  frames: number;
-  truncated: boolean;
-  diff?: SnapshotDiff;
+export const SnapshotResultSchema = z.object({
+  tab: z.string(),
+  url: z.string(),
+  title: z.string(),
+  text: z.string(),
+  lines: z.number(),
+  refs: z.number(),
+  frames: z.number(),
+  truncated: z.boolean(),
+  diff: SnapshotDiffSchema.optional(),
   /** False when diff was asked for but there was no earlier snapshot of this tab to compare with. */
-  hadPrevious?: boolean;
-}
+  hadPrevious: z.boolean().optional(),
+});
+export type SnapshotResult = z.infer<typeof SnapshotResultSchema>;
 
-export interface BrowserStatus {
-  running: boolean;
-  mode: 'launch' | 'attach';
-  connected: boolean;
-  headless: boolean;
-  pid?: number;
+export const BrowserStatusSchema = z.object({
+  running: z.boolean(),
+  mode: z.enum(['launch', 'attach']),
+  connected: z.boolean(),
+  headless: z.boolean(),
+  pid: z.number().optional(),
   /** The browser was left running by an earlier server on this profile and taken over. */
-  adopted?: boolean;
-  cdpEndpoint?: string;
-  executablePath?: string;
-  profileDir?: string;
-  launches: number;
-  lastExit?: { at: number; code: number | null; signal: string | null; reason: string };
-  tabs: number;
-  activeTab?: string;
-}
+  adopted: z.boolean().optional(),
+  cdpEndpoint: z.string().optional(),
+  executablePath: z.string().optional(),
+  profileDir: z.string().optional(),
+  launches: z.number(),
+  lastExit: z.object({ at: z.number(), code: z.number().nullable(), signal: z.string().nullable(), reason: z.string() }).optional(),
+  tabs: z.number(),
+  activeTab: z.string().optional(),
+});
+export type BrowserStatus = z.infer<typeof BrowserStatusSchema>;
 
-export interface FetchResult {
-  url: string;
-  finalUrl: string;
-  status?: number;
-  title: string;
-  text: string;
-  chars: number;
-  truncated: boolean;
-}
+export const FetchResultSchema = z.object({
+  url: z.string(),
+  finalUrl: z.string(),
+  status: z.number().optional(),
+  title: z.string(),
+  text: z.string(),
+  chars: z.number(),
+  truncated: z.boolean(),
+});
+export type FetchResult = z.infer<typeof FetchResultSchema>;
 
-export interface ScreenshotResult {
-  filename: string;
-  url: string;
-  bytes: number;
-  fullPage: boolean;
-}
+export const ScreenshotResultSchema = z.object({
+  filename: z.string(),
+  url: z.string(),
+  bytes: z.number(),
+  fullPage: z.boolean(),
+});
+export type ScreenshotResult = z.infer<typeof ScreenshotResultSchema>;
 
-export interface OpenResult {
-  tab: string;
-  url: string;
-  title: string;
-  status: number | null;
-}
-export interface ClickResult {
-  tab: string;
-  clicked: string;
-  url: string;
-}
-export interface MouseResult {
-  tab: string;
-  x: number;
-  y: number;
-  /** 'move' when only the pointer moved (hover). */
-  button: 'left' | 'right' | 'middle' | 'move';
-  clickCount: number;
-  url: string;
-}
-export interface TypeResult {
-  tab: string;
-  typed: string;
-  chars: number;
-  submitted: boolean;
-}
-export interface ExtractResult {
-  tab: string;
-  target: string;
-  what: string;
-  count: number;
-  /** Single-element form. */
-  value?: string | null;
-  /** --all form. */
-  values?: (string | null)[];
-}
-export interface EvalResult {
-  tab: string;
-  result: unknown;
-}
-export interface WaitResult {
-  tab: string;
-  waited: 'selector' | 'navigation' | 'idle';
-  ms: number;
-  url: string;
-}
-export interface TabsResult {
-  tabs: TabInfo[];
-  active?: string;
-}
-export interface TabResult {
-  tab: TabInfo;
-}
-export interface TabCloseResult {
-  closed: string;
-  active?: string;
-}
+const tabOf = { tab: z.string() };
+export const TabsResultSchema = z.object({ tabs: z.array(TabInfoSchema), active: z.string().optional() });
+export const TabResultSchema = z.object({ tab: TabInfoSchema });
+export const TabCloseResultSchema = z.object({ closed: z.string(), active: z.string().optional() });
+/** `total`: entries ever recorded for the tab (older ones fall out of the ring buffer). */
+const logsResult = <S extends z.ZodType>(entry: S) => z.object({ ...tabOf, entries: z.array(entry), total: z.number() });
+
+export const ActionResultSchemas = {
+  open: z.object({ ...tabOf, url: z.string(), title: z.string(), status: z.number().nullable() }),
+  screenshot: ScreenshotResultSchema.extend(tabOf),
+  click: z.object({ ...tabOf, clicked: z.string(), url: z.string() }),
+  /** button 'move' when only the pointer moved (hover). */
+  mouse: z.object({ ...tabOf, x: z.number(), y: z.number(), button: z.enum(['left', 'right', 'middle', 'move']), clickCount: z.number(), url: z.string() }),
+  type: z.object({ ...tabOf, typed: z.string(), chars: z.number(), submitted: z.boolean() }),
+  /** `value`: the single-element form; `values`: the --all form. */
+  extract: z.object({
+    ...tabOf,
+    target: z.string(),
+    what: z.string(),
+    count: z.number(),
+    value: z.string().nullable().optional(),
+    values: z.array(z.string().nullable()).optional(),
+  }),
+  eval: z.object({ ...tabOf, result: z.unknown() }),
+  wait: z.object({ ...tabOf, waited: z.enum(['selector', 'navigation', 'idle']), ms: z.number(), url: z.string() }),
+  snapshot: SnapshotResultSchema,
+  tabs: TabsResultSchema,
+  tab_open: TabResultSchema,
+  tab_switch: TabResultSchema,
+  tab_close: TabCloseResultSchema,
+  console: logsResult(ConsoleEntrySchema),
+  network: logsResult(NetworkEntrySchema),
+  fetch: FetchResultSchema,
+} satisfies Record<ActionName, z.ZodType>;
+
+export type ActionResultMap = { [N in ActionName]: z.infer<(typeof ActionResultSchemas)[N]> };
+export type ActionResult<N extends ActionName = ActionName> = ActionResultMap[N];
+export type OpenResult = ActionResultMap['open'];
+export type ClickResult = ActionResultMap['click'];
+export type MouseResult = ActionResultMap['mouse'];
+export type TypeResult = ActionResultMap['type'];
+export type ExtractResult = ActionResultMap['extract'];
+export type EvalResult = ActionResultMap['eval'];
+export type WaitResult = ActionResultMap['wait'];
+export type TabsResult = ActionResultMap['tabs'];
+export type TabResult = ActionResultMap['tab_open'];
+export type TabCloseResult = ActionResultMap['tab_close'];
 export interface LogsResult<T> {
   tab: string;
   entries: T[];
-  /** Entries ever recorded for the tab (older ones fall out of the ring buffer). */
   total: number;
 }
 
-export interface ActionResultMap {
-  open: OpenResult;
-  screenshot: ScreenshotResult & { tab: string };
-  click: ClickResult;
-  mouse: MouseResult;
-  type: TypeResult;
-  extract: ExtractResult;
-  eval: EvalResult;
-  wait: WaitResult;
-  snapshot: SnapshotResult;
-  tabs: TabsResult;
-  tab_open: TabResult;
-  tab_switch: TabResult;
-  tab_close: TabCloseResult;
-  console: LogsResult<ConsoleEntry>;
-  network: LogsResult<NetworkEntry>;
-  fetch: FetchResult;
-}
-export type ActionResult<N extends ActionName = ActionName> = ActionResultMap[N];
-
+/** Any action's answer (POST /api/browser/act). */
+const r = ActionResultSchemas;
+export const ActionResultSchema = z.union([
+  r.open, r.screenshot, r.click, r.mouse, r.type, r.extract, r.eval, r.wait, r.snapshot, r.tabs, r.tab_open, r.tab_switch, r.tab_close, r.console, r.network, r.fetch,
+]);

@@ -5,7 +5,7 @@
 // shapes ([x1,y1,x2,y2], {x1,y1,x2,y2}, {left,top,right,bottom}, w/h), give a point only, fractions of the
 // image, or percent / words for the confidence. parseLocateAnswer accepts all of those; a box whose
 // center lies outside the image is "not found" (with the reason), never a click somewhere else.
-import { ApiError } from '../../http/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 import { clampBox, centerOf } from './geometry.ts';
 import type { Box, LocateAnswer, Size } from './types.ts';
 
@@ -182,7 +182,7 @@ export function parseLocateAnswer(text: string, size: Size): LocateAnswer {
   const objects = extractJsonObjects(text.replace(/```(?:json|JSON)?/g, ' '));
   const answer = [...objects].reverse().find(isAnswer);
   if (!answer) {
-    throw new ApiError(502, 'VISION_BAD_ANSWER', `The vision model did not answer with the JSON asked for. It said: ${JSON.stringify(clipRaw(text).slice(0, 300))}`);
+    throw new AppError(502, 'VISION_BAD_ANSWER', `The vision model did not answer with the JSON asked for. It said: ${JSON.stringify(clipRaw(text).slice(0, 300))}`);
   }
   const raw = clipRaw(text);
   const confidence = readConfidence(pick(answer, 'confidence', 'score', 'probability', 'certainty'));
@@ -234,7 +234,7 @@ export function parseDescribeAnswer(text: string): string {
     const d = o ? pick(o, 'description', 'text', 'answer') : undefined;
     if (typeof d === 'string' && d.trim()) return d.trim();
   }
-  if (!stripped) throw new ApiError(502, 'VISION_BAD_ANSWER', 'The vision model returned an empty description.');
+  if (!stripped) throw new AppError(502, 'VISION_BAD_ANSWER', 'The vision model returned an empty description.');
   return stripped;
 }
 

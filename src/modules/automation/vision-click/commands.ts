@@ -6,9 +6,8 @@
 //   /vision-click --describe ["<focus>"]               describe what is visible (no action)
 //   options: --target browser|desktop (or --browser / --desktop), --region x,y,w,h, --locator ocr|openai|cli,
 //            --min-confidence 0..1, --tab t1 (browser), --dry-run (find and report, do not act), --help
-import type { SlashCommand } from '../../agent/commands.ts';
-import { tokenize } from '../../browser/commands.ts';
-import { ApiError } from '../../http/errors.ts';
+import { tokenizeArgs, type SlashCommand } from '../../../agent/commands.ts';
+import { AppError } from '../../../core/errors.ts';
 import { parseRegion } from './geometry.ts';
 import { VISION_LOCATORS, VISION_TARGETS, type LocatorKind, type TargetKind } from './settings.ts';
 import { MAX_DESCRIPTION, type VisionAction, type VisionRequest, type VisionResult } from './types.ts';
@@ -29,7 +28,7 @@ export const VISION_CLICK_HELP = [
   '  --dry-run              find and report the point, do not act',
 ].join('\n');
 
-const usageError = (message: string) => new ApiError(400, 'INVALID_COMMAND_ARGS', `${message}. Usage: ${VISION_CLICK_USAGE}`, { command: 'vision-click' });
+const usageError = (message: string) => new AppError(400, 'INVALID_COMMAND_ARGS', `${message}. Usage: ${VISION_CLICK_USAGE}`, { command: 'vision-click' });
 
 const ACTION_FLAGS: Record<string, VisionAction> = { double: 'double', right: 'right', hover: 'hover', describe: 'describe' };
 const VALUE_FLAGS = new Set(['target', 'region', 'locator', 'min-confidence', 'tab']);
@@ -41,7 +40,7 @@ export type ParsedCommand = { help: true } | { help: false; request: VisionReque
 export function parseVisionClickCommand(text: string): ParsedCommand {
   let rest = text.trim();
   if (/^\/?vision-click(\s|$)/i.test(rest)) rest = rest.replace(/^\/?vision-click/i, '').trim();
-  const tokens = tokenize(rest);
+  const tokens = tokenizeArgs(rest);
   if (typeof tokens === 'string') throw usageError(tokens);
 
   let action: VisionAction | undefined;
@@ -163,7 +162,7 @@ export async function runVisionClickCommand(text: string, deps: { service: Visio
   return { text: renderVisionResult(data), data };
 }
 
-/** The slash command, for src/skills/commands.ts. */
+/** The slash command (the core server registers it). */
 export function visionClickCommand(deps: { service: VisionRunner }): SlashCommand {
   return {
     name: 'vision-click',

@@ -7,13 +7,9 @@
 // - origin: where the image's (0,0) sits in target coordinates: a region capture's top-left, else 0,0.
 // - scroll: subtracted when the image is in document coordinates (a full-page capture) while the action
 //   takes viewport coordinates (browser mouse events do); 0,0 for viewport and screen captures.
-import type { Box, Point, Size } from './types.ts';
+import type { Box, Mapping, Point, Size } from './types.ts';
 
-export interface Mapping {
-  scale: number;
-  origin: Point;
-  scroll?: Point;
-}
+export type { Mapping };
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
 

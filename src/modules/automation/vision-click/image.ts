@@ -1,6 +1,6 @@
 // PNG helpers (pngjs, pure JS): decode, crop, scale down for a model, and the OCR pre-pass.
 import { PNG } from 'pngjs';
-import { ApiError } from '../../http/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 import type { Box, Size } from './types.ts';
 
 export interface Raster {
@@ -15,7 +15,7 @@ export function decodePng(buf: Buffer): Raster {
     const png = PNG.sync.read(buf);
     return { width: png.width, height: png.height, data: png.data };
   } catch (err) {
-    throw new ApiError(502, 'BAD_SCREENSHOT', `The screenshot is not a readable PNG: ${(err as Error).message}.`);
+    throw new AppError(502, 'BAD_SCREENSHOT', `The screenshot is not a readable PNG: ${(err as Error).message}.`);
   }
 }
 
@@ -27,7 +27,7 @@ export function encodePng(r: Raster): Buffer {
 
 /** Width and height from a PNG header, without decoding. */
 export function pngSize(buf: Buffer): Size {
-  if (buf.length < 24 || buf.readUInt32BE(0) !== 0x89504e47) throw new ApiError(502, 'BAD_SCREENSHOT', 'The screenshot is not a PNG.');
+  if (buf.length < 24 || buf.readUInt32BE(0) !== 0x89504e47) throw new AppError(502, 'BAD_SCREENSHOT', 'The screenshot is not a PNG.');
   return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
 }
 

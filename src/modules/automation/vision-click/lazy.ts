@@ -1,6 +1,6 @@
 // The vision-click service, loaded on first use: the core server registers the command and the route at
 // start without loading PNG, OCR or model-client code (start-up time); the first request imports it.
-import type { VisionClickDeps, VisionClickService } from './service.ts';
+import type { VisionClickDeps, VisionClickService } from './vision-click.service.ts';
 import type { VisionRequest, VisionResult } from './types.ts';
 
 export interface LazyVisionClick {
@@ -10,7 +10,7 @@ export interface LazyVisionClick {
 
 export function lazyVisionClickService(deps: VisionClickDeps): LazyVisionClick {
   let service: Promise<VisionClickService> | null = null;
-  const load = () => (service ??= import('./service.ts').then((m) => m.createVisionClickService(deps)));
+  const load = () => (service ??= import('./vision-click.service.ts').then((m) => m.createVisionClickService(deps)));
   return {
     async run(request) {
       return (await load()).run(request);

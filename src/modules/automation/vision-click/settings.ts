@@ -1,8 +1,9 @@
 // The `vision` settings section of the vision-click skill: which locator finds the target (offline OCR, an
 // OpenAI-compatible vision endpoint, or a provider CLI that accepts images), where it acts by default, and
-// the confidence below which nothing is clicked. Merged into the main settings schema as `vision`;
-// `vision.apiKey` is a secret (see VISION_SECRET_PATHS).
+// the confidence below which nothing is clicked. Composed into the settings document as `vision`;
+// `vision.apiKey` is a secret.
 import { z } from 'zod';
+import { settingsSection } from '../../../protocol/settings.ts';
 
 export const VISION_LOCATORS = ['ocr', 'openai', 'cli'] as const;
 export const VISION_TARGETS = ['browser', 'desktop'] as const;
@@ -73,5 +74,5 @@ export const DEFAULT_VISION_SETTINGS: VisionSettings = {
   display: '',
 };
 
-/** Secret settings paths (section.key), for the settings redaction list. */
-export const VISION_SECRET_PATHS = ['vision.apiKey'] as const;
+/** The section the server composes into the settings document; `apiKey` is secret. */
+export const visionSettings = settingsSection(visionSettingsSchema, DEFAULT_VISION_SETTINGS, ['apiKey']);

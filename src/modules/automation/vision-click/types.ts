@@ -1,26 +1,21 @@
 // Shared types of the vision-click skill: the request (what the slash command and the HTTP body parse
 // into), captures, locator answers, and the result.
 import { z } from 'zod';
-import type { Mapping } from './geometry.ts';
 import { VISION_LOCATORS, VISION_TARGETS, type LocatorKind, type TargetKind } from './settings.ts';
 
 export type { LocatorKind, TargetKind };
 
-export interface Point {
-  x: number;
-  y: number;
-}
+export const PointSchema = z.object({ x: z.number(), y: z.number() });
+export type Point = z.infer<typeof PointSchema>;
 
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export const SizeSchema = z.object({ width: z.number(), height: z.number() });
+export type Size = z.infer<typeof SizeSchema>;
 
-export interface Size {
-  width: number;
-  height: number;
+/** How image pixels map to the coordinates an action takes (see geometry.ts). */
+export interface Mapping {
+  scale: number;
+  origin: Point;
+  scroll?: Point;
 }
 
 export const VISION_ACTIONS = ['click', 'double', 'right', 'hover', 'describe'] as const;
@@ -36,6 +31,9 @@ export const BoxSchema = z.strictObject({
   width: z.number().finite().gt(0).max(100_000),
   height: z.number().finite().gt(0).max(100_000),
 });
+export type Box = z.infer<typeof BoxSchema>;
+/** A box in a result: it may reach past the viewport's edges. */
+const ResultBoxSchema = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
 
 /** A typed vision-click request (from `/vision-click …` or POST /api/vision-click). */
 export const VisionRequestSchema = z
@@ -140,28 +138,29 @@ export interface VisionTarget {
   perform(action: PointerAction, point: Point, opts: { tab?: string }): Promise<void>;
 }
 
-export interface VisionResult {
-  action: VisionAction;
-  target: TargetKind;
-  locator: LocatorKind;
+export const VisionResultSchema = z.object({
+  action: z.enum(VISION_ACTIONS),
+  target: z.enum(VISION_TARGETS),
+  locator: z.enum(VISION_LOCATORS),
   /** Whether the target was found (describe: absent). */
-  found?: boolean;
+  found: z.boolean().optional(),
   /** Whether the action was performed (false for --dry-run and describe). */
-  acted: boolean;
+  acted: z.boolean(),
   /** Where the action happened (or would have): viewport CSS px in the browser, screen px on the desktop. */
-  point?: Point;
+  point: PointSchema.optional(),
   /** The target's box in the same coordinates. */
-  box?: Box;
-  confidence?: number | null;
-  label?: string;
+  box: ResultBoxSchema.optional(),
+  confidence: z.number().nullable().optional(),
+  label: z.string().optional(),
   /** describe: what is visible. */
-  description?: string;
+  description: z.string().optional(),
   /** Media file name of the screenshot (GET /media/<name>), when kept. */
-  screenshot?: string;
+  screenshot: z.string().optional(),
   /** How image pixels were mapped: image px per target unit, region origin, scroll, image size. */
-  mapping: { scale: number; origin: Point; scroll: Point; image: Size; sent?: Size };
+  mapping: z.object({ scale: z.number(), origin: PointSchema, scroll: PointSchema, image: SizeSchema, sent: SizeSchema.optional() }),
   /** The box in the pixels of the image the locator saw. */
-  imageBox?: Box;
-  alternatives?: number;
-  ms: number;
-}
+  imageBox: ResultBoxSchema.optional(),
+  alternatives: z.number().optional(),
+  ms: z.number(),
+});
+export type VisionResult = z.infer<typeof VisionResultSchema>;

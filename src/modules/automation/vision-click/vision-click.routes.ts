@@ -1,5 +1,5 @@
 // vision-click over HTTP. Thin: validate the body (its fields mirror the slash command's flags), run the
-// VisionClickService, return its result. Errors are ApiErrors rendered by the server's error handler:
+// VisionClickService, return its result. Errors are AppErrors rendered by the server's error handler:
 // 400 INVALID_REQUEST / VALIDATION_FAILED / INVALID_COMMAND_ARGS / INVALID_REGION, 404 TARGET_NOT_FOUND and
 // 422 LOW_CONFIDENCE (nothing clicked; the body says what was seen), 501 UNSUPPORTED_PLATFORM,
 // 502/503/504 from the browser, the desktop tools or the vision model.
@@ -11,14 +11,14 @@
 //     or {command: "/vision-click --right \"Save\""}
 //   → 200 {action, target, locator, found, acted, point, box, confidence, label?, screenshot?, mapping, imageBox, ms}
 //     (describe: {action: "describe", description, screenshot?, …})
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { badRequest } from '../errors.ts';
-import { parseInput } from '../validate.ts';
-import { parseVisionClickCommand, VISION_CLICK_HELP, type VisionRunner } from '../../skills/vision-click/commands.ts';
-import { parseRegion } from '../../skills/vision-click/geometry.ts';
-import { VISION_LOCATORS, VISION_TARGETS } from '../../skills/vision-click/settings.ts';
-import { BoxSchema, MAX_DESCRIPTION, VISION_ACTIONS, type VisionAction, type VisionRequest } from '../../skills/vision-click/types.ts';
+import { badRequest } from '../../../core/errors.ts';
+import { defineRoutes, route } from '../../../http/routes.ts';
+import { parseVisionClickCommand, VISION_CLICK_HELP, type VisionRunner } from './commands.ts';
+import { parseRegion } from './geometry.ts';
+import { VISION_LOCATORS, VISION_TARGETS } from './settings.ts';
+import { BoxSchema, MAX_DESCRIPTION, VISION_ACTIONS, VisionResultSchema, type VisionAction, type VisionRequest } from './types.ts';
 
 export const VisionClickBody = z.strictObject({
   command: z.string().trim().min(1).max(10_000).optional(),
@@ -75,9 +75,15 @@ export function requestFromBody(body: VisionClickBody): VisionRequest {
   };
 }
 
-export function visionClickRoutes(deps: { service: VisionRunner }) {
-  const { service } = deps;
-  return (app: FastifyInstance): void => {
-    app.post('/api/vision-click', async (req) => service.run(requestFromBody(parseInput(VisionClickBody, req.body, 'body'))));
-  };
-}
+export const visionClickRoutes: FastifyPluginAsync<{ service: VisionRunner }> = async (app, { service }) => {
+  defineRoutes(app, 'vision-click', [
+    route({
+      method: 'POST',
+      url: '/api/vision-click',
+      summary: 'Finds a target in a screenshot (browser page or X11 desktop) by OCR or a vision model and clicks, double/right-clicks, hovers or describes.',
+      body: VisionClickBody,
+      response: VisionResultSchema,
+      handler: ({ body }) => service.run(requestFromBody(body)),
+    }),
+  ]);
+};

@@ -5,7 +5,7 @@
 // Nothing is clicked unless the target was found, its point lies inside what was captured, and its
 // confidence reaches the threshold: otherwise TARGET_NOT_FOUND (404) or LOW_CONFIDENCE (422), with what
 // was seen. Runs are serialized: one capture-and-click at a time.
-import { ApiError } from '../../http/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 import { fmtBox } from './answer.ts';
 import { boxToTarget, clickPoint, contains, type Mapping } from './geometry.ts';
 import { decodePng, encodePng, fitWithin } from './image.ts';
@@ -93,7 +93,7 @@ export class VisionClickService {
       const issue = parsed.error.issues[0]!;
       const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
       const field = [...issue.path, ...(unknownKey ? [unknownKey] : [])].map(String).join('.') || 'request';
-      return Promise.reject(new ApiError(400, 'INVALID_REQUEST', unknownKey ? `unknown field '${field}'` : `${field}: ${issue.message}`, { field }));
+      return Promise.reject(new AppError(400, 'INVALID_REQUEST', unknownKey ? `unknown field '${field}'` : `${field}: ${issue.message}`, { field }));
     }
     const next = this.chain.then(
       () => this.runOne(parsed.data),
@@ -105,13 +105,13 @@ export class VisionClickService {
 
   private target(kind: TargetKind): VisionTarget {
     const t = this.targets[kind];
-    if (!t) throw new ApiError(503, 'TARGET_UNAVAILABLE', `The ${kind} target is not available in this server (no browser client).`);
+    if (!t) throw new AppError(503, 'TARGET_UNAVAILABLE', `The ${kind} target is not available in this server (no browser client).`);
     return t;
   }
 
   private locator(kind: LocatorKind): Locator {
     const l = this.locators[kind];
-    if (!l) throw new ApiError(503, 'LOCATOR_UNAVAILABLE', `The ${kind} locator is not available.`);
+    if (!l) throw new AppError(503, 'LOCATOR_UNAVAILABLE', `The ${kind} locator is not available.`);
     return l;
   }
 
@@ -164,7 +164,7 @@ export class VisionClickService {
     const confidence = answer.confidence;
     if (confidence === null || confidence < minConfidence) {
       const alt = answer.alternatives ? ` ${answer.alternatives + 1} places match about equally well; narrow it down with --region or more words.` : '';
-      throw new ApiError(
+      throw new AppError(
         422,
         'LOW_CONFIDENCE',
         `Found ${answer.label ? `"${answer.label}"` : 'a candidate'} for "${description}" at (${point.x}, ${point.y}) with confidence ${confidence === null ? 'unknown (the model gave none)' : confidence.toFixed(2)}, below the minimum ${minConfidence}; nothing was clicked.${alt}`,
@@ -205,9 +205,9 @@ export class VisionClickService {
   }
 }
 
-function notFound(description: string, answer: Extract<LocateAnswer, { found: false }>, common: Record<string, unknown>, capture: Capture): ApiError {
+function notFound(description: string, answer: Extract<LocateAnswer, { found: false }>, common: Record<string, unknown>, capture: Capture): AppError {
   const seen = answer.seen ?? answer.label;
-  return new ApiError(
+  return new AppError(
     404,
     'TARGET_NOT_FOUND',
     `"${description}" was not found${answer.reason ? `: ${answer.reason}` : ''}.${seen ? ` Seen: ${seen}.` : ''} Nothing was clicked.`,

@@ -13,7 +13,8 @@
 //
 // Quoting: '…' and "…" group words ("…" understands \" and \\); [Header: value] groups are kept whole.
 // The mock body is written in single quotes and may itself contain ' inside JSON strings.
-import { ApiError, badRequest } from '../../http/errors.ts';
+import { AppError, badRequest } from '../../../core/errors.ts';
+import type { SlashCommand } from '../../../agent/commands.ts';
 import { canonicalPattern } from './pattern.ts';
 import { normalizeRuleSpec, REDIRECT_STATUSES, type Edits, type Rule, type RuleSpec } from './rules.ts';
 import type { JsonValue } from './template.ts';
@@ -193,7 +194,7 @@ function readMockBody(text: string, pos: number): { body: JsonValue; end: number
 // ---------------------------------------------------------------------------------------------------------------
 // Parser
 
-/** Parses one `/web-routing …` command (the `/web-routing` prefix is optional). Throws ApiError 400 on error. */
+/** Parses one `/web-routing …` command (the `/web-routing` prefix is optional). Throws AppError 400 on error. */
 export function parseWebRoutingCommand(input: string): WebRoutingCommand {
   let text = String(input ?? '').trim();
   const prefix = /^\/?web-routing\b/i.exec(text);
@@ -398,7 +399,7 @@ export async function runWebRoutingCommand(
         return { text: `Removed ${describeRule(rule)}`, data: { removed: [rule] } };
       }
       const removed = service.removeByPattern(cmd.pattern);
-      if (!removed.length) throw new ApiError(404, 'NOT_FOUND', `No web-routing rule has the pattern '${cmd.pattern}'. See /web-routing list.`);
+      if (!removed.length) throw new AppError(404, 'NOT_FOUND', `No web-routing rule has the pattern '${cmd.pattern}'. See /web-routing list.`);
       return { text: `Removed ${removed.length} rule${removed.length > 1 ? 's' : ''}:\n${removed.map(describeRule).join('\n')}`, data: { removed } };
     }
     case 'clear': {
@@ -406,4 +407,15 @@ export async function runWebRoutingCommand(
       return { text: `Removed all ${n} web-routing rule${n === 1 ? '' : 's'}.`, data: { removed: n } };
     }
   }
+}
+
+/** `/web-routing …`: the rules as a slash command. */
+export function webRoutingCommand(rules: RuleCommandTarget): SlashCommand {
+  return {
+    name: 'web-routing',
+    usage: '/web-routing <add|rewrite|block|mock|transform|list|remove|clear> ...',
+    // registered before the proxy starts, so the port named here is the default
+    description: 'Intercept HTTP requests with rules (the local proxy, by default on 127.0.0.1:3458, and the controlled browser).',
+    run: async (args) => (await runWebRoutingCommand(args, rules)).text,
+  };
 }

@@ -29,7 +29,7 @@
 //   3. fewer `:name` captures
 //   4. more literal characters (host + path)
 //   5. (rules.ts) the more recently added rule (higher id)
-import { badRequest } from '../../http/errors.ts';
+import { badRequest } from '../../../core/errors.ts';
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT'] as const;
 const METHOD_SET: ReadonlySet<string> = new Set(HTTP_METHODS);
@@ -287,7 +287,7 @@ function safeDecode(s: string): string {
   }
 }
 
-/** Parses (and validates) a pattern. Throws ApiError 400 INVALID_PATTERN naming the problem. */
+/** Parses (and validates) a pattern. Throws AppError 400 INVALID_PATTERN naming the problem. */
 export function parsePattern(text: string): ParsedPattern {
   return compilePattern(text);
 }

@@ -15,7 +15,7 @@
 //       EVERY matching TRANSFORM applies, least specific first, so on a conflict (same header set twice, set vs
 //       remove) the most specific transform has the last word. Within one transform rule, removals run before sets.
 import { z } from 'zod';
-import { ApiError, badRequest } from '../../http/errors.ts';
+import { AppError, badRequest, type ErrorCode } from '../../../core/errors.ts';
 import {
   compareSpecificity,
   compilePattern,
@@ -87,13 +87,13 @@ export type RuleInput = z.input<typeof ruleInputSchema>;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const MANAGED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
 
-function checkHeaderName(name: string, code: string): void {
+function checkHeaderName(name: string, code: ErrorCode): void {
   if (!HEADER_NAME.test(name)) throw badRequest(code, `'${name}' is not a valid header name.`);
   if (MANAGED_HEADERS.has(name.toLowerCase())) {
     throw badRequest(code, `The '${name}' header is managed by the proxy and cannot be set or removed by a rule.`);
   }
 }
-function checkHeaderValue(name: string, value: string, code: string): void {
+function checkHeaderValue(name: string, value: string, code: ErrorCode): void {
   if (/[\r\n\0]/.test(value)) throw badRequest(code, `The value of header '${name}' contains a line break.`);
 }
 
@@ -116,7 +116,7 @@ function normEdits(e: z.infer<typeof editsSchema> | undefined): Edits {
 
 /**
  * Validates a rule given in structured form and returns it normalized (canonical pattern, defaults filled in).
- * Every problem is an ApiError 400 with a stable code: INVALID_RULE, INVALID_PATTERN, INVALID_TARGET,
+ * Every problem is an AppError 400 with a stable code: INVALID_RULE, INVALID_PATTERN, INVALID_TARGET,
  * INVALID_MOCK_BODY, INVALID_HEADER, INVALID_STATUS, INVALID_TRANSFORM.
  */
 export function normalizeRuleSpec(input: unknown): RuleSpec {
@@ -183,7 +183,7 @@ function compileTarget(target: string, pattern: CompiledPattern): CompiledTarget
       if (u.username || u.password) throw bad('credentials are not allowed');
       origin = `${u.protocol}//${u.host}`;
     } catch (e) {
-      if (e instanceof ApiError) throw e;
+      if (e instanceof AppError) throw e;
       throw bad(`'${abs[2]}' is not a host`);
     }
     rest = abs[3] || '/';
@@ -275,7 +275,7 @@ export interface CompiledRule {
 }
 
 function compileEdits(e: Edits, params: readonly string[], side: string): CompiledEdits {
-  const opts = { params, allowBody: false, code: 'INVALID_HEADER' };
+  const opts = { params, allowBody: false, code: 'INVALID_HEADER' as const };
   const set = Object.entries(e.setHeaders).map(([name, value]) => {
     checkHeaderName(name, 'INVALID_HEADER');
     checkHeaderValue(name, value, 'INVALID_HEADER');
@@ -313,7 +313,7 @@ export function compileRule(rule: Rule): CompiledRule {
       if (rule.status < 200 || rule.status > 599) {
         throw badRequest('INVALID_STATUS', `A mock status is 200-599, not ${rule.status}.`);
       }
-      const opts = { params: pattern.params, allowBody: true, code: 'INVALID_MOCK_BODY' };
+      const opts = { params: pattern.params, allowBody: true, code: 'INVALID_MOCK_BODY' as const };
       const mockBody = compileJsonTemplate(rule.body, opts);
       const mockHeaders = Object.entries(rule.headers).map(([name, value]) => {
         checkHeaderName(name, 'INVALID_HEADER');

@@ -12,7 +12,7 @@
 // replaced by the value itself, keeping its JSON type; templates inside a longer string are interpolated as text.
 // A missing value is null when it is the whole string and '' when interpolated. Unknown variables and captures
 // that the pattern does not define are rejected when the rule is added.
-import { badRequest } from '../../http/errors.ts';
+import { badRequest, type ErrorCode } from '../../../core/errors.ts';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -44,7 +44,7 @@ export interface TemplateOptions {
   params: readonly string[];
   allowBody: boolean;
   /** error code for problems (INVALID_MOCK_BODY, INVALID_HEADER, …) */
-  code: string;
+  code: ErrorCode;
 }
 
 function compileExpr(text: string, opts: TemplateOptions): Expr {

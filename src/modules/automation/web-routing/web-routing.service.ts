@@ -1,10 +1,10 @@
 // RuleService: the web-routing rules of this server. Owns the repository and a compiled, indexed RuleSet that is
 // rebuilt lazily after every change, so the proxy and attached browser pages always see the current rules
 // (they call `current()` per request; that is a field read unless the rules just changed).
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../../core/errors.ts';
 import { canonicalPattern } from './pattern.ts';
 import { compileRuleSet, normalizeRuleSpec, type Rule, type RuleSet, type RuleSource, type RuleSpec } from './rules.ts';
-import type { RulesRepo } from './rules-repo.ts';
+import type { RulesRepo } from './web-routing.repo.ts';
 
 export type RuleChange =
   | { kind: 'added'; rule: Rule }
@@ -55,7 +55,7 @@ export class RuleService implements RuleSource {
     return rule;
   }
 
-  /** Validates (ApiError 400 on a bad rule), stores, and returns the new rule. */
+  /** Validates (AppError 400 on a bad rule), stores, and returns the new rule. */
   add(input: RuleSpec | unknown): Rule {
     const spec = normalizeRuleSpec(input);
     const rule = this.repo.insert(spec);

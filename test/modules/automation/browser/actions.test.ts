@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { rejectsWith, refOf, startHarness, type Harness } from '../../fixtures/browser/harness.ts';
+import { rejectsWith, refOf, startHarness, type Harness } from '../../../fixtures/browser/harness.ts';
 
 let h: Harness;
 

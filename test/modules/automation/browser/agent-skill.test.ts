@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFakeModel } from '../../support/fake-model.ts';
-import { prepareRealCliEnv, realCliPath } from '../../support/real-clis.ts';
-import { startServer } from '../../support/server.ts';
-import { postNdjson } from '../../support/ndjson.ts';
-import { startSite } from '../../fixtures/browser/site.ts';
-import { freePort } from '../../support/ports.ts';
+import { startFakeModel } from '../../../support/fake-model.ts';
+import { prepareRealCliEnv, realCliPath } from '../../../support/real-clis.ts';
+import { startServer } from '../../../support/server.ts';
+import { postNdjson } from '../../../support/ndjson.ts';
+import { startSite } from '../../../fixtures/browser/site.ts';
+import { freePort } from '../../../support/ports.ts';
 
 
 test('the agent opens a page with the browser skill and reports its title', {
@@ -22,7 +22,7 @@ test('the agent opens a page with the browser skill and reports its title', {
   const fake = await startFakeModel({ shellCommand: `svc browser open ${site.url}/article && svc browser eval "document.title"` });
   const server = await startServer({ browserPort: await freePort(), retryBaseMs: 10 });
   const { env, cwd } = prepareRealCliEnv('claude', fake.url, mkdtempSync(join(tmpdir(), 'svc-skill-')));
-  server.app.context.settings.update({
+  server.app.services.settings.update({
     agent: { provider: 'claude', executables: { claude: realCliPath('claude')! }, env, workingDir: cwd, retries: 0, idleTimeoutSec: 120 },
   });
   try {
@@ -31,7 +31,7 @@ test('the agent opens a page with the browser skill and reports its title', {
     assert.equal(done.status, 'ok', JSON.stringify(lines.slice(-3)));
     const tool = lines.find((l) => l.type === 'tool' && l.status === 'ok');
     assert.match(tool.output, /Opened .*\/article/);
-    const { result: title } = await server.app.context.browser.act({ action: 'eval', script: 'document.title' });
+    const { result: title } = await server.app.services.browser.act({ action: 'eval', script: 'document.title' });
     assert.equal(typeof title, 'string');
     assert.ok(done.text.includes(String(title)), `the answer quotes the title '${String(title)}': ${done.text}`);
     // the skill's instructions reached the CLI's system prompt

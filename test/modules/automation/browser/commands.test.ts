@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseBrowserArgs, parseBrowserCommand, runBrowserArgs, runBrowserCommand, tokenize, type BrowserActor } from '../../../src/browser/commands.ts';
-import { ApiError } from '../../../src/http/errors.ts';
-import type { Action, ActionResult } from '../../../src/browser/types.ts';
+import { parseBrowserArgs, parseBrowserCommand, runBrowserArgs, runBrowserCommand, type BrowserActor } from '../../../../src/modules/automation/browser/commands.ts';
+import { tokenizeArgs as tokenize } from '../../../../src/agent/commands.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import type { Action, ActionResult } from '../../../../src/modules/automation/browser/types.ts';
 
 function ok(text: string): Action {
   const r = parseBrowserCommand(text);
@@ -125,7 +126,7 @@ test('runBrowserCommand runs the parsed action and renders the result', async ()
   const r5 = await runBrowserCommand('/browser eval "({n: 1})"', actor);
   assert.equal(r5.text, '{\n  "n": 1\n}');
   assert.deepEqual(r5.data, { tab: 't1', result: { n: 1 } });
-  await assert.rejects(runBrowserCommand('/browser click', actor), (e: unknown) => e instanceof ApiError && e.status === 400 && e.code === 'BAD_COMMAND' && /click needs/.test(e.message));
+  await assert.rejects(runBrowserCommand('/browser click', actor), (e: unknown) => e instanceof AppError && e.status === 400 && e.code === 'BAD_COMMAND' && /click needs/.test(e.message));
   assert.equal(seen.length, 5, 'a command that does not parse never reaches the browser');
 });
 

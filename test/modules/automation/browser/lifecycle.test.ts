@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { BrowserClient } from '../../../src/browser/client.ts';
-import { isPidAlive, launchBrowser } from '../../../src/browser/launcher.ts';
-import { startBrowserServer } from '../../../src/browser/server.ts';
-import { rejectsWith, refOf, startHarness, tempHome } from '../../fixtures/browser/harness.ts';
-import { startSite } from '../../fixtures/browser/site.ts';
-import { freePort } from '../../support/ports.ts';
+import { BrowserClient } from '../../../../src/modules/automation/browser/client.ts';
+import { isPidAlive, launchBrowser } from '../../../../src/modules/automation/browser/launcher.ts';
+import { startBrowserServer } from '../../../../src/servers/browser.ts';
+import { rejectsWith, refOf, startHarness, tempHome } from '../../../fixtures/browser/harness.ts';
+import { startSite } from '../../../fixtures/browser/site.ts';
+import { freePort } from '../../../support/ports.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,7 +36,7 @@ function rawRequest(port: number, opts: { method?: string; path: string; headers
   });
 }
 
-const serveEntry = join(process.cwd(), 'src/browser/serve-entry.ts');
+const serveEntry = join(process.cwd(), 'src/servers/browser.ts');
 
 describe('browser lifecycle', { timeout: 240_000 }, () => {
   test('a killed browser is detected and the next command relaunches it; old refs are stale', async () => {
@@ -221,7 +221,7 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
       assert.equal(ok.status, 200);
       const rebinding = await rawRequest(server.port, { path: '/api/browser/status', headers: { host: `evil.example:${server.port}` } });
       assert.equal(rebinding.status, 403);
-      assert.equal(rebinding.body.error, 'FORBIDDEN_HOST');
+      assert.equal(rebinding.body.error, 'HOST_NOT_ALLOWED');
       const cross = await rawRequest(server.port, {
         method: 'POST',
         path: '/api/browser/act',
@@ -229,7 +229,7 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
         body: '{"action":"tabs"}',
       });
       assert.equal(cross.status, 403);
-      assert.equal(cross.body.error, 'FORBIDDEN_ORIGIN');
+      assert.equal(cross.body.error, 'ORIGIN_NOT_ALLOWED');
       const form = await rawRequest(server.port, {
         method: 'POST',
         path: '/api/browser/act',

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserCandidates, buildLaunchArgs, findBrowser, normalizeCdpUrl, parseDevToolsActivePort } from '../../../src/browser/launcher.ts';
-import { normalizeUrl, toSelector } from '../../../src/browser/actions.ts';
-import { asRef } from '../../../src/browser/refs.ts';
-import { Ring } from '../../../src/browser/ring.ts';
-import { redactUrl } from '../../../src/browser/session.ts';
-import { actionBudget } from '../../../src/browser/client.ts';
-import { fromPlaywright } from '../../../src/browser/errors.ts';
-import { ApiError } from '../../../src/http/errors.ts';
+import { browserCandidates, buildLaunchArgs, findBrowser, normalizeCdpUrl, parseDevToolsActivePort } from '../../../../src/modules/automation/browser/launcher.ts';
+import { normalizeUrl, toSelector } from '../../../../src/modules/automation/browser/actions.ts';
+import { asRef } from '../../../../src/modules/automation/browser/refs.ts';
+import { Ring } from '../../../../src/modules/automation/browser/ring.ts';
+import { redactUrl } from '../../../../src/modules/automation/browser/session.ts';
+import { actionBudget } from '../../../../src/modules/automation/browser/client.ts';
+import { fromPlaywright } from '../../../../src/modules/automation/browser/errors.ts';
+import { AppError } from '../../../../src/core/errors.ts';
 
 const only = (...paths: string[]) => (p: string) => paths.includes(p);
 
@@ -28,15 +28,15 @@ test('findBrowser: an explicit path is used alone; missing browsers are a 503 th
   assert.equal(findBrowser({ explicit: '/my/chrome', env: {}, isExecutable: only('/my/chrome', '/usr/bin/chromium') }), '/my/chrome');
   assert.throws(
     () => findBrowser({ explicit: '/my/chrome', env: {}, isExecutable: only('/usr/bin/chromium') }),
-    (e: unknown) => e instanceof ApiError && e.status === 503 && e.code === 'BROWSER_NOT_FOUND' && /\/my\/chrome is not an executable/.test(e.message),
+    (e: unknown) => e instanceof AppError && e.status === 503 && e.code === 'BROWSER_NOT_FOUND' && /\/my\/chrome is not an executable/.test(e.message),
   );
   assert.throws(
     () => findBrowser({ env: { SVC_BROWSER_PATH: '/nope' }, isExecutable: only('/usr/bin/chromium') }),
-    (e: unknown) => e instanceof ApiError && e.code === 'BROWSER_NOT_FOUND' && /SVC_BROWSER_PATH=\/nope/.test(e.message),
+    (e: unknown) => e instanceof AppError && e.code === 'BROWSER_NOT_FOUND' && /SVC_BROWSER_PATH=\/nope/.test(e.message),
   );
   assert.throws(
     () => findBrowser({ env: { PATH: '/x' }, isExecutable: () => false }),
-    (e: unknown) => e instanceof ApiError && e.status === 503 && /apt-get install chromium/.test(e.message) && /SVC_BROWSER_PATH/.test(e.message),
+    (e: unknown) => e instanceof AppError && e.status === 503 && /apt-get install chromium/.test(e.message) && /SVC_BROWSER_PATH/.test(e.message),
   );
 });
 
@@ -75,7 +75,7 @@ test('normalizeCdpUrl', () => {
   assert.equal(normalizeCdpUrl('http://127.0.0.1:9222'), 'http://127.0.0.1:9222');
   assert.equal(normalizeCdpUrl('127.0.0.1:9222'), 'http://127.0.0.1:9222');
   assert.equal(normalizeCdpUrl('ws://127.0.0.1:9222/devtools/browser/abc'), 'ws://127.0.0.1:9222/devtools/browser/abc');
-  assert.throws(() => normalizeCdpUrl('ftp://x'), (e: unknown) => e instanceof ApiError && e.code === 'BAD_CDP_URL');
+  assert.throws(() => normalizeCdpUrl('ftp://x'), (e: unknown) => e instanceof AppError && e.code === 'BAD_CDP_URL');
 });
 
 test('normalizeUrl: http(s) and about:blank only; bare hosts get a scheme', () => {
@@ -85,7 +85,7 @@ test('normalizeUrl: http(s) and about:blank only; bare hosts get a scheme', () =
   assert.equal(normalizeUrl('127.0.0.1:8080'), 'http://127.0.0.1:8080/');
   assert.equal(normalizeUrl('about:blank'), 'about:blank');
   for (const bad of ['file:///etc/passwd', 'javascript:alert(1)', 'data:text/html,hi', 'chrome://settings']) {
-    assert.throws(() => normalizeUrl(bad), (e: unknown) => e instanceof ApiError && e.status === 400 && e.code === 'BAD_URL', bad);
+    assert.throws(() => normalizeUrl(bad), (e: unknown) => e instanceof AppError && e.status === 400 && e.code === 'BAD_URL', bad);
   }
 });
 
@@ -131,7 +131,7 @@ test('actionBudget covers the action timeout plus a margin', () => {
   assert.ok(actionBudget({ action: 'eval', script: '1', timeout: 300_000 }) > 300_000);
 });
 
-test('fromPlaywright maps driver errors to ApiErrors with the issue statuses', () => {
+test('fromPlaywright maps driver errors to AppErrors with the issue statuses', () => {
   const timeout = Object.assign(new Error('locator.click: Timeout 300ms exceeded.\nCall log:\n  - waiting for locator(\'#a\')\n  - <div id="overlay"></div> intercepts pointer events'), { name: 'TimeoutError' });
   const t = fromPlaywright(timeout, { what: "Click on '#a'", target: '#a', timeoutMs: 300 });
   assert.equal(t.status, 504);

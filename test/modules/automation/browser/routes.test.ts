@@ -1,24 +1,18 @@
-// The core server's /api/browser/* routes (src/http/routes/browser.ts) on a Fastify app with the core
-// error handler, forwarding through the client to a real browser server.
+// The core server's /api/browser/* routes (browser.routes.ts) on the server kit, forwarding through the
+// client to a real browser server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { errorHandler } from '../../../src/http/error-handler.ts';
-import { browserRoutes } from '../../../src/http/routes/browser.ts';
-import { BrowserClient } from '../../../src/browser/client.ts';
-import { refOf, startHarness, type Harness } from '../../fixtures/browser/harness.ts';
+import type { FastifyInstance } from 'fastify';
+import { moduleServer } from '../../../support/kit.ts';
+import { browserRoutes } from '../../../../src/modules/automation/browser/browser.routes.ts';
+import { BrowserClient } from '../../../../src/modules/automation/browser/client.ts';
+import { refOf, startHarness, type Harness } from '../../../fixtures/browser/harness.ts';
 
 let h: Harness;
 let app: FastifyInstance;
 let down: FastifyInstance;
 
-function coreApp(client: BrowserClient): FastifyInstance {
-  const a = Fastify({ logger: false });
-  a.removeContentTypeParser('text/plain');
-  a.setErrorHandler(errorHandler);
-  browserRoutes({ client })(a);
-  return a;
-}
+const coreApp = (client: BrowserClient) => moduleServer((a) => a.register(browserRoutes, { api: client }));
 
 async function call(a: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown) {
   const res = await a.inject({ method, url, ...(body !== undefined ? { payload: body as object } : {}) });
@@ -28,9 +22,9 @@ async function call(a: FastifyInstance, method: 'GET' | 'POST' | 'DELETE', url: 
 describe('core /api/browser routes', { timeout: 180_000 }, () => {
   before(async () => {
     h = await startHarness();
-    app = coreApp(h.client);
+    app = await coreApp(h.client);
     // A core server whose browser server is not running (and may not be started).
-    down = coreApp(new BrowserClient({ port: 1 }));
+    down = await coreApp(new BrowserClient({ port: 1 }));
   });
   after(async () => {
     await app?.close();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { countNodes, diffSnapshots, formatDiff, formatSnapshot, parseSnapshotLine, type SnapNode } from '../../../src/browser/snapshot.ts';
+import { countNodes, diffSnapshots, formatDiff, formatSnapshot, parseSnapshotLine, type SnapNode } from '../../../../src/modules/automation/browser/snapshot.ts';
 
 const tree: SnapNode[] = [
   { role: 'heading', name: 'Sign in', level: 1 },

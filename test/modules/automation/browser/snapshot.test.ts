@@ -2,7 +2,7 @@
 // DOM, refs bound to their own DOM node (surviving re-renders elsewhere, refusing when gone), and diffs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rejectsWith, refOf, startHarness, type Harness } from '../../fixtures/browser/harness.ts';
+import { rejectsWith, refOf, startHarness, type Harness } from '../../../fixtures/browser/harness.ts';
 
 let h: Harness;
 

@@ -8,8 +8,8 @@ import {
   parseLocateAnswer,
   readBox,
   readConfidence,
-} from '../../../src/skills/vision-click/answer.ts';
-import { ApiError } from '../../../src/http/errors.ts';
+} from '../../../../src/modules/automation/vision-click/answer.ts';
+import { AppError } from '../../../../src/core/errors.ts';
 
 const size = { width: 1000, height: 800 };
 const found = (text: string) => {
@@ -103,7 +103,7 @@ test('no JSON answer at all is 502 VISION_BAD_ANSWER quoting the model', () => {
   for (const text of ['The button is at the top right.', '{"type":"object"}', '', '{"found": tru']) {
     assert.throws(
       () => parseLocateAnswer(text, size),
-      (e: unknown) => e instanceof ApiError && e.code === 'VISION_BAD_ANSWER' && e.status === 502,
+      (e: unknown) => e instanceof AppError && e.code === 'VISION_BAD_ANSWER' && e.status === 502,
       text,
     );
   }
@@ -118,7 +118,7 @@ test('describe answers: plain text, fenced text, or a JSON description', () => {
   assert.equal(parseDescribeAnswer('  A login page.  '), 'A login page.');
   assert.equal(parseDescribeAnswer('```\nA login page.\n```'), 'A login page.');
   assert.equal(parseDescribeAnswer('{"description":"A settings dialog."}'), 'A settings dialog.');
-  assert.throws(() => parseDescribeAnswer('   '), (e: unknown) => e instanceof ApiError && e.code === 'VISION_BAD_ANSWER');
+  assert.throws(() => parseDescribeAnswer('   '), (e: unknown) => e instanceof AppError && e.code === 'VISION_BAD_ANSWER');
 });
 
 test('prompts state the image size, the target and the strict JSON shape', () => {

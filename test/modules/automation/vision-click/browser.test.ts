@@ -7,18 +7,18 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { BrowserClient } from '../../../src/browser/client.ts';
-import { startBrowserServer, type BrowserServer } from '../../../src/browser/server.ts';
-import { errorHandler } from '../../../src/http/error-handler.ts';
-import { ApiError } from '../../../src/http/errors.ts';
-import { visionClickRoutes } from '../../../src/http/routes/vision-click.ts';
-import { runVisionClickCommand } from '../../../src/skills/vision-click/commands.ts';
-import { createVisionClickService, type VisionClickService } from '../../../src/skills/vision-click/service.ts';
-import { DEFAULT_VISION_SETTINGS, type VisionSettings } from '../../../src/skills/vision-click/settings.ts';
-import type { Box, Point, VisionRequest } from '../../../src/skills/vision-click/types.ts';
-import { startFakeVision, type FakeVision } from '../../fixtures/vision-click/fake-vision.ts';
-import { buttonViewportBox, CANVAS_TOP, startVisionSite, type PointerEvent, type VisionSite } from '../../fixtures/vision-click/site.ts';
+import type { FastifyInstance } from 'fastify';
+import { BrowserClient } from '../../../../src/modules/automation/browser/client.ts';
+import { startBrowserServer, type BrowserServer } from '../../../../src/servers/browser.ts';
+import { moduleServer } from '../../../support/kit.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { visionClickRoutes } from '../../../../src/modules/automation/vision-click/vision-click.routes.ts';
+import { runVisionClickCommand } from '../../../../src/modules/automation/vision-click/commands.ts';
+import { createVisionClickService, type VisionClickService } from '../../../../src/modules/automation/vision-click/vision-click.service.ts';
+import { DEFAULT_VISION_SETTINGS, type VisionSettings } from '../../../../src/modules/automation/vision-click/settings.ts';
+import type { Box, Point, VisionRequest } from '../../../../src/modules/automation/vision-click/types.ts';
+import { startFakeVision, type FakeVision } from '../../../fixtures/vision-click/fake-vision.ts';
+import { buttonViewportBox, CANVAS_TOP, startVisionSite, type PointerEvent, type VisionSite } from '../../../fixtures/vision-click/site.ts';
 
 interface Rig {
   home: string;
@@ -57,14 +57,14 @@ async function clearEvents(rig: Rig): Promise<void> {
 
 const inBox = (p: Point, b: Box) => p.x >= b.x && p.x < b.x + b.width && p.y >= b.y && p.y < b.y + b.height;
 
-async function rejects(p: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+async function rejects(p: Promise<unknown>, status: number, code: string): Promise<AppError> {
   let caught: unknown;
   try {
     await p;
   } catch (e) {
     caught = e;
   }
-  assert.ok(caught instanceof ApiError, `expected ApiError ${code}, got ${caught === undefined ? 'success' : String(caught)}`);
+  assert.ok(caught instanceof AppError, `expected AppError ${code}, got ${caught === undefined ? 'success' : String(caught)}`);
   assert.equal(caught.code, code, caught.message);
   assert.equal(caught.status, status, caught.message);
   return caught;
@@ -289,10 +289,7 @@ describe('vision-click: browser target', { timeout: 300_000 }, () => {
 
   test('POST /api/vision-click and the /vision-click command', async () => {
     await openCanvas(dpr1);
-    const app: FastifyInstance = Fastify();
-    app.setErrorHandler(errorHandler);
-    visionClickRoutes({ service: dpr1.service })(app);
-    await app.ready();
+    const app: FastifyInstance = await moduleServer((a) => a.register(visionClickRoutes, { service: dpr1.service }));
     try {
       const ok = await app.inject({ method: 'POST', url: '/api/vision-click', payload: { description: 'Launch', locator: 'ocr' } });
       assert.equal(ok.statusCode, 200, ok.body);

@@ -6,12 +6,12 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ApiError } from '../../../src/http/errors.ts';
-import { encodePng } from '../../../src/skills/vision-click/image.ts';
-import { buildCliInvocation, CliLocator, extractCliAnswer } from '../../../src/skills/vision-click/locators/cli.ts';
-import type { CliProvider } from '../../../src/skills/vision-click/settings.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { encodePng } from '../../../../src/modules/automation/vision-click/image.ts';
+import { buildCliInvocation, CliLocator, extractCliAnswer } from '../../../../src/modules/automation/vision-click/locators/cli.ts';
+import type { CliProvider } from '../../../../src/modules/automation/vision-click/settings.ts';
 
-const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../../../fixtures/${name}`, import.meta.url));
 const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
 
 test('codex: exec --json in its read-only sandbox, image by --image, prompt after --', () => {
@@ -53,7 +53,7 @@ test('answers from recorded real CLI output', () => {
   assert.match(extractCliAnswer('gemini', readFileSync(fixture('vision-click/gemini-tool-json.json'), 'utf8')), /^The tool finished/);
   assert.equal(extractCliAnswer('gemini', readFileSync(fixture('protocols/gemini-text.jsonl'), 'utf8')), text);
   const failed = (p: CliProvider, file: string, re: RegExp) =>
-    assert.throws(() => extractCliAnswer(p, readFileSync(fixture(file), 'utf8')), (e: unknown) => e instanceof ApiError && e.code === 'VISION_CLI_FAILED' && re.test(e.message), file);
+    assert.throws(() => extractCliAnswer(p, readFileSync(fixture(file), 'utf8')), (e: unknown) => e instanceof AppError && e.code === 'VISION_CLI_FAILED' && re.test(e.message), file);
   failed('codex', 'protocols/codex-error.jsonl', /high demand/);
   failed('claude', 'protocols/claude-error.jsonl', /API Error: 500/);
   failed('gemini', 'protocols/gemini-error.jsonl', /Fake internal error/);
@@ -91,7 +91,7 @@ test('CliLocator runs each CLI with the image and parses its answer (stand-in CL
     const run = (mode: string, timeoutMs = 20_000) =>
       new CliLocator(() => ({ provider: 'codex', model: '', executable: exe, timeoutMs, env: env(mode) })).locate({ png: bluePng(), width: 120, height: 80, description: 'x' });
     const rejects = async (p: Promise<unknown>, code: string, re?: RegExp) => {
-      await assert.rejects(p, (e: unknown) => e instanceof ApiError && e.code === code && (!re || re.test(e.message)));
+      await assert.rejects(p, (e: unknown) => e instanceof AppError && e.code === code && (!re || re.test(e.message)));
     };
     await rejects(run('fail'), 'VISION_CLI_FAILED', /quota exceeded/);
     await rejects(run('prose'), 'VISION_BAD_ANSWER');

@@ -1,17 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import Fastify from 'fastify';
-import { errorHandler } from '../../../src/http/error-handler.ts';
-import { ApiError } from '../../../src/http/errors.ts';
-import { requestFromBody, visionClickRoutes, VisionClickBody } from '../../../src/http/routes/vision-click.ts';
+import { moduleServer } from '../../../support/kit.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { requestFromBody, visionClickRoutes, VisionClickBody } from '../../../../src/modules/automation/vision-click/vision-click.routes.ts';
 import {
   parseVisionClickCommand,
   renderVisionResult,
   runVisionClickCommand,
   visionClickCommand,
   VISION_CLICK_HELP,
-} from '../../../src/skills/vision-click/commands.ts';
-import type { VisionRequest, VisionResult } from '../../../src/skills/vision-click/types.ts';
+} from '../../../../src/modules/automation/vision-click/commands.ts';
+import type { VisionRequest, VisionResult } from '../../../../src/modules/automation/vision-click/types.ts';
 
 const req = (text: string): VisionRequest => {
   const p = parseVisionClickCommand(text);
@@ -22,7 +21,7 @@ const req = (text: string): VisionRequest => {
 function bad(text: string, pattern: RegExp): void {
   assert.throws(
     () => parseVisionClickCommand(text),
-    (e: unknown) => e instanceof ApiError && e.status === 400 && e.code === 'INVALID_COMMAND_ARGS' && pattern.test(e.message) && /Usage: \/vision-click/.test(e.message),
+    (e: unknown) => e instanceof AppError && e.status === 400 && e.code === 'INVALID_COMMAND_ARGS' && pattern.test(e.message) && /Usage: \/vision-click/.test(e.message),
     text,
   );
 }
@@ -155,7 +154,7 @@ test('HTTP body → request: fields mirror the flags; contradictions are 400', (
   assert.deepEqual(body({ describe: true }), { action: 'describe' });
   assert.deepEqual(body({ command: '/vision-click --hover "OK"' }), { action: 'hover', description: 'OK' });
   const is400 = (b: unknown, code: string) =>
-    assert.throws(() => body(b), (e: unknown) => e instanceof ApiError && e.status === 400 && e.code === code, JSON.stringify(b));
+    assert.throws(() => body(b), (e: unknown) => e instanceof AppError && e.status === 400 && e.code === code, JSON.stringify(b));
   is400({ description: 'OK', double: true, hover: true }, 'INVALID_REQUEST');
   is400({ description: 'OK', action: 'click', right: true }, 'INVALID_REQUEST');
   is400({ command: '/vision-click "OK"', description: 'OK' }, 'INVALID_REQUEST');
@@ -165,18 +164,18 @@ test('HTTP body → request: fields mirror the flags; contradictions are 400', (
 });
 
 test('POST /api/vision-click: schema errors are 400 naming the field; service errors keep their status', async () => {
-  const app = Fastify();
-  app.setErrorHandler(errorHandler);
   const calls: VisionRequest[] = [];
-  visionClickRoutes({
-    service: {
-      run: async (r) => {
-        calls.push(r);
-        if (r.description === 'missing') throw new ApiError(404, 'TARGET_NOT_FOUND', 'not found', { seen: 'Launch', found: false });
-        return result();
+  const app = await moduleServer((a) =>
+    a.register(visionClickRoutes, {
+      service: {
+        run: async (r: VisionRequest) => {
+          calls.push(r);
+          if (r.description === 'missing') throw new AppError(404, 'TARGET_NOT_FOUND', 'not found', { seen: 'Launch', found: false });
+          return result();
+        },
       },
-    },
-  })(app);
+    }),
+  );
   try {
     const ok = await app.inject({ method: 'POST', url: '/api/vision-click', payload: { description: 'Launch' } });
     assert.equal(ok.statusCode, 200);

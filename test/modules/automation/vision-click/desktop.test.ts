@@ -8,11 +8,11 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiError } from '../../../src/http/errors.ts';
-import { decodePng } from '../../../src/skills/vision-click/image.ts';
-import { createVisionClickService, type VisionClickService } from '../../../src/skills/vision-click/service.ts';
-import { DEFAULT_VISION_SETTINGS, type VisionSettings } from '../../../src/skills/vision-click/settings.ts';
-import type { Box, Point } from '../../../src/skills/vision-click/types.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { decodePng } from '../../../../src/modules/automation/vision-click/image.ts';
+import { createVisionClickService, type VisionClickService } from '../../../../src/modules/automation/vision-click/vision-click.service.ts';
+import { DEFAULT_VISION_SETTINGS, type VisionSettings } from '../../../../src/modules/automation/vision-click/settings.ts';
+import type { Box, Point } from '../../../../src/modules/automation/vision-click/types.ts';
 
 const TOOLS = ['Xvfb', 'xdotool', 'import', 'xmessage', 'xwininfo'];
 const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
@@ -193,8 +193,8 @@ describe('vision-click: X11 desktop target', { timeout: 180_000, skip }, () => {
       } catch (e) {
         caught = e;
       }
-      assert.ok(caught instanceof ApiError && caught.code === 'TARGET_NOT_FOUND', String(caught));
-      assert.match(String((caught as ApiError).details?.seen), /button below/);
+      assert.ok(caught instanceof AppError && caught.code === 'TARGET_NOT_FOUND', String(caught));
+      assert.match(String((caught as AppError).details?.seen), /button below/);
       assert.deepEqual(pointer(), { x: 700, y: 600 });
       assert.equal(await exitWithin(msg, 300), 'running');
     } finally {

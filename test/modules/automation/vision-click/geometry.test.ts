@@ -11,7 +11,7 @@ import {
   regionToPixels,
   targetToImage,
   type Mapping,
-} from '../../../src/skills/vision-click/geometry.ts';
+} from '../../../../src/modules/automation/vision-click/geometry.ts';
 
 test('DPR: device pixels are divided by the ratio', () => {
   assert.deepEqual(imageToTarget({ x: 400, y: 200 }, { scale: 2, origin: { x: 0, y: 0 } }), { x: 200, y: 100 });

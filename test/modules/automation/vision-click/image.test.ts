@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
-import { crop, decodePng, encodePng, fitWithin, ocrPrepass, pngSize, removeFrames, type Raster } from '../../../src/skills/vision-click/image.ts';
-import { ApiError } from '../../../src/http/errors.ts';
+import { crop, decodePng, encodePng, fitWithin, ocrPrepass, pngSize, removeFrames, type Raster } from '../../../../src/modules/automation/vision-click/image.ts';
+import { AppError } from '../../../../src/core/errors.ts';
 
 function solid(width: number, height: number, rgb: [number, number, number]): Raster {
   const data = Buffer.alloc(width * height * 4);
@@ -19,8 +19,8 @@ test('encode/decode round trip, pngSize from the header, non-PNG is BAD_SCREENSH
   const png = encodePng(r);
   assert.deepEqual(pngSize(png), { width: 7, height: 5 });
   assert.deepEqual(px(decodePng(png), 6, 4), [1, 2, 3, 255]);
-  assert.throws(() => pngSize(Buffer.from('GIF89a-not-a-png-at-all-xx')), (e: unknown) => e instanceof ApiError && e.code === 'BAD_SCREENSHOT');
-  assert.throws(() => decodePng(Buffer.from('nope')), (e: unknown) => e instanceof ApiError && e.code === 'BAD_SCREENSHOT');
+  assert.throws(() => pngSize(Buffer.from('GIF89a-not-a-png-at-all-xx')), (e: unknown) => e instanceof AppError && e.code === 'BAD_SCREENSHOT');
+  assert.throws(() => decodePng(Buffer.from('nope')), (e: unknown) => e instanceof AppError && e.code === 'BAD_SCREENSHOT');
 });
 
 test('crop takes exactly the rectangle; out of bounds throws', () => {

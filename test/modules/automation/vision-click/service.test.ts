@@ -2,11 +2,11 @@
 // anything from being clicked (not found, outside the capture, low or missing confidence, dry run).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../../src/http/errors.ts';
-import { encodePng } from '../../../src/skills/vision-click/image.ts';
-import { createVisionClickService } from '../../../src/skills/vision-click/service.ts';
-import { DEFAULT_VISION_SETTINGS, type VisionSettings } from '../../../src/skills/vision-click/settings.ts';
-import type { Box, Capture, LocateAnswer, LocateInput, Locator, Point, PointerAction, VisionTarget } from '../../../src/skills/vision-click/types.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { encodePng } from '../../../../src/modules/automation/vision-click/image.ts';
+import { createVisionClickService } from '../../../../src/modules/automation/vision-click/vision-click.service.ts';
+import { DEFAULT_VISION_SETTINGS, type VisionSettings } from '../../../../src/modules/automation/vision-click/settings.ts';
+import type { Box, Capture, LocateAnswer, LocateInput, Locator, Point, PointerAction, VisionTarget } from '../../../../src/modules/automation/vision-click/types.ts';
 
 function png(width: number, height: number): Buffer {
   return encodePng({ width, height, data: Buffer.alloc(width * height * 4, 255) });
@@ -63,11 +63,11 @@ function setup(over: Partial<VisionSettings> = {}, capture: Partial<Capture> = {
   return { target, locators, service, settings };
 }
 
-async function rejects(p: Promise<unknown>, status: number, code: string): Promise<ApiError> {
+async function rejects(p: Promise<unknown>, status: number, code: string): Promise<AppError> {
   try {
     await p;
   } catch (e) {
-    assert.ok(e instanceof ApiError, String(e));
+    assert.ok(e instanceof AppError, String(e));
     assert.equal(e.code, code, e.message);
     assert.equal(e.status, status);
     return e;
@@ -183,7 +183,7 @@ test('describe goes to the locator and acts on nothing', async () => {
 });
 
 test('lazyVisionClickService loads the service on the first run only, and close() before that is a no-op', async () => {
-  const { lazyVisionClickService } = await import('../../../src/skills/vision-click/lazy.ts');
+  const { lazyVisionClickService } = await import('../../../../src/modules/automation/vision-click/lazy.ts');
   const target = new FakeTarget({ width: 100, height: 100, scale: 1, origin: { x: 0, y: 0 }, scroll: { x: 0, y: 0 }, bounds: { x: 0, y: 0, width: 100, height: 100 }, info: {} });
   const locator = new FakeLocator('ocr', { found: true, box: { x: 10, y: 10, width: 10, height: 10 }, confidence: 1 });
   const lazy = lazyVisionClickService({ settings: () => DEFAULT_VISION_SETTINGS, mediaDir: '/tmp', targets: { browser: target }, locators: { ocr: locator } });

@@ -1,13 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_VISION_SETTINGS, VISION_SECRET_PATHS, visionSettingsSchema } from '../../../src/skills/vision-click/settings.ts';
+import { DEFAULT_VISION_SETTINGS, visionSettingsSchema } from '../../../../src/modules/automation/vision-click/settings.ts';
+import { coreSettings } from '../../../../src/servers/core.ts';
 
 test('the defaults are valid: offline OCR on the browser, threshold 0.5, Ollama-style endpoint', () => {
   assert.deepEqual(visionSettingsSchema.parse(DEFAULT_VISION_SETTINGS), DEFAULT_VISION_SETTINGS);
   assert.equal(DEFAULT_VISION_SETTINGS.locator, 'ocr');
   assert.equal(DEFAULT_VISION_SETTINGS.target, 'browser');
   assert.equal(DEFAULT_VISION_SETTINGS.minConfidence, 0.5);
-  assert.deepEqual(VISION_SECRET_PATHS, ['vision.apiKey']);
+  // the API key is a secret of the composed settings document: masked, and known to trace redaction
+  const withKey = { ...coreSettings.defaults, vision: { ...DEFAULT_VISION_SETTINGS, apiKey: 'sk-vision-secret' } };
+  assert.equal((coreSettings.redact(withKey).vision as { apiKey: string }).apiKey, '***');
+  assert.ok(coreSettings.secretValues(withKey).includes('sk-vision-secret'));
 });
 
 test('bad values are refused with the field named', () => {

@@ -4,18 +4,18 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import type { Action, ActionResult } from '../../../src/browser/types.ts';
-import { ActionSchema } from '../../../src/browser/types.ts';
-import { ApiError } from '../../../src/http/errors.ts';
-import { encodePng } from '../../../src/skills/vision-click/image.ts';
-import { BrowserTarget, browserScale, mouseAction } from '../../../src/skills/vision-click/targets/browser.ts';
-import { captureInvocation, desktopDisplay, xdotoolArgs } from '../../../src/skills/vision-click/targets/desktop.ts';
+import type { Action, ActionResult } from '../../../../src/modules/automation/browser/types.ts';
+import { ActionSchema } from '../../../../src/modules/automation/browser/types.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { encodePng } from '../../../../src/modules/automation/vision-click/image.ts';
+import { BrowserTarget, browserScale, mouseAction } from '../../../../src/modules/automation/vision-click/targets/browser.ts';
+import { captureInvocation, desktopDisplay, xdotoolArgs } from '../../../../src/modules/automation/vision-click/targets/desktop.ts';
 
 test('desktopDisplay: configured display, else $DISPLAY; clear errors elsewhere', () => {
   assert.equal(desktopDisplay('linux', { DISPLAY: ':0' }), ':0');
   assert.equal(desktopDisplay('linux', { DISPLAY: ':0' }, ':7'), ':7');
   const err = (fn: () => unknown, status: number, code: string) =>
-    assert.throws(fn, (e: unknown) => e instanceof ApiError && e.status === status && e.code === code);
+    assert.throws(fn, (e: unknown) => e instanceof AppError && e.status === status && e.code === code);
   err(() => desktopDisplay('linux', {}), 503, 'NO_DISPLAY');
   err(() => desktopDisplay('linux', { DISPLAY: '  ' }), 503, 'NO_DISPLAY');
   err(() => desktopDisplay('darwin', { DISPLAY: ':0' }), 501, 'UNSUPPORTED_PLATFORM');
@@ -83,13 +83,13 @@ test('BrowserTarget: reads the metrics and the media file, crops a region at DPR
     const img = PNG.sync.read(r.png);
     assert.deepEqual([...img.data.subarray(0, 4)], [1, 2, 3, 255], "the region's (0,0) is the region's top-left");
     assert.deepEqual(acts.filter((a) => a.action !== 'eval').map((a) => (a as { tab?: string }).tab), [undefined, 't1']);
-    await assert.rejects(t.capture({ region: { x: 300, y: 0, width: 10, height: 10 } }), (e: unknown) => e instanceof ApiError && e.code === 'INVALID_REGION');
+    await assert.rejects(t.capture({ region: { x: 300, y: 0, width: 10, height: 10 } }), (e: unknown) => e instanceof AppError && e.code === 'INVALID_REGION');
     keep = false;
     const gone = await t.capture({});
     assert.equal(gone.screenshot, undefined);
     assert.ok(!existsSync(join(media, 'browser-x.png')), 'deleted when screenshots are not kept');
     filename = '../etc/passwd.png';
-    await assert.rejects(t.capture({}), (e: unknown) => e instanceof ApiError && e.code === 'BAD_SCREENSHOT');
+    await assert.rejects(t.capture({}), (e: unknown) => e instanceof AppError && e.code === 'BAD_SCREENSHOT');
     await t.perform('right', { x: 5, y: 6 }, { tab: 't1' });
     assert.deepEqual(acts.at(-1), { action: 'mouse', x: 5, y: 6, tab: 't1', button: 'right' });
   } finally {

@@ -8,7 +8,7 @@ import {
   similarity,
   type OcrLine,
   type OcrWord,
-} from '../../../src/skills/vision-click/locators/text-match.ts';
+} from '../../../../src/modules/automation/vision-click/locators/text-match.ts';
 
 /** A line of words laid out left to right, 10 px per character. */
 function line(text: string, x: number, y: number, conf = 95): OcrLine {

@@ -2,9 +2,9 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { attachToPage, type Attachment } from '../../../src/skills/web-routing/browser.ts';
-import { runWebRoutingCommand } from '../../../src/skills/web-routing/commands.ts';
-import type { RuleService } from '../../../src/skills/web-routing/service.ts';
+import { attachToPage, type Attachment } from '../../../../src/modules/automation/web-routing/browser.ts';
+import { runWebRoutingCommand } from '../../../../src/modules/automation/web-routing/commands.ts';
+import type { RuleService } from '../../../../src/modules/automation/web-routing/web-routing.service.ts';
 import { memoryService, startUpstream, type Upstream } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

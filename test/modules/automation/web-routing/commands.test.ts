@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../../src/http/errors.ts';
+import { AppError } from '../../../../src/core/errors.ts';
 import {
   parseWebRoutingCommand,
   runWebRoutingCommand,
   type RuleCommandTarget,
-} from '../../../src/skills/web-routing/commands.ts';
-import type { Rule, RuleSpec } from '../../../src/skills/web-routing/rules.ts';
+} from '../../../../src/modules/automation/web-routing/commands.ts';
+import type { Rule, RuleSpec } from '../../../../src/modules/automation/web-routing/rules.ts';
 
 const add = (text: string) => {
   const c = parseWebRoutingCommand(text);
@@ -135,7 +135,7 @@ test('errors are clear and coded', () => {
   for (const [text, code, message] of cases) {
     assert.throws(
       () => parseWebRoutingCommand(text),
-      (e: unknown) => e instanceof ApiError && e.status === 400 && e.code === code && message.test(e.message),
+      (e: unknown) => e instanceof AppError && e.status === 400 && e.code === code && message.test(e.message),
       `${text} → ${code} ${message}`,
     );
   }
@@ -153,7 +153,7 @@ test('runWebRoutingCommand drives the service and describes the outcome', async 
     },
     remove: (id) => {
       const i = rules.findIndex((r) => r.id === id);
-      if (i < 0) throw new ApiError(404, 'NOT_FOUND', `web-routing rule '${id}' not found.`);
+      if (i < 0) throw new AppError(404, 'NOT_FOUND', `web-routing rule '${id}' not found.`);
       return rules.splice(i, 1)[0]!;
     },
     removeByPattern: (p) => {
@@ -172,8 +172,8 @@ test('runWebRoutingCommand drives the service and describes the outcome', async 
   assert.equal((l.data as { rules: Rule[] }).rules.length, 3);
   const r = await runWebRoutingCommand('/web-routing remove /ads/*', service);
   assert.match(r.text, /^Removed 1 rule:\n#2 block/);
-  await assert.rejects(runWebRoutingCommand('/web-routing remove /ads/*', service), (e: unknown) => e instanceof ApiError && e.status === 404);
-  await assert.rejects(runWebRoutingCommand('/web-routing remove 99', service), (e: unknown) => e instanceof ApiError && e.status === 404);
+  await assert.rejects(runWebRoutingCommand('/web-routing remove /ads/*', service), (e: unknown) => e instanceof AppError && e.status === 404);
+  await assert.rejects(runWebRoutingCommand('/web-routing remove 99', service), (e: unknown) => e instanceof AppError && e.status === 404);
   assert.match((await runWebRoutingCommand('/web-routing remove #1', service)).text, /^Removed #1 mock/);
   assert.equal((await runWebRoutingCommand('/web-routing clear', service)).text, 'Removed all 1 web-routing rule.');
   assert.equal((await runWebRoutingCommand('/web-routing list', service)).text, 'No web-routing rules.');

@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { startServer } from '../../support/server.ts';
-import { postNdjson } from '../../support/ndjson.ts';
-import { sendJson } from '../../support/server.ts';
-import { freePort } from '../../support/ports.ts';
+import { startServer } from '../../../support/server.ts';
+import { postNdjson } from '../../../support/ndjson.ts';
+import { sendJson } from '../../../support/server.ts';
+import { freePort } from '../../../support/ports.ts';
 
 
 test('a mock rule added on the core applies in the browser the core started', { timeout: 120_000 }, async () => {

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { m003WebRouting } from '../../../src/store/migrations/003-web-routing.ts';
-import { RulesRepo } from '../../../src/skills/web-routing/rules-repo.ts';
-import { RuleService } from '../../../src/skills/web-routing/service.ts';
+import { m003WebRouting } from '../../../../src/store/migrations/003-web-routing.ts';
+import { RulesRepo } from '../../../../src/modules/automation/web-routing/web-routing.repo.ts';
+import { RuleService } from '../../../../src/modules/automation/web-routing/web-routing.service.ts';
 
 export interface Seen {
   method: string;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../../src/http/errors.ts';
-import { compilePattern, compareSpecificity, toMatchRequest } from '../../../src/skills/web-routing/pattern.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { compilePattern, compareSpecificity, toMatchRequest } from '../../../../src/modules/automation/web-routing/pattern.ts';
 
 type Row = [pattern: string, method: string, url: string, headers: Record<string, string>, expected: Record<string, string> | null];
 
@@ -157,7 +157,7 @@ test('bad patterns are rejected with INVALID_PATTERN naming the problem', () => 
   for (const [pattern, message] of bad) {
     assert.throws(
       () => compilePattern(pattern),
-      (e: unknown) => e instanceof ApiError && e.status === 400 && e.code === 'INVALID_PATTERN' && message.test(e.message),
+      (e: unknown) => e instanceof AppError && e.status === 400 && e.code === 'INVALID_PATTERN' && message.test(e.message),
       `pattern ${JSON.stringify(pattern)} should fail with ${message}`,
     );
   }

@@ -1,9 +1,9 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { runWebRoutingCommand } from '../../../src/skills/web-routing/commands.ts';
-import { startRoutingProxy, type RoutingProxy } from '../../../src/skills/web-routing/proxy.ts';
-import type { RuleService } from '../../../src/skills/web-routing/service.ts';
+import { runWebRoutingCommand } from '../../../../src/modules/automation/web-routing/commands.ts';
+import { startRoutingProxy, type RoutingProxy } from '../../../../src/modules/automation/web-routing/proxy.ts';
+import type { RuleService } from '../../../../src/modules/automation/web-routing/web-routing.service.ts';
 import { CURL, curl, memoryService, startUpstream, viaProxy, type Upstream } from './helpers.ts';
 
 describe('web-routing proxy (node http client, absolute-form requests)', () => {

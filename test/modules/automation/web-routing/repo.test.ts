@@ -4,13 +4,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ApiError } from '../../../src/http/errors.ts';
-import { closeDatabase, openDatabase, schemaVersion } from '../../../src/store/db.ts';
-import { m003WebRouting } from '../../../src/store/migrations/003-web-routing.ts';
-import { runWebRoutingCommand } from '../../../src/skills/web-routing/commands.ts';
-import { toMatchRequest } from '../../../src/skills/web-routing/pattern.ts';
-import { RulesRepo } from '../../../src/skills/web-routing/rules-repo.ts';
-import { RuleService } from '../../../src/skills/web-routing/service.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { closeDatabase, openDatabase, schemaVersion } from '../../../../src/store/db.ts';
+import { m003WebRouting } from '../../../../src/store/migrations/003-web-routing.ts';
+import { runWebRoutingCommand } from '../../../../src/modules/automation/web-routing/commands.ts';
+import { toMatchRequest } from '../../../../src/modules/automation/web-routing/pattern.ts';
+import { RulesRepo } from '../../../../src/modules/automation/web-routing/web-routing.repo.ts';
+import { RuleService } from '../../../../src/modules/automation/web-routing/web-routing.service.ts';
 
 test('migration 003 creates the table with its constraints', () => {
   const db = new Database(':memory:');
@@ -54,8 +54,8 @@ test('rules persist across reopening the database, ids keep increasing, compiled
     const again = service.add({ type: 'block', pattern: '/z' });
     assert.ok(again.id > 4, 'AUTOINCREMENT never reuses the removed id');
     assert.equal(service.removeByPattern('*.ADS.test').length, 1, 'removal by pattern compares canonical forms');
-    assert.throws(() => service.remove(999), (e: unknown) => e instanceof ApiError && e.status === 404);
-    assert.throws(() => service.add({ type: 'block', pattern: 'bad' }), (e: unknown) => e instanceof ApiError && e.code === 'INVALID_PATTERN');
+    assert.throws(() => service.remove(999), (e: unknown) => e instanceof AppError && e.status === 404);
+    assert.throws(() => service.add({ type: 'block', pattern: 'bad' }), (e: unknown) => e instanceof AppError && e.code === 'INVALID_PATTERN');
     assert.equal(service.list().length, 3, 'a rejected rule is not stored');
     assert.equal(service.clear(), 3);
     assert.equal(service.current().size, 0);

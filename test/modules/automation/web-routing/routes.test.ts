@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { errorHandler } from '../../../src/http/error-handler.ts';
-import { webRoutingRoutes } from '../../../src/http/routes/web-routing.ts';
-import type { RuleService } from '../../../src/skills/web-routing/service.ts';
+import type { FastifyInstance } from 'fastify';
+import { moduleServer } from '../../../support/kit.ts';
+import { webRoutingRoutes } from '../../../../src/modules/automation/web-routing/web-routing.routes.ts';
+import type { RuleService } from '../../../../src/modules/automation/web-routing/web-routing.service.ts';
 import { memoryService } from './helpers.ts';
 
 describe('HTTP routes /api/web-routing/*', () => {
@@ -14,10 +14,7 @@ describe('HTTP routes /api/web-routing/*', () => {
 
   before(async () => {
     ({ service, close: closeDb } = memoryService());
-    app = Fastify();
-    app.setErrorHandler(errorHandler);
-    webRoutingRoutes({ rules: service })(app);
-    await app.ready();
+    app = await moduleServer((a) => a.register(webRoutingRoutes, { rules: service }));
   });
   after(async () => {
     await app.close();

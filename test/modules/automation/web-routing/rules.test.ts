@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError } from '../../../src/http/errors.ts';
-import { toMatchRequest } from '../../../src/skills/web-routing/pattern.ts';
+import { AppError } from '../../../../src/core/errors.ts';
+import { toMatchRequest } from '../../../../src/modules/automation/web-routing/pattern.ts';
 import {
   applyHeaderOps,
   applyReplacements,
@@ -11,7 +11,7 @@ import {
   type Plan,
   type Rule,
   type RuleInput,
-} from '../../../src/skills/web-routing/rules.ts';
+} from '../../../../src/modules/automation/web-routing/rules.ts';
 
 const plan = (rules: RuleInput[], method: string, url: string, headers: Record<string, string> = {}): Plan =>
   staticRules(rules).current().plan(toMatchRequest(method, url, headers));
@@ -19,7 +19,7 @@ const plan = (rules: RuleInput[], method: string, url: string, headers: Record<s
 const rejects = (input: unknown, code: string, message: RegExp) =>
   assert.throws(
     () => normalizeRuleSpec(input),
-    (e: unknown) => e instanceof ApiError && e.status === 400 && e.code === code && message.test(e.message),
+    (e: unknown) => e instanceof AppError && e.status === 400 && e.code === code && message.test(e.message),
     `${JSON.stringify(input)} → ${code} ${message}`,
   );
 

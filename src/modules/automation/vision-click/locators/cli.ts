@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { ApiError } from '../../../http/errors.ts';
+import { AppError } from '../../../../core/errors.ts';
 import { buildDescribePrompt, buildLocatePrompt, extractJsonObjects, LOCATE_SYSTEM_PROMPT, parseDescribeAnswer, parseLocateAnswer } from '../answer.ts';
 import type { CliProvider } from '../settings.ts';
 import type { DescribeInput, LocateAnswer, LocateInput, Locator } from '../types.ts';
@@ -97,7 +97,7 @@ function jsonLines(stdout: string): Record<string, unknown>[] {
   return out;
 }
 
-const cliError = (provider: string, message: string) => new ApiError(502, 'VISION_CLI_FAILED', `${provider}: ${message.slice(0, 400)}`);
+const cliError = (provider: string, message: string) => new AppError(502, 'VISION_CLI_FAILED', `${provider}: ${message.slice(0, 400)}`);
 
 /** The model's final answer text from a CLI's stdout. */
 export function extractCliAnswer(provider: CliProvider, stdout: string): string {
@@ -189,12 +189,12 @@ export function runCli(inv: CliInvocation, env: NodeJS.ProcessEnv, timeoutMs: nu
     child.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (err.code === 'ENOENT') {
-        reject(new ApiError(503, 'VISION_CLI_MISSING', `The ${inv.command} command was not found. Install it (npm i -g @openai/codex | @anthropic-ai/claude-code | @google/gemini-cli) or set its path.`));
-      } else reject(new ApiError(503, 'VISION_CLI_FAILED', `Could not start ${inv.command}: ${err.message}`));
+        reject(new AppError(503, 'VISION_CLI_MISSING', `The ${inv.command} command was not found. Install it (npm i -g @openai/codex | @anthropic-ai/claude-code | @google/gemini-cli) or set its path.`));
+      } else reject(new AppError(503, 'VISION_CLI_FAILED', `Could not start ${inv.command}: ${err.message}`));
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      if (timedOut) reject(new ApiError(504, 'VISION_MODEL_TIMEOUT', `${inv.command} did not answer within ${timeoutMs} ms (vision.timeoutSec).`));
+      if (timedOut) reject(new AppError(504, 'VISION_MODEL_TIMEOUT', `${inv.command} did not answer within ${timeoutMs} ms (vision.timeoutSec).`));
       else resolve({ code, signal, stdout, stderr });
     });
   });
@@ -225,7 +225,7 @@ export class CliLocator implements Locator {
         try {
           extractCliAnswer(cfg.provider, run.stdout);
         } catch (err) {
-          if (err instanceof ApiError) detail = err.message;
+          if (err instanceof AppError) detail = err.message;
         }
         throw cliError(cfg.provider, `failed (exit ${run.code ?? run.signal}): ${detail}`);
       }

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Worker } from 'tesseract.js';
-import { ApiError } from '../../../http/errors.ts';
+import { AppError } from '../../../../core/errors.ts';
 import { boxToTarget, type Mapping } from '../geometry.ts';
 import { decodePng, ocrPrepass } from '../image.ts';
 import type { DescribeInput, LocateAnswer, LocateInput, Locator } from '../types.ts';
@@ -20,10 +20,10 @@ export function englishDataDir(): string {
   try {
     dir = join(dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0');
   } catch {
-    throw new ApiError(503, 'OCR_UNAVAILABLE', 'The OCR language data package @tesseract.js-data/eng is not installed.');
+    throw new AppError(503, 'OCR_UNAVAILABLE', 'The OCR language data package @tesseract.js-data/eng is not installed.');
   }
   if (!existsSync(join(dir, 'eng.traineddata.gz'))) {
-    throw new ApiError(503, 'OCR_UNAVAILABLE', `The English OCR data is missing (${join(dir, 'eng.traineddata.gz')}).`);
+    throw new AppError(503, 'OCR_UNAVAILABLE', `The English OCR data is missing (${join(dir, 'eng.traineddata.gz')}).`);
   }
   return dir;
 }
@@ -74,7 +74,7 @@ export class OcrEngine {
         await w.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, user_defined_dpi: '144' });
         return w;
       } catch (err) {
-        throw new ApiError(503, 'OCR_UNAVAILABLE', `Could not start the OCR engine: ${String((err as Error)?.message ?? err)}.`);
+        throw new AppError(503, 'OCR_UNAVAILABLE', `Could not start the OCR engine: ${String((err as Error)?.message ?? err)}.`);
       }
     })();
     this.worker.catch(() => {

@@ -1,7 +1,7 @@
 // An OpenAI-compatible vision endpoint: POST {baseUrl}/chat/completions with the screenshot as an
 // `image_url` data-URL content part. Covers Ollama (http://127.0.0.1:11434/v1), vLLM, LM Studio,
 // llama.cpp's server and hosted APIs. The request building and the reply reading are pure functions.
-import { ApiError } from '../../../http/errors.ts';
+import { AppError } from '../../../../core/errors.ts';
 import {
   buildDescribePrompt,
   buildLocatePrompt,
@@ -41,7 +41,7 @@ export function chatCompletionsUrl(baseUrl: string): string {
 
 export function buildChatRequest(cfg: OpenAiConfig, system: string, prompt: string, png: Buffer, maxTokens: number): ChatRequest {
   if (!cfg.model) {
-    throw new ApiError(400, 'VISION_NOT_CONFIGURED', 'The openai locator needs a model: set vision.model (and vision.baseUrl) in the settings, e.g. qwen2.5vl for Ollama.');
+    throw new AppError(400, 'VISION_NOT_CONFIGURED', 'The openai locator needs a model: set vision.model (and vision.baseUrl) in the settings, e.g. qwen2.5vl for Ollama.');
   }
   return {
     url: chatCompletionsUrl(cfg.baseUrl),
@@ -81,9 +81,9 @@ export function chatAnswerText(reply: unknown): string {
       .join('');
     if (text.trim()) return text;
   }
-  if (typeof msg?.refusal === 'string' && msg.refusal) throw new ApiError(502, 'VISION_MODEL_ERROR', `The vision model refused: ${msg.refusal.slice(0, 300)}`);
-  if (typeof r?.error?.message === 'string') throw new ApiError(502, 'VISION_MODEL_ERROR', `The vision endpoint answered an error: ${r.error.message.slice(0, 300)}`);
-  throw new ApiError(502, 'VISION_BAD_ANSWER', 'The vision endpoint answered without any message text (choices[0].message.content).');
+  if (typeof msg?.refusal === 'string' && msg.refusal) throw new AppError(502, 'VISION_MODEL_ERROR', `The vision model refused: ${msg.refusal.slice(0, 300)}`);
+  if (typeof r?.error?.message === 'string') throw new AppError(502, 'VISION_MODEL_ERROR', `The vision endpoint answered an error: ${r.error.message.slice(0, 300)}`);
+  throw new AppError(502, 'VISION_BAD_ANSWER', 'The vision endpoint answered without any message text (choices[0].message.content).');
 }
 
 const redact = (text: string, secret: string) => (secret ? text.split(secret).join('***') : text);
@@ -109,19 +109,19 @@ export class OpenAiLocator implements Locator {
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-        throw new ApiError(504, 'VISION_MODEL_TIMEOUT', `The vision endpoint ${req.url} did not answer within ${cfg.timeoutMs} ms (vision.timeoutSec).`);
+        throw new AppError(504, 'VISION_MODEL_TIMEOUT', `The vision endpoint ${req.url} did not answer within ${cfg.timeoutMs} ms (vision.timeoutSec).`);
       }
-      throw new ApiError(503, 'VISION_MODEL_UNREACHABLE', `Could not reach the vision endpoint ${req.url} (${e.cause?.code ?? e.message}). Is the server running, and is vision.baseUrl right?`);
+      throw new AppError(503, 'VISION_MODEL_UNREACHABLE', `Could not reach the vision endpoint ${req.url} (${e.cause?.code ?? e.message}). Is the server running, and is vision.baseUrl right?`);
     }
     const text = await res.text().catch(() => '');
     if (!res.ok) {
-      throw new ApiError(502, 'VISION_MODEL_ERROR', `The vision endpoint answered HTTP ${res.status}: ${redact(text, cfg.apiKey).slice(0, 300)}`, { upstreamStatus: res.status });
+      throw new AppError(502, 'VISION_MODEL_ERROR', `The vision endpoint answered HTTP ${res.status}: ${redact(text, cfg.apiKey).slice(0, 300)}`, { upstreamStatus: res.status });
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      throw new ApiError(502, 'VISION_BAD_ANSWER', `The vision endpoint answered something that is not JSON: ${text.slice(0, 200)}`);
+      throw new AppError(502, 'VISION_BAD_ANSWER', `The vision endpoint answered something that is not JSON: ${text.slice(0, 200)}`);
     }
     return chatAnswerText(json);
   }

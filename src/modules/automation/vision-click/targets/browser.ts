@@ -3,8 +3,8 @@
 // width / innerWidth, which also covers page zoom); clicks are mouse events at viewport CSS pixels.
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApiError } from '../../../http/errors.ts';
-import type { Action, ActionResult, ActionResultMap } from '../../../browser/types.ts';
+import { AppError } from '../../../../core/errors.ts';
+import type { Action, ActionResult, ActionResultMap } from '../../browser/index.ts';
 import { intersect, regionToPixels } from '../geometry.ts';
 import { crop, decodePng, encodePng, pngSize } from '../image.ts';
 import type { Box, Capture, Point, PointerAction, VisionTarget } from '../types.ts';
@@ -59,16 +59,16 @@ export class BrowserTarget implements VisionTarget {
     const tab = opts.tab;
     const m = ((await this.client.act({ action: 'eval', script: METRICS_SCRIPT, ...(tab ? { tab } : {}) })) as ActionResultMap['eval']).result as PageMetrics;
     if (!m || typeof m.width !== 'number' || typeof m.dpr !== 'number') {
-      throw new ApiError(502, 'BROWSER_METRICS_FAILED', 'Could not read the page viewport and devicePixelRatio.');
+      throw new AppError(502, 'BROWSER_METRICS_FAILED', 'Could not read the page viewport and devicePixelRatio.');
     }
     const shot = (await this.client.act({ action: 'screenshot', ...(tab ? { tab } : {}) })) as ActionResultMap['screenshot'];
-    if (!/^[\w.-]+\.png$/.test(shot.filename)) throw new ApiError(502, 'BAD_SCREENSHOT', `Unexpected screenshot name '${shot.filename}'.`);
+    if (!/^[\w.-]+\.png$/.test(shot.filename)) throw new AppError(502, 'BAD_SCREENSHOT', `Unexpected screenshot name '${shot.filename}'.`);
     const file = join(this.mediaDir, shot.filename);
     let png: Buffer;
     try {
       png = await readFile(file);
     } catch (err) {
-      throw new ApiError(502, 'BAD_SCREENSHOT', `The browser's screenshot ${file} could not be read (${(err as NodeJS.ErrnoException).code}); the browser server and this server must share the media directory.`);
+      throw new AppError(502, 'BAD_SCREENSHOT', `The browser's screenshot ${file} could not be read (${(err as NodeJS.ErrnoException).code}); the browser server and this server must share the media directory.`);
     }
     const keep = this.keepScreenshots();
     if (!keep) await unlink(file).catch(() => undefined);
@@ -83,7 +83,7 @@ export class BrowserTarget implements VisionTarget {
     const bounds = intersect(opts.region, viewport);
     const rect = bounds && regionToPixels(bounds, scale, size);
     if (!bounds || !rect) {
-      throw new ApiError(400, 'INVALID_REGION', `The region lies outside the viewport (${m.width}x${m.height} CSS px).`, { viewport: info.viewport });
+      throw new AppError(400, 'INVALID_REGION', `The region lies outside the viewport (${m.width}x${m.height} CSS px).`, { viewport: info.viewport });
     }
     const cut = encodePng(crop(decodePng(png), rect));
     return { png: cut, width: rect.width, height: rect.height, origin: { x: rect.x / scale, y: rect.y / scale }, bounds, ...base };

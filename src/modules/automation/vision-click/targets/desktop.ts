@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApiError } from '../../../http/errors.ts';
+import { AppError } from '../../../../core/errors.ts';
 import { intersect, regionToPixels } from '../geometry.ts';
 import { crop, decodePng, encodePng, pngSize } from '../image.ts';
 import type { Box, Capture, Point, PointerAction, VisionTarget } from '../types.ts';
@@ -21,7 +21,7 @@ import type { Box, Capture, Point, PointerAction, VisionTarget } from '../types.
 /** The X display to use, or the error that says why the desktop cannot be used here. */
 export function desktopDisplay(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, configured = ''): string {
   if (platform === 'darwin') {
-    throw new ApiError(
+    throw new AppError(
       501,
       'UNSUPPORTED_PLATFORM',
       'The desktop target works on Linux/X11 only. On macOS it would need screencapture (Screen Recording permission) and cliclick or a Quartz event helper (Accessibility permission); use --target browser meanwhile.',
@@ -29,7 +29,7 @@ export function desktopDisplay(platform: NodeJS.Platform, env: NodeJS.ProcessEnv
     );
   }
   if (platform === 'win32') {
-    throw new ApiError(
+    throw new AppError(
       501,
       'UNSUPPORTED_PLATFORM',
       'The desktop target works on Linux/X11 only. On Windows it would need a GDI screen capture and SendInput (with per-monitor DPI awareness); use --target browser meanwhile.',
@@ -37,12 +37,12 @@ export function desktopDisplay(platform: NodeJS.Platform, env: NodeJS.ProcessEnv
     );
   }
   if (platform !== 'linux' && platform !== 'freebsd' && platform !== 'openbsd') {
-    throw new ApiError(501, 'UNSUPPORTED_PLATFORM', `The desktop target is not supported on ${platform}; it needs X11.`, { platform });
+    throw new AppError(501, 'UNSUPPORTED_PLATFORM', `The desktop target is not supported on ${platform}; it needs X11.`, { platform });
   }
   const display = configured.trim() || env.DISPLAY?.trim() || '';
   if (!display) {
     const wayland = env.WAYLAND_DISPLAY ? ' This is a Wayland session: the desktop target needs XWayland (set DISPLAY, usually :0) and works on X11 windows only.' : '';
-    throw new ApiError(503, 'NO_DISPLAY', `No X display: DISPLAY is not set for the server and vision.display is empty.${wayland} Set vision.display (e.g. ":0"), or run under a desktop session or xvfb-run.`);
+    throw new AppError(503, 'NO_DISPLAY', `No X display: DISPLAY is not set for the server and vision.display is empty.${wayland} Set vision.display (e.g. ":0"), or run under a desktop session or xvfb-run.`);
   }
   return display;
 }
@@ -85,8 +85,8 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs:
     child.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       if (err.code === 'ENOENT') {
-        reject(new ApiError(503, 'DESKTOP_TOOL_MISSING', `The desktop target needs \`${command}\`, which is not installed (Debian/Ubuntu: apt-get install ${TOOL_PACKAGE[command] ?? command}).`));
-      } else reject(new ApiError(503, 'DESKTOP_FAILED', `Could not run ${command}: ${err.message}`));
+        reject(new AppError(503, 'DESKTOP_TOOL_MISSING', `The desktop target needs \`${command}\`, which is not installed (Debian/Ubuntu: apt-get install ${TOOL_PACKAGE[command] ?? command}).`));
+      } else reject(new AppError(503, 'DESKTOP_FAILED', `Could not run ${command}: ${err.message}`));
     });
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -120,7 +120,7 @@ export class DesktopTarget implements VisionTarget {
     const inv = captureInvocation(display);
     const r = await run(inv.command, inv.args, env, this.opts.timeoutMs ?? 20_000);
     if (r.code !== 0 || r.stdout.length < 24) {
-      throw new ApiError(503, 'DESKTOP_CAPTURE_FAILED', `Capturing display ${display} failed: ${r.stderr.trim().split('\n')[0] || `exit code ${r.code}`}.`);
+      throw new AppError(503, 'DESKTOP_CAPTURE_FAILED', `Capturing display ${display} failed: ${r.stderr.trim().split('\n')[0] || `exit code ${r.code}`}.`);
     }
     // import writes the smallest PNG it can (often 1-bit greyscale); re-encode as RGBA for the locators.
     const raster = decodePng(r.stdout);
@@ -138,13 +138,13 @@ export class DesktopTarget implements VisionTarget {
     if (!opts.region) return { png: full, width: size.width, height: size.height, origin: { x: 0, y: 0 }, bounds: screen, ...base };
     const bounds = intersect(opts.region, screen);
     const rect = bounds && regionToPixels(bounds, 1, size);
-    if (!bounds || !rect) throw new ApiError(400, 'INVALID_REGION', `The region lies outside the screen (${size.width}x${size.height} px).`, { screen: info.screen });
+    if (!bounds || !rect) throw new AppError(400, 'INVALID_REGION', `The region lies outside the screen (${size.width}x${size.height} px).`, { screen: info.screen });
     return { png: encodePng(crop(raster, rect)), width: rect.width, height: rect.height, origin: { x: rect.x, y: rect.y }, bounds, ...base };
   }
 
   async perform(action: PointerAction, point: Point): Promise<void> {
     const { env, display } = this.display();
     const r = await run('xdotool', xdotoolArgs(action, point), env, this.opts.timeoutMs ?? 20_000);
-    if (r.code !== 0) throw new ApiError(503, 'DESKTOP_INPUT_FAILED', `xdotool on display ${display} failed: ${r.stderr.trim().split('\n')[0] || `exit code ${r.code}`}.`);
+    if (r.code !== 0) throw new AppError(503, 'DESKTOP_INPUT_FAILED', `xdotool on display ${display} failed: ${r.stderr.trim().split('\n')[0] || `exit code ${r.code}`}.`);
   }
 }

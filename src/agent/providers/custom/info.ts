@@ -1,0 +1,12 @@
+// What svc knows about the user's own command (`agent.customCommand`), without running it: pure data, gathered in ../registry.ts.
+import type { ProviderInfo } from '../../../protocol/providers.ts';
+
+export const customInfo = {
+  id: 'custom',
+  displayName: 'Custom command',
+  command: '',
+  models: [{ id: '', label: 'Default' }],
+  efforts: [],
+  install: null,
+  supports: { resume: false, liveSteer: false, thinking: false, streaming: true },
+} satisfies ProviderInfo & { id: 'custom' };

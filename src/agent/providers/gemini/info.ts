@@ -1,0 +1,24 @@
+// What svc knows about Gemini CLI (`gemini`), without running it: pure data, gathered in ../registry.ts.
+import type { ProviderInfo } from '../../../protocol/providers.ts';
+import { npmInstall } from '../shared.ts';
+
+export const geminiInfo = {
+  id: 'gemini',
+  displayName: 'Gemini CLI',
+  command: 'gemini',
+  models: [
+    { id: '', label: 'Default (auto routing)' },
+    { id: 'pro', label: 'Pro (latest)' },
+    { id: 'flash', label: 'Flash (latest)' },
+    { id: 'flash-lite', label: 'Flash-Lite (latest)' },
+    { id: 'gemini-3.1-pro-preview', label: 'Gemini 3.1 Pro (preview)' },
+    { id: 'gemini-3-flash-preview', label: 'Gemini 3 Flash (preview)' },
+    { id: 'gemini-2.5-pro', label: 'Gemini 2.5 Pro' },
+    { id: 'gemini-2.5-flash', label: 'Gemini 2.5 Flash' },
+  ],
+  // Gemini CLI has no effort setting (the adapter ignores `effort`).
+  efforts: [],
+  install: npmInstall('@google/gemini-cli', 'https://github.com/google-gemini/gemini-cli'),
+  // Thought parts are received but stream-json has no event for them.
+  supports: { resume: true, liveSteer: false, thinking: false, streaming: true },
+} satisfies ProviderInfo & { id: 'gemini' };

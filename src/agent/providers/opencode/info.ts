@@ -1,0 +1,21 @@
+// What svc knows about OpenCode (`opencode`), without running it: pure data, gathered in ../registry.ts.
+import type { ProviderInfo } from '../../../protocol/providers.ts';
+import { npmInstall } from '../shared.ts';
+
+export const opencodeInfo = {
+  id: 'opencode',
+  displayName: 'OpenCode',
+  command: 'opencode',
+  models: [
+    { id: '', label: 'Default (from opencode.json)' },
+    { id: 'anthropic/claude-sonnet-5', label: 'Anthropic · Claude Sonnet 5' },
+    { id: 'anthropic/claude-opus-4-8', label: 'Anthropic · Claude Opus 4.8' },
+    { id: 'openai/gpt-6.1-sol', label: 'OpenAI · GPT-6.1 Sol' },
+    { id: 'google/gemini-3.1-pro-preview', label: 'Google · Gemini 3.1 Pro (preview)' },
+  ],
+  // `--variant`: provider-specific names (OpenAI minimal…xhigh, Anthropic high/max, Google low/high);
+  // a variant the model does not define is ignored by opencode.
+  efforts: ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'],
+  install: npmInstall('opencode-ai', 'https://opencode.ai/docs/'),
+  supports: { resume: true, liveSteer: false, thinking: true, streaming: false },
+} satisfies ProviderInfo & { id: 'opencode' };

@@ -1,0 +1,128 @@
+// The OpenAPI 3.1 document of a server, made from its route declarations (src/http/routes.ts). OpenAPI
+// 3.1 schemas are JSON Schema 2020-12, which is what zod writes, so each schema is converted as it is.
+// Pure: the same declarations give the same document.
+import { z } from 'zod';
+import { ERROR_CODES } from '../core/errors.ts';
+import type { Produces, RouteDoc } from './routes.ts';
+
+export interface ApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+const ErrorBodySchema = z
+  .looseObject({
+    error: z.enum(ERROR_CODES).describe('Stable machine-readable code.'),
+    message: z.string().describe('What went wrong and what to do next, for people.'),
+  })
+  .describe('The body of every error answer; some codes add fields (e.g. `field` for VALIDATION_FAILED).');
+
+const MEDIA_TYPES: Record<Produces, string> = {
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+  sse: 'text/event-stream',
+  websocket: 'application/json',
+  file: 'application/octet-stream',
+  html: 'text/html',
+};
+
+function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+/** `/api/chat-sessions/:id` → `/api/chat-sessions/{id}`; a wildcard becomes a `{path}` parameter. */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z_]\w*)/g, '{$1}').replace(/\*$/, '{path}');
+}
+
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): JsonSchema[] {
+  if (!schema) return [];
+  const json = toSchema(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(typeof description === 'string' ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+function responses(doc: RouteDoc): JsonSchema {
+  const status = String(doc.status ?? (doc.produces === 'websocket' ? 101 : 200));
+  const type = MEDIA_TYPES[doc.produces];
+  const schema = doc.produces === 'ndjson' || doc.produces === 'sse' ? doc.item : doc.response;
+  const description = {
+    json: 'The answer.',
+    ndjson: 'A stream of JSON lines, one per step; the schema is that of one line.',
+    sse: 'A stream of server-sent events; the schema is that of one event\'s data.',
+    websocket: 'Switches to a WebSocket carrying the same JSON events as the SSE stream.',
+    file: 'The file\'s bytes, with its media type.',
+    html: 'An HTML page.',
+  }[doc.produces];
+  return {
+    [status]: {
+      description,
+      ...(doc.produces !== 'websocket' ? { content: { [type]: { schema: schema ? toSchema(schema, 'output') : {} } } } : {}),
+    },
+    default: {
+      description: 'An error: `{"error": CODE, "message": …}`.',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
+    },
+  };
+}
+
+function operation(doc: RouteDoc): JsonSchema {
+  const pathParameters = parameters(doc.params, 'path');
+  // a wildcard route without a params schema still has its `{path}` parameter
+  if (doc.url.endsWith('*') && !pathParameters.some((p) => p.name === 'path')) {
+    pathParameters.push({ name: 'path', in: 'path', required: true, schema: { type: 'string' } });
+  }
+  return {
+    operationId: `${doc.method.toLowerCase()}${openApiPath(doc.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    summary: doc.summary,
+    tags: [doc.group],
+    parameters: [...pathParameters, ...parameters(doc.query, 'query')],
+    ...(doc.body || doc.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            content: doc.rawBody
+              ? { [doc.rawBody]: { schema: { type: 'string', contentMediaType: doc.rawBody } } }
+              : { 'application/json': { schema: toSchema(doc.body!, 'input') } },
+          },
+        }
+      : {}),
+    responses: responses(doc),
+  };
+}
+
+export function openApiDocument(docs: readonly RouteDoc[], info: ApiInfo): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const doc of docs) {
+    const path = openApiPath(doc.url);
+    (paths[path] ??= {})[doc.method.toLowerCase()] = operation(doc);
+  }
+  return {
+    openapi: '3.1.0',
+    info,
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    servers: [{ url: '/' }],
+    tags: [...new Set(docs.map((d) => d.group))].map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: { ErrorBody: toSchema(ErrorBodySchema, 'output') },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Needed from other machines; loopback callers need none (`svc token` prints it).' } },
+    },
+    security: [{}, { bearer: [] }],
+  };
+}

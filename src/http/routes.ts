@@ -1,0 +1,151 @@
+// How every route is declared: method, path, a one-line summary, and zod schemas for its params,
+// query, body and answer. The handler receives the parsed, typed input; a bad input is a 400 that
+// names the field before the handler runs. Every declaration is also recorded for the OpenAPI
+// document (src/http/openapi.ts), the README's route table and the route-count test, so a route
+// cannot exist without its schemas.
+//
+// Under `NODE_ENV=test` each JSON answer is checked against its declared schema, so the whole test
+// suite keeps the published schemas true.
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { WebSocket } from 'ws';
+import { z } from 'zod';
+import { AppError } from '../core/errors.ts';
+import { parseInput } from './validate.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The body of a POST that takes no input: nothing, or `{}`. */
+export const noBody = z.strictObject({}).optional();
+
+/**
+ * What a route answers with: one JSON value (`json`, checked against `response`), or a stream of
+ * NDJSON lines or SSE events (each documented by `item`), a WebSocket, a file, or an HTML page.
+ */
+export type Produces = 'json' | 'ndjson' | 'sse' | 'websocket' | 'file' | 'html';
+
+/** The documented part of a route: what the OpenAPI document and the route table are made from. */
+export interface RouteDoc {
+  method: Method;
+  url: string;
+  /** The module the route belongs to (an OpenAPI tag). */
+  group: string;
+  summary: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** The body is raw bytes of this media type instead of JSON (uploads). */
+  rawBody?: string;
+  response?: z.ZodType;
+  /** Status of a successful answer (default 200). */
+  status?: number;
+  produces: Produces;
+  /** One NDJSON line or SSE event of a streaming answer. */
+  item?: z.ZodType;
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Answer<R> = R extends z.ZodType ? z.input<R> : unknown;
+
+export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produces' | 'params' | 'query' | 'body' | 'response'> {
+  params?: P;
+  query?: Q;
+  body?: B;
+  response?: R;
+  produces?: Produces;
+  /** Largest accepted body (default: the server's limit). */
+  bodyLimit?: number;
+  /** Runs before the body is read (e.g. to refuse an upload without reading it). */
+  onRequest?: onRequestHookHandler;
+  /** The body is validated by the handler itself (`body` then only documents it). */
+  validateBody?: false;
+  handler?(input: HandlerInput<Out<P>, Out<Q>, Out<B>>): Promise<Answer<R>> | Answer<R>;
+  /** For `produces: 'websocket'`. */
+  websocket?(socket: WebSocket, request: FastifyRequest): void;
+}
+
+/** A route declaration; `route({...})` infers the handler's types from the schemas. */
+export type Route = RouteSpec<any, any, any, any>;
+
+export function route<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+  R extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<P, Q, B, R>): Route {
+  return spec;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route declared with defineRoutes(), in order of registration (one list per server). */
+    routeDocs: RouteDoc[];
+  }
+}
+
+const checkAnswers = process.env.NODE_ENV === 'test';
+
+/** Registers a module's routes on `app` and records their documentation. */
+export function defineRoutes(app: FastifyInstance, group: string, routes: readonly Route[]): void {
+  for (const spec of routes) {
+    const doc = documentRoute(app, group, spec);
+    if (spec.websocket) {
+      app.get(spec.url, { websocket: true }, spec.websocket);
+      continue;
+    }
+    const handler = spec.handler;
+    if (!handler) throw new Error(`route ${spec.method} ${spec.url} has no handler`);
+    app.route({
+      method: spec.method,
+      url: spec.url,
+      ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
+      ...(spec.onRequest ? { onRequest: spec.onRequest } : {}),
+      handler: async (request, reply) => {
+        const params = spec.params ? parseInput(spec.params, request.params, 'params') : undefined;
+        const query = spec.query ? parseInput(spec.query, request.query, 'query') : undefined;
+        const body = spec.body && spec.validateBody !== false ? parseInput(spec.body, request.body, 'body') : request.body;
+        if (spec.status) void reply.code(spec.status);
+        const answer = await handler({ params, query, body, request, reply });
+        if (checkAnswers && doc.produces === 'json' && doc.response && !reply.sent) checkAnswer(doc, answer);
+        return answer;
+      },
+    });
+  }
+}
+
+/** Records a route served by something else (a static-file plugin) so the documentation stays whole. */
+export function documentRoute(app: FastifyInstance, group: string, spec: Omit<Route, 'handler' | 'websocket'> & Pick<Route, 'websocket'>): RouteDoc {
+  if (!app.hasDecorator('routeDocs')) throw new Error('the server was not made by createServer()');
+  const doc: RouteDoc = {
+    method: spec.method,
+    url: spec.url,
+    group,
+    summary: spec.summary,
+    produces: spec.produces ?? (spec.websocket ? 'websocket' : 'json'),
+    ...(spec.params ? { params: spec.params } : {}),
+    ...(spec.query ? { query: spec.query } : {}),
+    ...(spec.body ? { body: spec.body } : {}),
+    ...(spec.rawBody ? { rawBody: spec.rawBody } : {}),
+    ...(spec.response ? { response: spec.response } : {}),
+    ...(spec.status ? { status: spec.status } : {}),
+    ...(spec.item ? { item: spec.item } : {}),
+  };
+  app.routeDocs.push(doc);
+  return doc;
+}
+
+/** Test mode: an answer that does not match its published schema is a failure of the server. */
+function checkAnswer(doc: RouteDoc, answer: unknown): void {
+  const json: unknown = answer === undefined ? undefined : JSON.parse(JSON.stringify(answer));
+  const result = doc.response!.safeParse(json);
+  if (result.success) return;
+  const issue = result.error.issues[0]!;
+  throw new AppError(500, 'RESPONSE_SCHEMA', `${doc.method} ${doc.url} answered outside its schema at '${issue.path.join('.')}': ${issue.message}`);
+}

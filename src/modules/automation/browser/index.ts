@@ -1,0 +1,14 @@
+// The browser skill: a Chromium browser driven over CDP by the browser server (`svc browser serve`,
+// src/servers/browser.ts), which the core server and the CLI reach through BrowserClient (starting
+// it on first use). The routes are the same on both servers.
+export { browserRoutes, type BrowserApi } from './browser.routes.ts';
+export { BrowserClient, createBrowserClient, ensureServer, type SpawnCommand } from './client.ts';
+export { browserClientFor } from './spawn.ts';
+export { browserCommand, runBrowserArgs, BROWSER_HELP } from './commands.ts';
+export { browserSkill } from './skill.ts';
+export { isPidAlive } from './launcher.ts';
+export { DEFAULT_BROWSER_PORT, type Action, type ActionResult, type ActionResultMap } from './types.ts';
+export type { BrowserSession, SessionOptions } from './session.ts';
+
+/** The driver side (playwright-core), for the browser server only. */
+export const loadBrowserDriver = () => import('./driver.ts');

@@ -1,0 +1,11 @@
+// The web-routing skill: interception rules (redirect, rewrite, block, mock, transform) stored in
+// SQLite, applied by the local proxy and by the controlled browser, managed by routes and commands.
+export { RuleService } from './web-routing.service.ts';
+export { RulesRepo } from './web-routing.repo.ts';
+export { webRoutingRoutes } from './web-routing.routes.ts';
+export { webRoutingCommand, runWebRoutingCommand } from './commands.ts';
+export { startRoutingProxy, type RoutingProxy } from './proxy.ts';
+export { RemoteRuleSource } from './remote-rules.ts';
+export { attachToPage } from './browser.ts';
+export type { RuleSource } from './rules.ts';
+export { webRoutingSkill } from './skill.ts';

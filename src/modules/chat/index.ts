@@ -1,0 +1,7 @@
+// The chat module: chat sessions and their messages (storage, search, titles), the routes of the
+// spec's "Messages and sessions" group, and the /sessions and /new commands.
+export { ChatService, type SessionRuns } from './chat.service.ts';
+export { ChatSessionRepo, DEFAULT_SESSION_TITLE } from './sessions.repo.ts';
+export { MessageRepo } from './messages.repo.ts';
+export { chatRoutes, type ChatRouteDeps } from './chat.routes.ts';
+export { chatCommands } from './chat.commands.ts';

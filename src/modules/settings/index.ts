@@ -1,0 +1,6 @@
+// The settings module: the settings document composed of sections its owners declare, stored in
+// SQLite, changed by validated merge patches, published (secrets masked) as `settings_changed`.
+export { SettingsModel, networkSettings, mergePatch, type Sections, type SettingsOf } from './settings.model.ts';
+export { SettingsService } from './settings.service.ts';
+export { SettingsRepo } from './settings.repo.ts';
+export { settingsRoutes } from './settings.routes.ts';

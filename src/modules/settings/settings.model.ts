@@ -1,0 +1,105 @@
+// The settings document: the sections the server composes (each declared by its owner), their
+// defaults, validation of every change, and redaction of secrets. Stored in SQLite (one JSON
+// document per section). A PUT is a JSON merge patch (RFC 7396): objects merge, arrays and scalars
+// replace, `null` resets a field to its default (or removes a key of a map). The merged result is
+// validated as a whole before anything is saved. Pure.
+import { z } from 'zod';
+import { AppError } from '../../core/errors.ts';
+import { REDACTED, settingsSection, type SettingsSection } from '../../protocol/settings.ts';
+
+type Json = unknown;
+const isObject = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The `network` section: who may call the server besides this machine (see the guard in src/http). */
+export const networkSettings = settingsSection(
+  z.strictObject({
+    /** Accept requests from private-network addresses without the bearer token. */
+    trustedLanBypass: z.boolean(),
+    /** Host names (besides IP literals and localhost) this server answers to. */
+    allowedHosts: z.array(z.string().min(1).max(253)).max(32),
+    /** Browser origins (besides the server's own) allowed to call the API. */
+    allowedOrigins: z.array(z.string().url()).max(32),
+  }),
+  { trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] },
+);
+
+export type Sections = Record<string, SettingsSection>;
+export type SettingsOf<T extends Sections> = { [K in keyof T]: z.output<T[K]['schema']> };
+
+/** The settings document made of `sections`: its schema, defaults, and the pure operations on it. */
+export class SettingsModel<T extends Sections> {
+  readonly schema: z.ZodType<SettingsOf<T>>;
+  readonly defaults: SettingsOf<T>;
+
+  constructor(readonly sections: T) {
+    this.schema = z.strictObject(Object.fromEntries(Object.entries(sections).map(([k, s]) => [k, s.schema]))) as unknown as z.ZodType<SettingsOf<T>>;
+    this.defaults = Object.fromEntries(Object.entries(sections).map(([k, s]) => [k, s.defaults])) as SettingsOf<T>;
+  }
+
+  /** Validates a whole settings object; the error names the first bad field. */
+  validate(candidate: Json): SettingsOf<T> {
+    const result = this.schema.safeParse(candidate);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0]!;
+    const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+    const field = (unknownKey ? [...issue.path, unknownKey] : issue.path).map(String).join('.') || '(root)';
+    const message = unknownKey ? `unknown setting '${field}'` : `${field}: ${issue.message}`;
+    throw new AppError(400, 'INVALID_SETTING', message, { field });
+  }
+
+  /** Fills sections missing from storage (or added in a later version) with defaults. */
+  withDefaults(stored: Record<string, unknown>): Json {
+    const out: Record<string, Json> = {};
+    for (const [section, defaults] of Object.entries(this.defaults)) {
+      out[section] = mergePatch(defaults, stored[section] ?? {}, defaults);
+    }
+    return out;
+  }
+
+  /** Every secret value that is set (for redaction from traces and logs). */
+  secretValues(settings: SettingsOf<T>): string[] {
+    const values: string[] = [];
+    for (const [name, section] of Object.entries(this.sections)) {
+      const holder = (settings as Record<string, Json>)[name];
+      if (!isObject(holder)) continue;
+      for (const key of section.secrets) {
+        const value = holder[key];
+        if (typeof value === 'string' && value) values.push(value);
+        else if (isObject(value)) values.push(...Object.values(value).filter((v): v is string => typeof v === 'string' && v !== ''));
+      }
+    }
+    return values;
+  }
+
+  /** A copy with every secret that is set shown as `***` (and the names of secret maps kept). */
+  redact(settings: Partial<SettingsOf<T>>): Record<string, Json> {
+    const copy = structuredClone(settings) as Record<string, Json>;
+    for (const [name, section] of Object.entries(this.sections)) {
+      const holder = copy[name];
+      if (!isObject(holder)) continue;
+      for (const key of section.secrets) {
+        const value = holder[key];
+        if (typeof value === 'string') holder[key] = value ? REDACTED : '';
+        else if (isObject(value)) holder[key] = Object.fromEntries(Object.keys(value).map((k) => [k, REDACTED]));
+      }
+    }
+    return copy;
+  }
+}
+
+/** RFC 7396 merge with defaults for `null`; `REDACTED` placeholders keep the current secret. */
+export function mergePatch(current: Json, patch: Json, defaults: Json): Json {
+  if (!isObject(patch)) return patch === null ? defaults : patch;
+  if (!isObject(current)) return patch;
+  const out: Record<string, Json> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === REDACTED && typeof current[key] === 'string') continue;
+    if (value === null) {
+      if (isObject(defaults) && key in defaults) out[key] = defaults[key];
+      else delete out[key];
+      continue;
+    }
+    out[key] = mergePatch(current[key], value, isObject(defaults) ? defaults[key] : undefined);
+  }
+  return out;
+}

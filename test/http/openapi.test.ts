@@ -1,0 +1,94 @@
+// The route documentation: GET /api/openapi.json is a valid OpenAPI 3.1 document that lists every
+// route a server registered, with its schemas, and the README's route table is made from it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { FastifyInstance } from 'fastify';
+import { routeTable } from '../../src/http/route-table.ts';
+import { openApiPath } from '../../src/http/openapi.ts';
+import { startBrowserServer, type BrowserServer } from '../../src/servers/browser.ts';
+import { getJson, startServer, tempHome, type TestServer } from '../support/server.ts';
+
+const README = join(import.meta.dirname, '../../README.md');
+
+async function validate(document: unknown): Promise<void> {
+  const result = await new Validator().validate(document as Parameters<Validator['validate']>[0]);
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 1)?.slice(0, 2000));
+  assert.equal((document as { openapi: string }).openapi, '3.1.0');
+}
+
+/** Every route Fastify registered is in the document, with the schemas its path and answer need. */
+function assertEveryRouteDocumented(app: FastifyInstance, document: { paths: Record<string, Record<string, any>> }): void {
+  const documented = new Set(app.routeDocs.map((d) => `${d.method} ${d.url}`));
+  const registered = app.routeTable.map((r) => `${r.method} ${r.url}`);
+  assert.deepEqual(registered.filter((r) => !documented.has(r)), [], 'routes without a declaration');
+  assert.equal(new Set(registered).size, documented.size);
+  for (const doc of app.routeDocs) {
+    const operation = document.paths[openApiPath(doc.url)]?.[doc.method.toLowerCase()];
+    assert.ok(operation, `${doc.method} ${doc.url} is in the document`);
+    assert.ok(doc.summary.length > 10, `${doc.method} ${doc.url} says what it does`);
+    const pathParams = [...doc.url.matchAll(/:(\w+)/g)].map((m) => m[1]);
+    const declared = operation.parameters.filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name);
+    for (const name of pathParams) assert.ok(declared.includes(name), `${doc.method} ${doc.url} declares its parameter ${name}`);
+    if (doc.produces === 'json') assert.ok(doc.response, `${doc.method} ${doc.url} declares its answer`);
+    if (doc.produces === 'ndjson' || doc.produces === 'sse') assert.ok(doc.item, `${doc.method} ${doc.url} declares its stream items`);
+    if (['POST', 'PUT', 'PATCH'].includes(doc.method)) assert.ok(doc.body || doc.rawBody, `${doc.method} ${doc.url} declares its body`);
+  }
+}
+
+describe('OpenAPI document', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server?.close();
+  });
+
+  test('the core server: valid OpenAPI 3.1, every registered route documented with its schemas', async () => {
+    const { status, body } = await getJson(`${server.url}/api/openapi.json`);
+    assert.equal(status, 200);
+    await validate(body);
+    assertEveryRouteDocumented(server.app.http, body);
+    // a sample of what the schemas say
+    const messages = body.paths['/api/messages'].get;
+    assert.deepEqual(
+      messages.parameters.map((p: { name: string }) => p.name).sort(),
+      ['after', 'before', 'limit', 'sessionId'],
+    );
+    assert.equal(messages.parameters.find((p: { name: string }) => p.name === 'limit').schema.maximum, 200);
+    const answer = messages.responses['200'].content['application/json'].schema;
+    assert.deepEqual(answer.required.sort(), ['after', 'before', 'hasMore', 'messages', 'sessionId']);
+    assert.equal(body.paths['/api/message'].post.responses['200'].content['application/x-ndjson'].schema.oneOf.length, 4);
+    assert.ok(body.components.schemas.ErrorBody.properties.error.enum.includes('SSE_CAPACITY'));
+  });
+
+  test('the README route table is the one the routes make', () => {
+    const readme = readFileSync(README, 'utf8');
+    const table = /<!-- routes:start -->\n([\s\S]*?)\n<!-- routes:end -->/.exec(readme)?.[1];
+    assert.ok(table, 'the README has a generated route table (npm run routes)');
+    assert.equal(table, routeTable(server.app.http.routeDocs), 'the README route table is out of date: run `npm run routes` and paste it');
+  });
+});
+
+describe('OpenAPI document of the browser server', () => {
+  let browser: BrowserServer;
+  const home = tempHome();
+  before(async () => {
+    browser = await startBrowserServer({ port: 0, home });
+  });
+  after(async () => {
+    await browser?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test('valid, and every route documented (the browser itself is not started)', async () => {
+    const { status, body } = await getJson(`${browser.url}/api/openapi.json`);
+    assert.equal(status, 200);
+    await validate(body);
+    assertEveryRouteDocumented(browser.app, body);
+    assert.equal(browser.session.status().running, false);
+  });
+});
