@@ -7,12 +7,9 @@ import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, ProviderAdapter } from './providers/types.ts';
 import { startProcess, type RunningProcess } from './process.ts';
-import type { InstallInfo } from '../protocol/providers.ts';
 
 export interface AttemptOptions {
   adapter: ProviderAdapter<any>;
-  /** How the CLI is installed (what a missing CLI's message tells the user to run); null for `custom`. */
-  install: InstallInfo | null;
   request: Omit<InvocationRequest, 'scratchDir'>;
   env: NodeJS.ProcessEnv;
   pidDir: string;
@@ -94,7 +91,6 @@ export class Attempt {
         pidDir: this.options.pidDir,
         onLine: (line) => this.onLine(line),
         onStderr: (text) => this.observer.onRawLine('stderr', text),
-        onActivity: () => this.armIdleTimer(),
       });
       this.armIdleTimer();
       this.maxTimer = setTimeout(() => this.timeout(`ran longer than the maximum of ${Math.round(this.options.maxRunMs / 1000)} s (setting agent.maxRunSec)`), this.options.maxRunMs);
@@ -115,7 +111,7 @@ export class Attempt {
           status: 'error',
           text: '',
           failure: missing ? 'cli_missing' : 'crash',
-          message: missing ? missingCliMessage(adapter.id, invocation.command, this.options.install) : `could not start '${invocation.command}': ${exit.spawnError.message}`,
+          message: missing ? `'${invocation.command}' was not found` : `could not start '${invocation.command}': ${exit.spawnError.message}`,
         };
       }
       for (const event of adapter.finish(this.state, exit)) this.emit(event);
@@ -139,7 +135,11 @@ export class Attempt {
 
   private onLine(line: string): void {
     this.observer.onRawLine('stdout', line);
-    this.apply(this.options.adapter.parseLine(this.state, line));
+    const output = this.options.adapter.parseLine(this.state, line);
+    // A CLI that only says it is retrying (codex "Reconnecting... waiting for network", every few
+    // seconds, for as long as the network is down) is not making progress: the watchdog keeps counting.
+    if (output.events.length === 0 || output.events.some((e) => e.kind !== 'provider_retry')) this.armIdleTimer();
+    this.apply(output);
   }
 
   private apply(output: AdapterOutput): void {
@@ -168,10 +168,4 @@ export class Attempt {
     this.timeoutReason = reason;
     this.process?.kill(this.options.killGraceMs);
   }
-}
-
-/** Says how to install the CLI, or where to point svc at it. */
-function missingCliMessage(provider: string, command: string, install: InstallInfo | null): string {
-  const how = install ? `install it with \`${install.command}\`` : 'check the setting agent.customCommand';
-  return `'${command}' was not found: ${how}, or set agent.executables.${provider} to its path`;
 }

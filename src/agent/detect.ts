@@ -10,20 +10,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { posix, win32 } from 'node:path';
+import { isAbsolute, join, posix, win32 } from 'node:path';
 import type { ProviderId } from './providers/registry.ts';
 import { providerInfo, PROVIDER_IDS } from './providers/registry.ts';
+import type { CliStatus } from '../protocol/providers.ts';
+import { findCredentials, readiness, type CredentialState } from './readiness.ts';
 
-export type CliStatus =
-  | { state: 'detecting' }
-  | {
-      state: 'ready';
-      installed: boolean;
-      path: string | null;
-      version: string | null;
-      checkedAt: number;
-      error?: string;
-    };
+export type { CliStatus };
 
 export type ReadyCliStatus = Extract<CliStatus, { state: 'ready' }>;
 
@@ -240,6 +233,8 @@ class Limiter {
 export class CliDetector {
   private readonly statuses = new Map<ProviderId, CliStatus>();
   private running: Promise<void> | null = null;
+  /** What a running detection reads changed: run again when it ends. */
+  private again = false;
   private readonly children = new Set<ChildProcess>();
   private closed = false;
   private started = false;
@@ -263,15 +258,48 @@ export class CliDetector {
   }
 
   /**
-   * Starts a background re-detection; a call while one runs joins it. Earlier results stay
+   * Starts a background re-detection; a call while one runs joins it, unless `stale`: what it
+   * reads changed (the settings), so it runs again after the current one. Earlier results stay
    * visible until each provider's new result replaces them.
    */
-  refresh(): void {
-    if (this.running || this.closed) return;
+  refresh(stale = false): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again ||= stale;
+      return;
+    }
     this.started = true;
-    this.running = this.detectAll().finally(() => {
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.detectAll();
+      } while (this.again && !this.closed);
+    })().finally(() => {
       this.running = null;
     });
+  }
+
+  /** The settings it reads changed: re-detect when anyone has looked (the next snapshot shows it). */
+  invalidate(): void {
+    if (this.started) this.refresh(true);
+  }
+
+  /**
+   * Installed or not, and where the login is, for every provider, without running any CLI (no
+   * version): a few file checks, cheap enough for `svc serve` to print at start.
+   */
+  async quickCheck(): Promise<Record<ProviderId, ReadyCliStatus>> {
+    const entries = await Promise.all(PROVIDER_IDS.map(async (id) => [id, await this.detectOne(id, false)] as const));
+    return Object.fromEntries(entries) as Record<ProviderId, ReadyCliStatus>;
+  }
+
+  /** The snapshot once detection has finished, or after `timeoutMs` with what is known by then. */
+  async settled(timeoutMs: number): Promise<Record<ProviderId, CliStatus>> {
+    if (!this.started) this.refresh();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.whenIdle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+    clearTimeout(timer);
+    return this.snapshot();
   }
 
   /** Resolves when no detection is running (for tests and shutdown). */
@@ -290,14 +318,7 @@ export class CliDetector {
     await Promise.all(
       PROVIDER_IDS.map(async (id) => {
         const status = await this.detectOne(id).catch(
-          (err: unknown): ReadyCliStatus => ({
-            state: 'ready',
-            installed: false,
-            path: null,
-            version: null,
-            checkedAt: this.now(),
-            error: `detection failed: ${(err as Error)?.message ?? String(err)}`,
-          }),
+          (err: unknown): ReadyCliStatus => this.result(id, { installed: false, path: null, version: null, error: `detection failed: ${(err as Error)?.message ?? String(err)}` }, { state: 'unknown' }),
         );
         if (!this.closed) this.statuses.set(id, status);
       }),
@@ -308,7 +329,36 @@ export class CliDetector {
     return (this.options.now ?? Date.now)();
   }
 
-  private async detectOne(id: ProviderId): Promise<ReadyCliStatus> {
+  private result(id: ProviderId, found: { installed: boolean; path: string | null; version: string | null; error?: string }, credentials: CredentialState): ReadyCliStatus {
+    const { error, ...rest } = found;
+    return {
+      state: 'ready',
+      ...rest,
+      ...(error !== undefined ? { error } : {}),
+      checkedAt: this.now(),
+      credentials,
+      readiness: readiness(providerInfo(id), found.installed, credentials),
+    };
+  }
+
+  /** Where the provider's login is (a key in the runs' environment, a login file), without running it. */
+  private async credentials(id: ProviderId): Promise<CredentialState> {
+    const where = providerInfo(id).credentials;
+    if (!where) return { state: 'unknown' };
+    const env = this.options.env?.() ?? process.env;
+    const home = env.HOME || homedir();
+    const existing = new Set<string>();
+    for (const file of where.files) {
+      const variable = /^\$([A-Z_][A-Z0-9_]*)\/(.+)$/.exec(file);
+      const base = variable ? env[variable[1]!] : home;
+      if (!base || !isAbsolute(base)) continue;
+      const found = await stat(join(base, variable ? variable[2]! : file)).catch(() => undefined);
+      if (found?.isFile() && found.size > 0) existing.add(file);
+    }
+    return findCredentials(where, env, existing);
+  }
+
+  private async detectOne(id: ProviderId, probeVersionToo = true): Promise<ReadyCliStatus> {
     const overrides = typeof this.options.paths === 'function' ? this.options.paths() : (this.options.paths ?? {});
     const override = overrides[id]?.trim();
     let command: string;
@@ -316,14 +366,8 @@ export class CliDetector {
     else if (id === 'custom') command = this.options.customCommand?.()[0]?.trim() ?? '';
     else command = providerInfo(id).command;
 
-    const missing = (error: string): ReadyCliStatus => ({
-      state: 'ready',
-      installed: false,
-      path: null,
-      version: null,
-      checkedAt: this.now(),
-      error,
-    });
+    const credentials = await this.credentials(id);
+    const missing = (error: string): ReadyCliStatus => this.result(id, { installed: false, path: null, version: null, error }, credentials);
     if (!command) return missing('no custom command configured (settings agent.customCommand)');
 
     const path = await resolveExecutable(command, {
@@ -335,7 +379,7 @@ export class CliDetector {
       return missing(bare ? `'${command}' not found on PATH` : `'${command}' is not an executable file`);
     }
     // The custom command is the user's own program: running it with --version could do anything.
-    if (id === 'custom') return { state: 'ready', installed: true, path, version: null, checkedAt: this.now() };
+    if (id === 'custom' || !probeVersionToo) return this.result(id, { installed: true, path, version: null }, credentials);
     if (this.closed) return missing('detector closed');
 
     const probe = await this.probes.run(async () =>
@@ -347,13 +391,6 @@ export class CliDetector {
             track: (child, done) => (done ? this.children.delete(child) : this.children.add(child)),
           }),
     );
-    return {
-      state: 'ready',
-      installed: true,
-      path,
-      version: probe.version,
-      checkedAt: this.now(),
-      ...(probe.error ? { error: probe.error } : {}),
-    };
+    return this.result(id, { installed: true, path, version: probe.version, ...(probe.error ? { error: probe.error } : {}) }, credentials);
   }
 }

@@ -19,8 +19,6 @@ export interface ProcessSpec {
   pidDir: string;
   onLine(line: string): void;
   onStderr(text: string): void;
-  /** Called for any output at all (stdout or stderr), for the idle watchdog. */
-  onActivity(): void;
 }
 
 export interface RunningProcess {
@@ -81,13 +79,9 @@ export function startProcess(spec: ProcessSpec): RunningProcess {
   let killTimer: NodeJS.Timeout | undefined;
   const stdout = lineSplitter(spec.onLine);
   child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    spec.onActivity();
-    stdout.push(chunk);
-  });
+  child.stdout!.on('data', (chunk: string) => stdout.push(chunk));
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
-    spec.onActivity();
     stderrTail = (stderrTail + chunk).slice(-STDERR_TAIL_BYTES);
     spec.onStderr(chunk);
   });

@@ -7,12 +7,13 @@ import { newId } from '../core/ids.ts';
 import type { MessageRole } from '../protocol/chat.ts';
 import type { EventName, EventPayload } from '../protocol/events.ts';
 import { streamLineOf, type RunSink, type StreamLine } from '../protocol/stream-lines.ts';
-import type { RuntimeStatus } from '../protocol/runs.ts';
+import { stepSummary, type RunRecordMeta, type RuntimeStatus } from '../protocol/runs.ts';
 import type { FailureClass, NormalizedEvent, StepKind } from './providers/types.ts';
 import { adapterOf, providerInfo, type ProviderId } from './providers/registry.ts';
 import type { ProviderSessionRepo, RunRepo } from './runs.repo.ts';
 import type { AgentSettings } from './settings.ts';
 import { Attempt, type AttemptOutcome } from './attempt.ts';
+import { describeFailure } from './failures.ts';
 import type { TraceRecorder } from './traces.ts';
 import { clip, boundInput, ToolLog } from './tool-log.ts';
 
@@ -64,6 +65,8 @@ interface ActiveRun {
   submission: Submission;
   traceId: string;
   provider: ProviderId;
+  /** The model asked for ('' or absent: the CLI's default). */
+  model?: string;
   startedAt: number;
   attempt?: Attempt;
   stopReason?: string;
@@ -107,10 +110,18 @@ export class AgentRuntime {
     };
   }
 
-  /** Saves the user's message and runs it now, or queues it behind the active run. */
-  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink }): { requestId: string; queued: boolean } {
+  /**
+   * Throws when a message cannot be taken now (the queue is full, the server is closing). Callers
+   * that answer with a stream check this before opening it, so the refusal is a plain error answer.
+   */
+  admit(): void {
     if (this.closed) throw new AppError(503, 'SHUTTING_DOWN', 'The server is shutting down.');
     if (this.queue.length >= MAX_QUEUE) throw new AppError(429, 'QUEUE_FULL', `${MAX_QUEUE} messages are already waiting; stop or wait for the agent.`);
+  }
+
+  /** Saves the user's message and runs it now, or queues it behind the active run. */
+  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink }): { requestId: string; queued: boolean } {
+    this.admit();
     const requestId = newId('req');
     const queued = Boolean(this.active) || this.queue.length > 0;
     const saved = this.deps.transcript.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { requestId } });
@@ -122,9 +133,19 @@ export class AgentRuntime {
   }
 
   /** Stops the active run (its whole process tree) and drops the queued messages. */
-  stop(reason = 'stopped by user'): { stopped: boolean; cleared: number } {
+  stop(reason = 'stopped by user', discardedSession?: string): { stopped: boolean; cleared: number } {
     const cleared = this.queue.splice(0);
-    for (const submission of cleared) this.finishSinks(submission.sinks, { type: 'done', status: 'stopped', text: '', reason: 'removed from the queue by stop' });
+    const unsent = new Map<string, number>();
+    for (const submission of cleared) {
+      this.finishSinks(submission.sinks, { type: 'done', status: 'stopped', text: '', reason: 'removed from the queue by stop' });
+      if (submission.messageId !== undefined) unsent.set(submission.sessionId, (unsent.get(submission.sessionId) ?? 0) + 1);
+    }
+    // The messages stay in the history where they were sent; a note says they were never answered.
+    for (const [sessionId, count] of unsent) {
+      if (sessionId === discardedSession) continue;
+      const what = count === 1 ? 'A queued message was' : `${count} queued messages were`;
+      this.deps.transcript.saveMessage({ sessionId, role: 'system', content: `${what} not sent to the agent: ${reason}.`, meta: { kind: 'queue_dropped', count } });
+    }
     const run = this.active;
     if (run) {
       run.stopReason ??= reason;
@@ -176,7 +197,7 @@ export class AgentRuntime {
   stopSessionWork(sessionId: string, reason: string): void {
     const run = this.active?.submission.sessionId === sessionId ? this.active : undefined;
     if (run) run.discardAnswer = true;
-    if (run || this.queue.some((s) => s.sessionId === sessionId)) this.stop(reason);
+    if (run || this.queue.some((s) => s.sessionId === sessionId)) this.stop(reason, sessionId);
   }
 
   async close(): Promise<void> {
@@ -240,13 +261,15 @@ export class AgentRuntime {
     for (let index = 0; index < chain.length && !run.stopReason; index++) {
       const provider = chain[index]!;
       run.provider = provider;
-      outcome = await this.runWithRetries(run, provider, index === 0 ? agentSettings.model : '');
+      run.model = index === 0 ? agentSettings.model : '';
+      outcome = await this.runWithRetries(run, provider, run.model);
       if (outcome.status === 'ok') this.deps.onProviderOutcome?.(provider, { ok: true });
       if (outcome.status !== 'error') break;
       this.deps.onProviderOutcome?.(provider, { ok: false, failure: outcome.failure, message: outcome.message });
       const next = chain[index + 1];
       if (next && !run.stopReason) {
-        bus.publish('agent_fallback', { traceId: run.traceId, from: provider, to: next, reason: `${outcome.failure}: ${outcome.message}` });
+        const { summary } = describeFailure(providerInfo(provider), outcome.failure, outcome.message);
+        bus.publish('agent_fallback', { traceId: run.traceId, from: provider, to: next, reason: summary });
       }
     }
     if (run.stopReason && outcome.status !== 'ok') outcome = { status: 'stopped', text: outcome.text, reason: run.stopReason };
@@ -263,13 +286,14 @@ export class AgentRuntime {
       if (outcome.failure === 'stale_session' && !freshSessionTried) {
         freshSessionTried = true;
         providerSessions.forget(run.submission.sessionId, provider);
-        bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries + 1, delayMs: 0, reason: `${provider} no longer knows the saved session; starting a fresh one` });
+        bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries + 1, delayMs: 0, reason: `${providerInfo(provider).displayName} no longer knows the saved session; starting a fresh one`, failure: 'stale_session' });
         continue;
       }
       if (!RETRYABLE.has(outcome.failure) || retries >= this.deps.settings().retries) return outcome;
       retries++;
       const delayMs = (this.deps.retryBaseMs ?? 1000) * 2 ** (retries - 1);
-      bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries, delayMs, reason: `${outcome.failure}: ${outcome.message}` });
+      const { summary } = describeFailure(providerInfo(provider), outcome.failure, outcome.message);
+      bus.publish('agent_retry', { traceId: run.traceId, provider, attempt: retries, delayMs, reason: summary, failure: outcome.failure });
       await this.pause(run, delayMs);
       if (run.stopReason) return outcome;
     }
@@ -294,7 +318,6 @@ export class AgentRuntime {
     const attempt = new Attempt(
       {
         adapter: adapterOf(provider),
-        install: providerInfo(provider).install,
         request: {
           prompt: run.submission.prompt,
           cwd: agent.workingDir || this.deps.cwd,
@@ -365,7 +388,7 @@ export class AgentRuntime {
         }
         return;
       case 'provider_retry':
-        this.deps.bus.publish('agent_retry', { traceId, provider, attempt: event.attempt ?? 0, delayMs: event.delayMs ?? 0, reason: `${provider} is retrying on its own: ${event.reason}` });
+        this.deps.bus.publish('agent_retry', { traceId, provider, attempt: event.attempt ?? 0, delayMs: event.delayMs ?? 0, reason: `${providerInfo(provider).displayName} is retrying on its own: ${event.reason}` });
         return;
       case 'error':
       case 'result':
@@ -393,33 +416,54 @@ export class AgentRuntime {
   }
 
   private async finish(run: ActiveRun, outcome: AttemptOutcome): Promise<void> {
-    const { bus, transcript, recorder, runs } = this.deps;
-    const { sessionId } = run.submission;
+    const { bus, recorder, runs } = this.deps;
     const traceId = run.traceId;
     const usage = Object.keys(run.usage).length ? run.usage : undefined;
-    let messageId: number | undefined;
-    if (outcome.text && outcome.status !== 'error' && !run.discardAnswer) {
-      const meta = { traceId, provider: run.provider, ...(outcome.status === 'stopped' ? { interrupted: true } : {}), ...(usage ? { usage } : {}) };
-      messageId = transcript.saveMessage({ sessionId, role: 'assistant', content: outcome.text, meta }).id;
-    }
-    const error = outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : undefined;
-    const reason = outcome.status === 'stopped' ? outcome.reason : error;
+    const durationMs = Date.now() - run.startedAt;
+    const report = outcome.status === 'error' ? describeFailure(providerInfo(run.provider), outcome.failure, outcome.message) : undefined;
+    const reason = outcome.status === 'stopped' ? outcome.reason : report?.summary;
+    const messageId = run.discardAnswer ? undefined : this.saveRecord(run, outcome, { durationMs, usage, report });
     const done = this.publish(run, 'agent_done', {
       traceId,
       status: outcome.status,
       text: outcome.text,
-      ...(error ? { error } : {}),
+      ...(report ? { error: report.summary, failure: report.failure, ...(report.fix ? { fix: report.fix } : {}) } : {}),
       ...(reason ? { reason } : {}),
       provider: run.provider,
       ...(messageId !== undefined ? { messageId } : {}),
       toolLog: run.toolLog.toJSON(),
       ...(usage ? { usage } : {}),
-      durationMs: Date.now() - run.startedAt,
+      durationMs,
     });
     bus.publish('agent_status', { status: outcome.status === 'error' ? 'error' : 'done', traceId, provider: run.provider });
     const eventCount = await recorder.end(traceId);
-    runs.finish(traceId, { status: outcome.status, provider: run.provider, error, messageId, usage, eventCount });
+    runs.finish(traceId, { status: outcome.status, provider: run.provider, error: outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : undefined, messageId, usage, eventCount });
     // Last: a client that reads the trace as soon as its stream says `done` finds it complete.
     this.finishSinks(run.submission.sinks, done!);
+  }
+
+  /**
+   * Every run leaves a message in its conversation: the answer (also when a stop cut it short), or,
+   * when there is none, a record of why (what failed and what to do, or what stopped it). Returns
+   * the message id.
+   */
+  private saveRecord(run: ActiveRun, outcome: AttemptOutcome, facts: { durationMs: number; usage?: Record<string, number>; report?: ReturnType<typeof describeFailure> }): number {
+    const { report } = facts;
+    const meta: RunRecordMeta = {
+      traceId: run.traceId,
+      provider: run.provider,
+      ...(run.model ? { model: run.model } : {}),
+      status: outcome.status,
+      durationMs: facts.durationMs,
+      ...(facts.usage ? { usage: facts.usage } : {}),
+      ...(report ? { failure: report.failure, ...(report.fix ? { fix: report.fix } : {}) } : {}),
+      steps: run.toolLog.toJSON().filter((s) => s.step !== 'thinking').slice(0, 100).map((s) => ({ stepId: s.stepId, name: s.name, step: s.step, status: s.status, summary: stepSummary(s.input) })),
+      ...(outcome.status === 'stopped' ? { interrupted: true } : {}),
+    };
+    const { sessionId } = run.submission;
+    if (outcome.text && outcome.status !== 'error') return this.deps.transcript.saveMessage({ sessionId, role: 'assistant', content: outcome.text, meta }).id;
+    const name = providerInfo(run.provider).displayName;
+    const content = report ? report.summary : `Stopped before ${name} answered: ${outcome.status === 'stopped' ? outcome.reason : 'no answer'}.`;
+    return this.deps.transcript.saveMessage({ sessionId, role: 'system', content, meta }).id;
   }
 }

@@ -3,10 +3,9 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { uploadFiles } from './upload.ts';
+import { authHeaders, type ServerTarget } from './target.ts';
 
-export interface ChatOptions {
-  url: string;
-  token?: string;
+export interface ChatOptions extends ServerTarget {
   sessionId?: string;
   quiet: boolean;
   /** Local files to upload first and attach to the message. */
@@ -20,11 +19,10 @@ export async function chat(prompt: string, options: ChatOptions): Promise<number
   const uploaded = options.attach?.length ? await uploadFiles(options.attach, options) : [];
   if (typeof uploaded === 'number') return uploaded;
   const attachments = uploaded.map((file) => file.filename);
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...authHeaders(options) };
   let response: Response;
   try {
-    response = await fetch(`${options.url.replace(/\/+$/, '')}/api/message`, {
+    response = await fetch(`${options.url}/api/message`, {
       method: 'POST',
       headers,
       body: JSON.stringify({

@@ -1,11 +1,13 @@
 // `svc web-routing …` and `svc vision-click …`: run the slash command on the running server (its
 // rules and browser live there) and print the answer. Used by people and by the agent's CLIs.
-export async function forwardCommand(name: string, args: string[], baseUrl: string, token?: string): Promise<number> {
+import { authHeaders, type ServerTarget } from './target.ts';
+
+export async function forwardCommand(name: string, args: string[], target: ServerTarget): Promise<number> {
   const text = [`/${name}`, ...args.map(quoteArg)].join(' ');
   try {
-    const response = await fetch(`${baseUrl.replace(/\/+$/, '')}/api/command`, {
+    const response = await fetch(`${target.url}/api/command`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      headers: { 'content-type': 'application/json', ...authHeaders(target) },
       body: JSON.stringify({ text }),
     });
     const body = await response.text();
@@ -21,9 +23,18 @@ export async function forwardCommand(name: string, args: string[], baseUrl: stri
     }
     return status === 'ok' ? 0 : 1;
   } catch (err) {
-    console.error(`svc ${name}: cannot reach ${baseUrl}: ${(err as Error).message}. Start it with \`svc serve\`.`);
+    console.error(`svc ${name}: cannot reach ${target.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
     return 1;
   }
+}
+
+/** The skill's own usage text, printed without a server. */
+export async function skillHelp(name: 'web-routing' | 'vision-click'): Promise<string> {
+  const text =
+    name === 'web-routing'
+      ? (await import('../modules/automation/web-routing/index.ts')).WEB_ROUTING_USAGE.replace(/\/web-routing/g, 'svc web-routing')
+      : (await import('../modules/automation/vision-click/index.ts')).VISION_CLICK_HELP.replace(/\/vision-click/g, 'svc vision-click');
+  return `${text}\n\nOptions before the subcommand: --url <url>, --home <dir>, --token <token> (see \`svc --help\`).`;
 }
 
 /** Re-quotes an argument the shell already split, so the slash-command parser sees the same words. */

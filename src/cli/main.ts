@@ -1,11 +1,10 @@
 // The `svc` command-line program. Each command loads its own modules when it runs, so `svc token`
 // does not pay for the HTTP server and `svc serve` does not pay for the browser automation stack.
+// Help never needs a server and never writes a file.
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../core/version.ts';
-import { defaultHome, ensureHome } from '../core/home.ts';
-import { loadOrCreateToken } from '../core/token.ts';
+import { DEFAULT_PORT, resolveTarget, TargetError, type ServerTarget, type TargetOptions } from './target.ts';
 
-export const DEFAULT_PORT = 3457;
 export const DEFAULT_HOST = '127.0.0.1';
 /** The web-routing proxy's default port (src/modules/automation/web-routing/proxy.ts says the same). */
 const DEFAULT_PROXY_PORT = 3458;
@@ -16,113 +15,146 @@ function parsePort(value: string): number {
   return port;
 }
 
-const envPort = () => (process.env.SVC_PORT ? parsePort(process.env.SVC_PORT) : DEFAULT_PORT);
+const envPort = () => (process.env.SVC_PORT?.trim() ? parsePort(process.env.SVC_PORT) : DEFAULT_PORT);
+
+const EXAMPLES = `
+Examples:
+  svc serve                          start the service (http://127.0.0.1:3457, data in ~/.svc)
+  svc status                         is it running? which provider CLIs are ready?
+  svc chat "explain this repo"       send a message and print the answer as it streams
+  svc chat -a shot.png "what is wrong here?"
+  svc browser open https://example.com
+  svc token                          the token a browser or script on another machine needs
+
+Which server a command talks to: --url, else $SVC_URL, else the one running on --home (or
+$SVC_HOME, or ~/.svc), else http://127.0.0.1:$SVC_PORT (3457). A remote server needs --token or
+$SVC_TOKEN.`;
+
+/** The options every client command takes to name its server (resolved by src/cli/target.ts). */
+function serverOptions(command: Command): Command {
+  return command
+    .option('--url <url>', 'server address (or $SVC_URL)')
+    .option('--home <dir>', 'the server running on this data directory (or $SVC_HOME)')
+    .option('--token <token>', 'bearer token of a remote server (or $SVC_TOKEN)');
+}
+
+/** Runs a client command against its server; a bad address is a one-line error, exit 2. */
+async function withTarget(options: TargetOptions, run: (target: ServerTarget) => Promise<number>): Promise<void> {
+  let target: ServerTarget;
+  try {
+    target = resolveTarget(options);
+  } catch (err) {
+    if (!(err instanceof TargetError)) throw err;
+    console.error(`svc: ${err.message}`);
+    process.exitCode = 2;
+    return;
+  }
+  process.exitCode = await run(target);
+}
+
+const isHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h';
 
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('Local agent runtime: runs provider CLIs behind one HTTP/SSE service')
     .version(VERSION, '-v, --version')
     .enablePositionalOptions()
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText('after', EXAMPLES);
 
   program
     .command('serve')
-    .description('start the core server')
-    .option('-p, --port <port>', `port to listen on (env SVC_PORT, default ${DEFAULT_PORT})`, parsePort)
-    .option('-H, --host <host>', `address to listen on (default ${DEFAULT_HOST})`, DEFAULT_HOST)
-    .option('--home <dir>', 'data directory (env SVC_HOME, default ~/.svc)')
-    .option('--proxy-port <port>', `web-routing proxy port on 127.0.0.1, 0 = off (default ${DEFAULT_PROXY_PORT})`, parsePort, DEFAULT_PROXY_PORT)
+    .description('start the core server (Ctrl-C stops it)')
+    .option('-p, --port <port>', `port to listen on (or $SVC_PORT; default ${DEFAULT_PORT})`, parsePort)
+    .option('-H, --host <host>', 'address to listen on', DEFAULT_HOST)
+    .option('--home <dir>', 'data directory (or $SVC_HOME; default ~/.svc)')
+    .option('--proxy-port <port>', 'web-routing proxy port on 127.0.0.1, 0 = off', parsePort, DEFAULT_PROXY_PORT)
     .action(async (opts: { port?: number; host: string; home?: string; proxyPort: number }) => {
-      const { serve } = await import('./serve.ts');
+      const [{ serve }, { defaultHome }] = await Promise.all([import('./serve.ts'), import('../core/home.ts')]);
       await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome(), proxyPort: opts.proxyPort });
     });
 
   program
     .command('token')
-    .description('print the access token remote clients send as "Authorization: Bearer <token>"')
-    .option('--home <dir>', 'data directory (env SVC_HOME, default ~/.svc)')
-    .action((opts: { home?: string }) => {
-      const home = ensureHome(opts.home ?? defaultHome());
-      console.log(loadOrCreateToken(home.token));
+    .description('print the access token remote clients send as "Authorization: Bearer <token>": the running server\'s, or that of --home')
+    .option('--home <dir>', 'the token of this data directory (created if it has none)')
+    .option('--url <url>', 'ask this server (on this machine) for its token')
+    .action(async (opts: { home?: string; url?: string }) => {
+      const { printToken } = await import('./token.ts');
+      process.exitCode = await printToken(opts);
     });
 
-  program
-    .command('chat')
-    .description('send a message to a running server and print the answer as it streams')
-    .argument('[message...]', 'the message (default: read from stdin)')
-    .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')
-    .option('--session <id>', 'chat session (default: the active one)')
-    .option('--token <token>', 'bearer token for a remote server (env SVC_TOKEN)')
-    .option('-q, --quiet', 'print only the answer, not thinking and tool steps')
-    .option('-a, --attach <file>', 'upload a file and attach it to the message (repeatable)', collect, [])
-    .action(async (words: string[], opts: { url?: string; session?: string; token?: string; quiet?: boolean; attach: string[] }) => {
-      const prompt = words.length ? words.join(' ') : await readStdin();
-      if (!prompt.trim() && opts.attach.length === 0) {
-        console.error('svc: nothing to send: give a message, pipe one in or attach a file');
-        process.exitCode = 2;
-        return;
-      }
-      const { chat } = await import('./chat.ts');
-      process.exitCode = await chat(prompt, {
-        url: opts.url ?? `http://127.0.0.1:${envPort()}`,
-        token: opts.token ?? process.env.SVC_TOKEN,
-        sessionId: opts.session,
-        quiet: Boolean(opts.quiet),
-        attach: opts.attach,
-      });
-    });
+  serverOptions(
+    program
+      .command('chat')
+      .description('send a message to a running server and print the answer as it streams')
+      .argument('[message...]', 'the message (default: read from stdin)')
+      .option('--session <id>', 'chat session (default: the active one)')
+      .option('-q, --quiet', 'print only the answer, not thinking and tool steps')
+      .option('-a, --attach <file>', 'upload a file and attach it to the message (repeatable)', collect, []),
+  ).action(async (words: string[], opts: TargetOptions & { session?: string; quiet?: boolean; attach: string[] }) => {
+    const prompt = words.length ? words.join(' ') : await readStdin();
+    if (!prompt.trim() && opts.attach.length === 0) {
+      console.error('svc: nothing to send: give a message, pipe one in or attach a file');
+      process.exitCode = 2;
+      return;
+    }
+    const { chat } = await import('./chat.ts');
+    await withTarget(opts, (target) => chat(prompt, { ...target, sessionId: opts.session, quiet: Boolean(opts.quiet), attach: opts.attach }));
+  });
 
-  program
-    .command('upload')
-    .description('upload files to a running server\'s media directory; prints each one\'s path on the server and its URL')
-    .argument('<file...>', 'the files')
-    .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')
-    .option('--token <token>', 'bearer token for a remote server (env SVC_TOKEN)')
-    .action(async (files: string[], opts: { url?: string; token?: string }) => {
-      const { uploadCommand } = await import('./upload.ts');
-      process.exitCode = await uploadCommand(files, {
-        url: opts.url ?? `http://127.0.0.1:${envPort()}`,
-        token: opts.token ?? process.env.SVC_TOKEN,
-      });
-    });
+  serverOptions(
+    program
+      .command('upload')
+      .description("upload files to a running server's media directory; prints each one's path on the server and its URL")
+      .argument('<file...>', 'the files'),
+  ).action(async (files: string[], opts: TargetOptions) => {
+    const { uploadCommand } = await import('./upload.ts');
+    await withTarget(opts, (target) => uploadCommand(files, target));
+  });
+
+  serverOptions(
+    program
+      .command('status')
+      .description('show whether a server is running, and which provider CLIs are ready')
+      .option('--json', 'print the raw JSON'),
+  ).action(async (opts: TargetOptions & { json?: boolean }) => {
+    const { status } = await import('./status.ts');
+    await withTarget(opts, (target) => status(target, Boolean(opts.json)));
+  });
 
   program
     .command('browser')
-    .description('the browser skill: `svc browser serve` runs the browser server; `svc browser <action>` drives it (open, click, type, extract, eval, wait, snapshot, screenshot, tabs, fetch)')
-    .argument('<action>', 'serve, or a browser action')
-    .argument('[args...]', 'the action\'s arguments (see `svc browser help`)')
+    .description('the browser skill: `svc browser serve` runs the browser server; `svc browser <action>` drives it; `svc browser status|stop`')
+    .argument('[action]', 'serve, status, stop, help, or a browser action (open, click, type, extract, eval, wait, snapshot, screenshot, tabs, fetch)')
+    .argument('[args...]', "the action's arguments")
     .passThroughOptions()
     .allowUnknownOption()
     .helpOption(false)
-    .action(async (action: string, args: string[]) => {
+    .action(async (action: string | undefined, args: string[]) => {
       const { browserCommand } = await import('./browser.ts');
-      process.exitCode = await browserCommand(action, args, defaultHome());
+      process.exitCode = await browserCommand(action, args);
     });
 
-  for (const name of ['web-routing', 'vision-click']) {
-    program
-      .command(name)
-      .description(`run /${name} on the running server (\`svc ${name} help\`)`)
-      .argument('[args...]')
-      .option('--url <url>', 'server address (env SVC_URL, default http://127.0.0.1:3457)')
-      .passThroughOptions()
-      .allowUnknownOption()
-      .action(async (args: string[], opts: { url?: string }) => {
-        const url = opts.url ?? process.env.SVC_URL ?? `http://127.0.0.1:${envPort()}`;
-        const { forwardCommand } = await import('./forward.ts');
-        process.exitCode = await forwardCommand(name, args, url, process.env.SVC_TOKEN);
-      });
+  for (const name of ['web-routing', 'vision-click'] as const) {
+    serverOptions(
+      program
+        .command(name)
+        .description(`run /${name} on the running server (\`svc ${name} help\` lists its subcommands)`)
+        .argument('[args...]')
+        .passThroughOptions()
+        .allowUnknownOption()
+        .helpOption(false),
+    ).action(async (args: string[], opts: TargetOptions) => {
+      if (args.length === 0 || isHelp(args[0])) {
+        const { skillHelp } = await import('./forward.ts');
+        console.log(await skillHelp(name));
+        return;
+      }
+      const { forwardCommand } = await import('./forward.ts');
+      await withTarget(opts, (target) => forwardCommand(name, args, target));
+    });
   }
-
-  program
-    .command('status')
-    .description('show the health of a running server')
-    .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')
-    .option('--json', 'print the raw JSON')
-    .action(async (opts: { url?: string; json?: boolean }) => {
-      const { status } = await import('./status.ts');
-      process.exitCode = await status(opts.url ?? `http://127.0.0.1:${envPort()}`, Boolean(opts.json));
-    });
 
   return program;
 }

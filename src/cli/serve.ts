@@ -1,5 +1,6 @@
 // `svc serve`: starts the core server and stops it cleanly on SIGINT/SIGTERM.
 import { createCoreServer } from '../servers/core.ts';
+import { HomeInUseError } from '../core/server-lock.ts';
 import { killLiveGroupsSync } from '../agent/process.ts';
 
 export interface ServeOptions {
@@ -15,10 +16,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   try {
     app = await createCoreServer({ home: options.home, ...(options.proxyPort ? { proxyPort: options.proxyPort } : {}) });
   } catch (err) {
+    if (err instanceof HomeInUseError) fail(`${options.home}: ${err.message}`);
     fail(`cannot open the data directory ${options.home}: ${(err as Error).message}`);
   }
+  let address: string;
   try {
-    await app.listen(options.port, options.host);
+    address = await app.listen(options.port, options.host);
   } catch (err) {
     await app.close();
     const code = (err as NodeJS.ErrnoException).code;
@@ -50,10 +53,17 @@ export async function serve(options: ServeOptions): Promise<void> {
   // However the process ends (a crash included), no provider CLI outlives it.
   process.on('exit', killLiveGroupsSync);
   // Printed last: whoever waits for these lines may signal the server at once.
-  const shown = options.host.includes(':') ? `[${options.host}]` : options.host;
-  console.log(`svc ${app.services.version} listening on http://${shown}:${options.port}`);
+  console.log(`svc ${app.services.version} listening on ${address}`);
   if (app.services.proxy) console.log(`web-routing proxy on ${app.services.proxy.url}`);
   console.log(`data directory: ${app.services.home.root}`);
+  // What a first run needs to know: which provider CLIs can answer, and the one command for each that cannot.
+  const providers = await app.services.detector.quickCheck();
+  console.log('providers:');
+  for (const [id, status] of Object.entries(providers)) {
+    // the custom provider is opt-in: it is worth a line once it is set up
+    if (id === 'custom' && !status.installed) continue;
+    console.log(`  ${status.readiness.state === 'ready' ? 'ok' : '- '} ${id.padEnd(9)} ${status.readiness.summary}`);
+  }
   if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
     console.log('remote clients need the token: `svc token` prints it');
   }

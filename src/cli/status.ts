@@ -1,13 +1,21 @@
-// `svc status`: asks a running server for its health and runtime facts.
-export async function status(baseUrl: string, json: boolean): Promise<number> {
-  const url = baseUrl.replace(/\/+$/, '');
+// `svc status`: whether a server runs, its runtime facts, and which provider CLIs are ready (and
+// what to do about those that are not).
+import { authHeaders, type ServerTarget } from './target.ts';
+
+interface ProviderStatus {
+  state: 'detecting' | 'ready';
+  readiness?: { state: string; summary: string; fix?: string };
+  version?: string | null;
+}
+
+export async function status(target: ServerTarget, json: boolean): Promise<number> {
+  const { url } = target;
+  const get = (path: string) => fetchJson(`${url}${path}`, authHeaders(target));
   try {
-    const [health, runtime] = await Promise.all([
-      fetchJson(`${url}/api/health`),
-      fetchJson(`${url}/api/runtime`).catch(() => undefined),
-    ]);
+    const [health, runtime] = await Promise.all([get('/api/health'), get('/api/runtime').catch(() => undefined)]);
+    const providers = await settledProviders(get);
     if (json) {
-      console.log(JSON.stringify({ health, runtime }, null, 2));
+      console.log(JSON.stringify({ health, runtime, providers }, null, 2));
       return 0;
     }
     const h = health as { version: string; uptimeMs: number };
@@ -17,6 +25,13 @@ export async function status(baseUrl: string, json: boolean): Promise<number> {
       console.log(`pid ${r.pid}, data directory ${r.home}, memory ${Math.round(r.rssBytes / 1048576)} MB`);
       console.log(`event listeners: ${r.events.sseListeners} SSE, ${r.events.wsListeners} WebSocket`);
     }
+    if (providers) {
+      console.log('providers:');
+      for (const [id, p] of Object.entries(providers)) {
+        const mark = p.readiness?.state === 'ready' ? 'ok ' : p.state === 'detecting' ? '…  ' : '-  ';
+        console.log(`  ${mark} ${id.padEnd(9)} ${p.readiness?.summary ?? 'still checking…'}${p.version ? ` (${p.version})` : ''}`);
+      }
+    }
     return 0;
   } catch (err) {
     console.error(`svc is not reachable at ${url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
@@ -24,8 +39,17 @@ export async function status(baseUrl: string, json: boolean): Promise<number> {
   }
 }
 
-async function fetchJson(url: string): Promise<unknown> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(3000) });
+/** The provider detection, waited for a few seconds when the server has only just started it. */
+async function settledProviders(get: (path: string) => Promise<unknown>): Promise<Record<string, ProviderStatus> | undefined> {
+  for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 250))) {
+    const answer = (await get('/api/cli-status').catch(() => undefined)) as { providers: Record<string, ProviderStatus>; refreshing: boolean } | undefined;
+    if (!answer) return undefined;
+    if (!answer.refreshing || Date.now() - started > 8000) return answer.providers;
+  }
+}
+
+async function fetchJson(url: string, headers: Record<string, string>): Promise<unknown> {
+  const response = await fetch(url, { headers, signal: AbortSignal.timeout(3000) });
   if (!response.ok) throw new Error(`HTTP ${response.status} from ${url}`);
   return response.json();
 }

@@ -3,11 +3,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { formatSize, UPLOAD_LIMIT_BYTES, type UploadedFile } from '../protocol/media.ts';
-
-export interface ServerOptions {
-  url: string;
-  token?: string;
-}
+import { authHeaders, type ServerTarget } from './target.ts';
 
 
 /** A failure already worded for the terminal, with the exit code it ends the command with. */
@@ -26,8 +22,8 @@ async function checkFile(file: string): Promise<void> {
   }
 }
 
-async function uploadOne(file: string, server: ServerOptions): Promise<UploadedFile> {
-  const base = server.url.replace(/\/+$/, '');
+async function uploadOne(file: string, server: ServerTarget): Promise<UploadedFile> {
+  const base = server.url;
   const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
     throw new UploadError(`svc: cannot read ${file}: ${err.code ?? err.message}`, 2);
   });
@@ -35,7 +31,7 @@ async function uploadOne(file: string, server: ServerOptions): Promise<UploadedF
   try {
     response = await fetch(`${base}/api/upload?filename=${encodeURIComponent(basename(file))}`, {
       method: 'POST',
-      headers: { 'content-type': 'application/octet-stream', ...(server.token ? { authorization: `Bearer ${server.token}` } : {}) },
+      headers: { 'content-type': 'application/octet-stream', ...authHeaders(server) },
       body: bytes,
     });
   } catch (err) {
@@ -52,7 +48,7 @@ async function uploadOne(file: string, server: ServerOptions): Promise<UploadedF
  * Uploads the files in order (none when one is missing or too big). On failure the error is printed
  * and its exit code returned instead: 2 for a bad local file, 1 for a refused upload.
  */
-export async function uploadFiles(files: string[], server: ServerOptions): Promise<UploadedFile[] | number> {
+export async function uploadFiles(files: string[], server: ServerTarget): Promise<UploadedFile[] | number> {
   try {
     for (const file of files) await checkFile(file);
     const uploaded: UploadedFile[] = [];
@@ -66,9 +62,9 @@ export async function uploadFiles(files: string[], server: ServerOptions): Promi
 }
 
 /** `svc upload`: prints "<path on the server>\t<url>" per file. Returns the exit code. */
-export async function uploadCommand(files: string[], server: ServerOptions): Promise<number> {
+export async function uploadCommand(files: string[], server: ServerTarget): Promise<number> {
   const uploaded = await uploadFiles(files, server);
   if (typeof uploaded === 'number') return uploaded;
-  for (const file of uploaded) console.log(`${file.path}\t${server.url.replace(/\/+$/, '')}${file.url}`);
+  for (const file of uploaded) console.log(`${file.path}\t${server.url}${file.url}`);
   return 0;
 }

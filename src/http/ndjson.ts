@@ -29,6 +29,8 @@ export function responseSink(res: ServerResponse): RunSink {
 export function openNdjson(reply: FastifyReply): RunSink {
   reply.hijack();
   reply.raw.writeHead(200, NDJSON_HEADERS);
+  // The status goes out now, not with the first line: a queued message may wait minutes for one.
+  reply.raw.flushHeaders();
   reply.raw.socket?.setNoDelay(true);
   return responseSink(reply.raw);
 }

@@ -99,10 +99,14 @@ export const catalogue = {
     traceId,
     status: z.enum(RUN_STATUSES),
     text: z.string(),
-    /** `<failure class>: <message>` when the run failed. */
+    /** When the run failed: what happened and what to do, for people. */
     error: z.string().optional(),
     /** Why the run did not end `ok`: the error, or what stopped it. */
     reason: z.string().optional(),
+    /** The failure class when it failed (`auth`, `cli_missing`, `rate_limit`, …), for programs. */
+    failure: z.string().optional(),
+    /** The one command that fixes the failure, run in a terminal. */
+    fix: z.string().optional(),
     provider: z.string().optional(),
     messageId: z.number().int().optional(),
     toolLog: z.array(ToolLogEntrySchema),
@@ -111,6 +115,8 @@ export const catalogue = {
   })),
   agent_retry: define('agent', 'public', z.object({
     traceId, provider: z.string(), attempt: z.number().int(), delayMs: z.number(), reason,
+    /** The failure class that is being retried; absent when the CLI retries on its own. */
+    failure: z.string().optional(),
   })),
   agent_fallback: define('agent', 'public', z.object({ traceId, from: z.string(), to: z.string(), reason })),
   steer_started: define('agent', 'public', z.object({ prompt: z.string(), traceId: traceId.optional() })),

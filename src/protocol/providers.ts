@@ -31,6 +31,19 @@ export const ProviderSupportsSchema = z.object({
 });
 export type ProviderSupports = z.infer<typeof ProviderSupportsSchema>;
 
+/** Where a CLI keeps its login, so svc can tell without running it whether one exists. */
+export const CredentialsInfoSchema = z.object({
+  /** Environment variables holding a key the CLI accepts (put one in agent.env). */
+  env: z.array(z.string()),
+  /** Files where the CLI keeps its login, relative to the home directory or to `$VARIABLE/`; [] when svc cannot tell. */
+  files: z.array(z.string()),
+  /** The command that logs in, run once in a terminal. */
+  login: z.string(),
+  /** What to do once the login command runs ("log in with /login"). */
+  loginHow: z.string(),
+});
+export type CredentialsInfo = z.infer<typeof CredentialsInfoSchema>;
+
 export const ProviderInfoSchema = z.object({
   id: z.string(),
   displayName: z.string(),
@@ -41,12 +54,22 @@ export const ProviderInfoSchema = z.object({
   efforts: z.array(z.string()),
   /** How to install the CLI; null for `custom` (the user's own command). */
   install: InstallInfoSchema.nullable(),
+  /** Where its login lives; null for `custom` (the user's own command). */
+  credentials: CredentialsInfoSchema.nullable(),
   supports: ProviderSupportsSchema,
 });
 export type ProviderInfo = z.infer<typeof ProviderInfoSchema>;
 
 export const ActiveAgentSchema = z.object({ provider: z.string(), model: z.string(), effort: z.string() });
 export type ActiveAgent = z.infer<typeof ActiveAgentSchema>;
+
+export const ReadinessSchema = z.object({
+  state: z.enum(['ready', 'not_installed', 'needs_login', 'login_unknown']),
+  /** One sentence: what is the matter, or that all is well. */
+  summary: z.string(),
+  /** The one command that fixes it, run in a terminal. */
+  fix: z.string().optional(),
+});
 
 export const CliStatusSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('detecting') }),
@@ -57,6 +80,13 @@ export const CliStatusSchema = z.discriminatedUnion('state', [
     version: z.string().nullable(),
     checkedAt: z.number(),
     error: z.string().optional(),
+    /** Where its login was found (`found`), that none was (`missing`), or that svc cannot tell. */
+    credentials: z.discriminatedUnion('state', [
+      z.object({ state: z.literal('found'), source: z.string() }),
+      z.object({ state: z.literal('missing') }),
+      z.object({ state: z.literal('unknown') }),
+    ]),
+    readiness: ReadinessSchema,
   }),
 ]);
 export type CliStatus = z.infer<typeof CliStatusSchema>;

@@ -1,6 +1,6 @@
 // The agent runtime on the wire: what GET /api/runtime says about the active run and the queue.
 import { z } from 'zod';
-import { ToolLogEntrySchema } from './events.ts';
+import { RUN_STATUSES, STEP_KINDS, ToolLogEntrySchema } from './events.ts';
 
 export const RunSnapshotSchema = z.object({
   traceId: z.string(),
@@ -38,3 +38,47 @@ export const RunRecordSchema = z.object({
   finishedAt: z.number().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecordSchema>;
+
+/** One step of a finished run as its saved record keeps it: enough to show the step list again. */
+export const StepSummarySchema = z.object({
+  stepId: z.string(),
+  name: z.string(),
+  step: z.enum(STEP_KINDS),
+  status: z.enum(['running', 'ok', 'error']),
+  /** What the step worked on (a command, a path, a query…), at most 120 characters. */
+  summary: z.string().optional(),
+});
+export type StepSummary = z.infer<typeof StepSummarySchema>;
+
+/**
+ * The `meta` of the message a run leaves in the conversation: its answer (role `assistant`), or,
+ * when it failed or was stopped before answering, a record of why (role `system`). The live view
+ * and the history render a run from the same fields.
+ */
+export const RunRecordMetaSchema = z.object({
+  traceId: z.string(),
+  provider: z.string(),
+  model: z.string().optional(),
+  status: z.enum(RUN_STATUSES),
+  durationMs: z.number().optional(),
+  usage: z.record(z.string(), z.number()).optional(),
+  /** The failure class when the run failed (`auth`, `cli_missing`, …). */
+  failure: z.string().optional(),
+  /** The one command that fixes the failure. */
+  fix: z.string().optional(),
+  steps: z.array(StepSummarySchema).optional(),
+  /** Kept for records written before `status` (an answer cut short by a stop). */
+  interrupted: z.boolean().optional(),
+});
+export type RunRecordMeta = z.infer<typeof RunRecordMetaSchema>;
+
+const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'filePath', 'pattern', 'query', 'url', 'description', 'prompt'];
+
+/** The one-line gist of a step's input (the command it ran, the file it touched…). */
+export function stepSummary(input: Record<string, unknown> | undefined): string {
+  for (const key of SUMMARY_KEYS) {
+    const value = input?.[key];
+    if (typeof value === 'string' && value) return value.length > 120 ? `${value.slice(0, 117)}…` : value;
+  }
+  return '';
+}

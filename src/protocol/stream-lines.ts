@@ -25,6 +25,9 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
     status: z.enum(RUN_STATUSES),
     text: z.string(),
     reason: z.string().optional(),
+    /** The failure class and the command that fixes it, when the run failed. */
+    failure: z.string().optional(),
+    fix: z.string().optional(),
     traceId: traceId.optional(),
     messageId: z.number().int().optional(),
   }),
@@ -60,6 +63,8 @@ export function streamLineOf(name: string, p: Record<string, any>): StreamLine |
         status: p.status,
         text: p.text,
         ...(p.reason ? { reason: p.reason } : {}),
+        ...(p.failure ? { failure: p.failure } : {}),
+        ...(p.fix ? { fix: p.fix } : {}),
         traceId: p.traceId,
         ...(p.messageId !== undefined ? { messageId: p.messageId } : {}),
       };

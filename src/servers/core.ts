@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ensureHome, type HomePaths } from '../core/home.ts';
 import { loadOrCreateToken } from '../core/token.ts';
+import { acquireServerLock, type ServerLock } from '../core/server-lock.ts';
 import { SVC_BIN, VERSION } from '../core/version.ts';
 import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
 import { EventBus } from '../events/bus.ts';
@@ -113,6 +114,16 @@ export interface CoreServer {
 export async function createCoreServer(options: CoreOptions): Promise<CoreServer> {
   const startedAt = Date.now();
   const home = ensureHome(options.home);
+  const lock = acquireServerLock(home.lock);
+  try {
+    return await compose(options, home, lock, startedAt);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, startedAt: number): Promise<CoreServer> {
   const cwd = options.cwd ?? process.cwd();
   const db = openDatabase(home.database);
   const bus = new EventBus((err, event) => console.error(`svc: listener of '${event.name}' failed:`, err));
@@ -185,13 +196,17 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
     executable: (provider) => settings.get().agent.executables[provider],
   });
   const media = new MediaStore(home.media);
+  // What detection read may have changed (a path, the custom command, a key in agent.env).
+  bus.subscribe((event) => {
+    if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('agent')) detector.invalidate();
+  });
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
   const peers = options.classifyPeer ?? classifyPeer;
 
   const commands = new CommandRegistry();
   commands.register(
-    ...runCommands({ registry: commands, runtime, chat, settings }),
+    ...runCommands({ registry: commands, runtime, chat, settings, providers: () => detector.settled(8000) }),
     ...chatCommands(chat),
     browserCommand(browser),
     webRoutingCommand(rules),
@@ -255,6 +270,7 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
     async listen(port, host) {
       const address = await http.listen({ port, host });
       serverUrl = services.serverUrl = address;
+      lock.listening(address);
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -279,6 +295,7 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
       await recorder.close();
       stream.close();
       closeDatabase(db);
+      lock.release();
     },
   };
 }

@@ -76,7 +76,8 @@ for (const name of CLIS) {
       await newChat();
       const done = (await send('This will fail. scenario:error')).at(-1);
       assert.equal(done.status, 'error', JSON.stringify(done));
-      assert.match(done.reason, /^server_error/);
+      assert.equal(done.failure, 'server_error');
+      assert.match(done.reason, /model service answered with an error/);
     });
   });
 }

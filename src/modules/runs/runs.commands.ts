@@ -4,6 +4,7 @@ import { usageError, type CommandRegistry, type SlashCommand } from '../../agent
 import { isProviderId, PROVIDER_IDS, type ProviderId } from '../../agent/providers/registry.ts';
 import type { AgentRuntime } from '../../agent/runtime.ts';
 import type { AgentSettings } from '../../agent/settings.ts';
+import type { CliStatus } from '../../protocol/providers.ts';
 import type { ChatService } from '../chat/index.ts';
 
 /** The settings as these commands read and change them. */
@@ -17,6 +18,16 @@ export interface RunCommandDeps {
   runtime: AgentRuntime;
   chat: ChatService;
   settings: AgentSettingsAccess;
+  /** Which provider CLIs are installed and logged in (waits a few seconds for a detection to finish). */
+  providers(): Promise<Record<ProviderId, CliStatus>>;
+}
+
+/** One line per provider: whether it can answer, and what to do when it cannot. */
+function readinessLines(statuses: Record<ProviderId, CliStatus>): string[] {
+  return PROVIDER_IDS.map((id) => {
+    const status = statuses[id];
+    return `  ${id.padEnd(9)} ${status.state === 'ready' ? status.readiness.summary : 'still checking…'}`;
+  });
 }
 
 function parseProvider(name: string, usage: string): ProviderId {
@@ -26,7 +37,7 @@ function parseProvider(name: string, usage: string): ProviderId {
   return name;
 }
 
-export function runCommands({ registry, runtime, chat, settings }: RunCommandDeps): SlashCommand[] {
+export function runCommands({ registry, runtime, chat, settings, providers }: RunCommandDeps): SlashCommand[] {
   return [
     {
       name: 'help',
@@ -44,11 +55,12 @@ export function runCommands({ registry, runtime, chat, settings }: RunCommandDep
       name: 'cli',
       usage: '/cli [provider]',
       description: 'Show or choose the provider CLI that runs the agent.',
-      run(args) {
-        if (!args) return `provider: ${settings.get().agent.provider}`;
-        const provider = parseProvider(args, '/cli <provider>');
-        settings.update({ agent: { provider, model: '' } });
-        return `provider set to ${provider} (model reset to the CLI's default)`;
+      async run(args) {
+        const provider = args ? parseProvider(args, '/cli <provider>') : settings.get().agent.provider;
+        if (args) settings.update({ agent: { provider, model: '' } });
+        const status = (await providers())[provider];
+        const readiness = status.state === 'ready' ? status.readiness.summary : 'svc is still checking whether it is installed.';
+        return `${args ? `provider set to ${provider} (model reset to the CLI's default)` : `provider: ${provider}`}\n${readiness}`;
       },
     },
     {
@@ -104,8 +116,8 @@ export function runCommands({ registry, runtime, chat, settings }: RunCommandDep
     {
       name: 'status',
       usage: '/status',
-      description: 'Show the provider, model, fallback chain, and what the agent is doing.',
-      run() {
+      description: 'Show the provider, model, fallback chain, what the agent is doing, and which provider CLIs are ready.',
+      async run() {
         const a = settings.get().agent;
         const status = runtime.status();
         const session = chat.activeSession();
@@ -114,6 +126,8 @@ export function runCommands({ registry, runtime, chat, settings }: RunCommandDep
           `fallback: ${a.fallback.join(' → ') || 'off'}`,
           `agent: ${status.active ? `running ${status.active.traceId} on ${status.active.provider}` : 'idle'}, ${status.pending} queued`,
           `chat session: ${session.title} (${session.id})`,
+          'providers:',
+          ...readinessLines(await providers()),
         ].join('\n');
       },
     },

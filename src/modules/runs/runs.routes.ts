@@ -44,6 +44,8 @@ export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime
         const sessionId = body.sessionId === undefined ? chat.activeSession().id : chat.requireSession(body.sessionId).id;
         // resolved before anything is saved: an unknown file is a 400/404 and no message
         const files = media.attachments(body.attachments);
+        // decided before the stream opens, so a full queue is a plain 429 answer, not a silent stream
+        runtime.admit();
         const sink = openNdjson(reply);
         // the agent and the saved history get the same text, block included
         runtime.submit({ prompt: withAttachments(body.prompt, files), sessionId, provider: body.provider, sink });

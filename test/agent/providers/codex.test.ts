@@ -156,6 +156,15 @@ describe('codex parseLine on recordings', () => {
     });
   }
 
+  test('network down: each "Reconnecting... waiting for network" is a numbered retry, not an error', () => {
+    const run = feed(fixtureLines('codex-network-down.jsonl'));
+    assert.deepEqual(shape(run.events), ['session', 'provider_retry', 'provider_retry', 'provider_retry']);
+    const retries = ofKind(run.events, 'provider_retry');
+    assert.deepEqual(retries.map((r) => r.attempt), [1, 2, 3]);
+    assert.equal(retries[0]!.reason, 'waiting for the network: Connection failed: error sending request');
+    assert.equal(run.state.lastError, undefined, 'waiting is not a failure');
+  });
+
   test('flaky: request retries are invisible, the run is clean', () => {
     const run = runFixture('codex-flaky');
     assert.deepEqual(shape(run.events), ['session', 'text_delta', 'usage', 'result']);

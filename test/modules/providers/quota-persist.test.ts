@@ -27,7 +27,7 @@ test('an observed rate limit survives a restart; a later success clears it, also
   t.after(() => rmSync(home, { recursive: true, force: true }));
   const failed = (await (await postNdjson(`${first.url}/api/message`, { prompt: 'hi fail:claude' })).done).at(-1);
   assert.equal(failed.status, 'error');
-  assert.match(failed.reason, /rate_limit/);
+  assert.equal(failed.failure, 'rate_limit');
   const before = (await getJson(`${first.url}/api/quota`)).body.providers.claude;
   assert.equal(before.status, 'limited');
   await first.close({ removeHome: false });

@@ -229,12 +229,12 @@ describe('retry, fallback and watchdog', () => {
     assert.match(done.text, /Hello from the fake model/);
     assert.deepEqual(server.invocations().map((i) => i.provider), ['claude', 'claude', 'codex']);
     const retries = sse.messages.filter((m) => m.data.event === 'agent_retry' && m.data.provider === 'claude').map((m) => m.data);
-    assert.ok(retries.some((r) => /^rate_limit/.test(r.reason) && r.attempt === 1), 'our own retry');
+    assert.ok(retries.some((r) => r.failure === 'rate_limit' && /usage limit/.test(r.reason) && r.attempt === 1), 'our own retry');
     assert.ok(retries.some((r) => /retrying on its own/.test(r.reason)), "the CLI's own retries are reported too");
     const fallback = sse.messages.find((m) => m.data.event === 'agent_fallback')!.data;
     assert.equal(fallback.from, 'claude');
     assert.equal(fallback.to, 'codex');
-    assert.match(fallback.reason, /^rate_limit/);
+    assert.match(fallback.reason, /^Claude Code hit its usage limit/);
     const summary = await getJson(`${server.url}/api/traces/${done.traceId}`);
     assert.equal(summary.body.provider, 'codex');
   });
@@ -244,7 +244,9 @@ describe('retry, fallback and watchdog', () => {
     t.after(() => server.close());
     const alone = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hi' })).done).at(-1);
     assert.equal(alone.status, 'error');
-    assert.match(alone.reason, /^cli_missing: '\/nonexistent\/gemini' was not found: install it with `npm install -g @google\/gemini-cli`/);
+    assert.equal(alone.failure, 'cli_missing');
+    assert.equal(alone.fix, 'npm install -g @google/gemini-cli');
+    assert.match(alone.reason, /^Gemini CLI is not installed \('\/nonexistent\/gemini' was not found\)\. Install it with npm install -g @google\/gemini-cli/);
     server.app.services.settings.update({ agent: { fallback: ['codex'] } });
     const rescued = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hi' })).done).at(-1);
     assert.equal(rescued.status, 'ok');
@@ -257,7 +259,8 @@ describe('retry, fallback and watchdog', () => {
     const lines = await (await postNdjson(`${server.url}/api/message`, { prompt: 'stuck hang' })).done;
     const done = lines.at(-1);
     assert.equal(done.status, 'error');
-    assert.match(done.reason, /^timeout: no output for 1 s/);
+    assert.equal(done.failure, 'timeout');
+    assert.match(done.reason, /^Codex CLI was stopped: no output for 1 s/);
     assert.ok(Date.now() - started < 8000);
     const pid = server.invocations().at(-1)!.pid;
     await until(() => !isAlive(pid), 3000);

@@ -20,5 +20,11 @@ export const claudeInfo = {
   // `claude --help`: --effort <level> (low, medium, high, xhigh, max)
   efforts: ['low', 'medium', 'high', 'xhigh', 'max'],
   install: npmInstall('@anthropic-ai/claude-code', 'https://docs.claude.com/en/docs/claude-code/setup'),
+  credentials: {
+    env: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+    files: ['.claude/.credentials.json'],
+    login: 'claude',
+    loginHow: 'log in with /login',
+  },
   supports: { resume: true, liveSteer: true, thinking: true, streaming: true },
 } satisfies ProviderInfo & { id: 'claude' };

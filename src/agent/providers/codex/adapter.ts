@@ -43,6 +43,8 @@ export interface CodexState {
   resultEmitted: boolean;
   /** The last fatal `error` line, the structured hint if the process dies before `turn.failed`. */
   lastError?: { failure: FailureClass; message: string };
+  /** How many times codex said it is waiting for the network (it does not count them itself). */
+  networkWaits: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -87,7 +89,7 @@ function buildInvocation(req: InvocationRequest): Invocation {
 }
 
 function initialState(): CodexState {
-  return { text: createTextJoin(), steps: new Map(), resultEmitted: false };
+  return { text: createTextJoin(), steps: new Map(), resultEmitted: false, networkWaits: 0 };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -247,13 +249,16 @@ function usageEvent(line: JsonObject): NormalizedEvent {
   return event;
 }
 
-const RECONNECTING = /^Reconnecting\.\.\.\s*(\d+)\/(\d+)\s*(?:\((.*)\))?\s*$/s;
+/** "Reconnecting... 1/5 (why)" after a broken stream; "Reconnecting... waiting for network (why)" while offline. */
+const RECONNECTING = /^Reconnecting\.\.\.\s*(?:(\d+)\/(\d+)|(waiting for network))\s*(?:\((.*)\))?\s*$/s;
 
 function errorLineEvents(state: CodexState, line: JsonObject): NormalizedEvent[] {
   const message = stringAt(line, 'message') ?? 'error';
   const retry = RECONNECTING.exec(message);
   if (retry) {
-    return [{ kind: 'provider_retry', attempt: Number(retry[1]), reason: retry[3] ?? message }];
+    const why = retry[4] ?? message;
+    if (retry[3]) return [{ kind: 'provider_retry', attempt: ++state.networkWaits, reason: `waiting for the network: ${why}` }];
+    return [{ kind: 'provider_retry', attempt: Number(retry[1]), reason: why }];
   }
   const classified = classifyCodexError(message);
   state.lastError = { failure: classified.failure, message: classified.message };

@@ -17,5 +17,11 @@ export const codexInfo = {
   // Sent as `-c model_reasoning_effort="…"`; codex passes the value through to the API.
   efforts: ['minimal', 'low', 'medium', 'high', 'xhigh'],
   install: npmInstall('@openai/codex', 'https://github.com/openai/codex'),
+  credentials: {
+    env: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    files: ['$CODEX_HOME/auth.json', '.codex/auth.json'],
+    login: 'codex login',
+    loginHow: 'sign in',
+  },
   supports: { resume: true, liveSteer: false, thinking: true, streaming: false },
 } satisfies ProviderInfo & { id: 'codex' };

@@ -15,5 +15,12 @@ export const copilotInfo = {
   ],
   efforts: ['low', 'medium', 'high'],
   install: npmInstall('@github/copilot', 'https://github.com/github/copilot-cli'),
+  // Copilot keeps its GitHub login in the system keychain: svc can only see a token in the environment.
+  credentials: {
+    env: ['COPILOT_GITHUB_TOKEN', 'GH_TOKEN', 'GITHUB_TOKEN'],
+    files: [],
+    login: 'copilot',
+    loginHow: 'log in with /login',
+  },
   supports: { resume: true, liveSteer: true, thinking: true, streaming: true },
 } satisfies ProviderInfo & { id: 'copilot' };

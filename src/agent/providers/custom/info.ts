@@ -8,5 +8,6 @@ export const customInfo = {
   models: [{ id: '', label: 'Default' }],
   efforts: [],
   install: null,
+  credentials: null,
   supports: { resume: false, liveSteer: false, thinking: false, streaming: true },
 } satisfies ProviderInfo & { id: 'custom' };

@@ -20,5 +20,11 @@ export const geminiInfo = {
   efforts: [],
   install: npmInstall('@google/gemini-cli', 'https://github.com/google-gemini/gemini-cli'),
   // Thought parts are received but stream-json has no event for them.
+  credentials: {
+    env: ['GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GOOGLE_APPLICATION_CREDENTIALS'],
+    files: ['.gemini/oauth_creds.json'],
+    login: 'gemini',
+    loginHow: 'choose "Login with Google"',
+  },
   supports: { resume: true, liveSteer: false, thinking: false, streaming: true },
 } satisfies ProviderInfo & { id: 'gemini' };

@@ -17,5 +17,11 @@ export const opencodeInfo = {
   // a variant the model does not define is ignored by opencode.
   efforts: ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'],
   install: npmInstall('opencode-ai', 'https://opencode.ai/docs/'),
+  credentials: {
+    env: ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'OPENROUTER_API_KEY', 'GROQ_API_KEY'],
+    files: ['.local/share/opencode/auth.json'],
+    login: 'opencode auth login',
+    loginHow: 'pick your provider and give its key',
+  },
   supports: { resume: true, liveSteer: false, thinking: true, streaming: false },
 } satisfies ProviderInfo & { id: 'opencode' };

@@ -3,7 +3,7 @@
 export { RuleService } from './web-routing.service.ts';
 export { RulesRepo } from './web-routing.repo.ts';
 export { webRoutingRoutes } from './web-routing.routes.ts';
-export { webRoutingCommand, runWebRoutingCommand } from './commands.ts';
+export { webRoutingCommand, runWebRoutingCommand, WEB_ROUTING_USAGE } from './commands.ts';
 export { startRoutingProxy, type RoutingProxy } from './proxy.ts';
 export { RemoteRuleSource } from './remote-rules.ts';
 export { attachToPage } from './browser.ts';

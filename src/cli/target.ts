@@ -1,0 +1,49 @@
+// How every client command names the server it talks to, in one place:
+//   --url <url>       that server;
+//   SVC_URL           the same, from the environment (an empty value counts as unset);
+//   --home <dir>      the server running on that data directory (its lock file says where);
+//   SVC_HOME / ~/.svc the same for the default data directory;
+//   otherwise         http://127.0.0.1:$SVC_PORT (3457).
+// A remote server needs its token: --token, or SVC_TOKEN.
+import { defaultHome, homePaths } from '../core/home.ts';
+import { readServerLock } from '../core/server-lock.ts';
+
+export const DEFAULT_PORT = 3457;
+
+export interface ServerTarget {
+  url: string;
+  token?: string;
+}
+
+export interface TargetOptions {
+  url?: string;
+  token?: string;
+  home?: string;
+}
+
+const nonEmpty = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
+
+export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): ServerTarget {
+  const token = nonEmpty(options.token) ?? nonEmpty(env.SVC_TOKEN);
+  const explicit = nonEmpty(options.url) ?? (options.home ? undefined : nonEmpty(env.SVC_URL));
+  if (explicit) return { url: checkedUrl(explicit), ...(token ? { token } : {}) };
+  const running = readServerLock(homePaths(options.home ?? defaultHome(env)).lock)?.url;
+  const port = nonEmpty(env.SVC_PORT) ?? String(DEFAULT_PORT);
+  return { url: running ?? `http://127.0.0.1:${port}`, ...(token ? { token } : {}) };
+}
+
+export class TargetError extends Error {}
+
+function checkedUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TargetError(`'${raw}' is not a server address; give one like http://127.0.0.1:3457 (--url or SVC_URL)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TargetError(`'${raw}' is not an http(s) address`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** The headers of a request to the target (its token, when there is one). */
+export const authHeaders = (target: ServerTarget): Record<string, string> => (target.token ? { authorization: `Bearer ${target.token}` } : {});

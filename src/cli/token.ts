@@ -1,0 +1,26 @@
+// `svc token`: the token remote clients need. With --home, that data directory's token (created
+// on first use); otherwise the running server's (asked over loopback, which needs no token), so the
+// answer is right whichever --home the server was started with; with no server running, the
+// default data directory's.
+import { defaultHome, ensureHome } from '../core/home.ts';
+import { loadOrCreateToken } from '../core/token.ts';
+import { resolveTarget } from './target.ts';
+
+export async function printToken(options: { home?: string; url?: string }): Promise<number> {
+  if (!options.home) {
+    const { url } = resolveTarget({ url: options.url });
+    const running = await fetch(`${url}/api/auth/token`, { signal: AbortSignal.timeout(2000) })
+      .then((r) => (r.ok ? (r.json() as Promise<{ token: string }>) : undefined))
+      .catch(() => undefined);
+    if (running?.token) {
+      console.log(running.token);
+      return 0;
+    }
+    if (options.url) {
+      console.error(`svc: no server on this machine answers at ${url}; start it with \`svc serve\`, or give --home`);
+      return 1;
+    }
+  }
+  console.log(loadOrCreateToken(ensureHome(options.home ?? defaultHome()).token));
+  return 0;
+}
