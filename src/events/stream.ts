@@ -17,6 +17,12 @@ export interface Sink {
    * first event can still be replayed.
    */
   position?(eventId: string): void;
+  /**
+   * Delivers what a reconnecting client missed (up to the whole buffer). A sink that paces its
+   * writes takes the frames at once and sends them as its client reads; without this method each
+   * frame is sent with `send`.
+   */
+  replay?(frames: readonly WireFrame[]): void;
 }
 
 export interface ReplayResult {
@@ -113,14 +119,14 @@ export class EventStream {
       // right after it is served the whole buffer without another gap.
       sink.send(encodeFrame(this.streamId, oldest - 1, gap));
     }
-    let replayed = 0;
+    const frames: WireFrame[] = [];
     for (let seq = from; seq <= this.seq; seq++) {
       const frame = this.ring[seq % this.ring.length];
-      if (frame && frame.seq === seq) {
-        sink.send(frame);
-        replayed++;
-      }
+      if (frame && frame.seq === seq) frames.push(frame);
     }
+    if (sink.replay) sink.replay(frames);
+    else for (const frame of frames) sink.send(frame);
+    const replayed = frames.length;
     return { gap: !resumable, replayed };
   }
 

@@ -8,7 +8,7 @@ import websocket from '@fastify/websocket';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { createGuard, type GuardOptions } from './guard.ts';
-import { BODY_LIMIT_BYTES, errorHandler } from './error-handler.ts';
+import { BODY_LIMIT_BYTES, errorHandler, writeClientError } from './error-handler.ts';
 import { defineRoutes, type Method } from './routes.ts';
 import { openApiDocument, type ApiInfo } from './openapi.ts';
 
@@ -44,6 +44,14 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
     forceCloseConnections: true,
     return503OnClosing: true,
+    // A request without Host reaches the guard, which answers it in the one error shape (Node's own
+    // refusal is an empty 400).
+    http: { requireHostHeader: false },
+    // Errors found before a route is chosen (a malformed percent-encoding, a parameter over 100
+    // characters) and by Node's parser (headers too large, a bad Content-Length, a NUL in the path)
+    // get the same body as every other error.
+    frameworkErrors: (error, request, reply) => errorHandler(error, request, reply),
+    clientErrorHandler: writeClientError,
   });
   // Mutating routes take JSON only: with the text/plain parser gone, a cross-site "simple" form or
   // text post is refused with 415 before any handler runs.

@@ -1,5 +1,7 @@
 // Maps every error to the one body shape {"error": CODE, "message": "..."}. Bad input is always a
 // 4xx; only real faults are 500, and those never leak a stack or internal message.
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { AppError, isErrorCode, type ErrorCode } from '../core/errors.ts';
@@ -11,7 +13,8 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'INVALID_JSON', 'The request body is empty; send a JSON object (e.g. {}).'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH', 'The Content-Length does not match the body.'],
-  FST_ERR_BAD_URL: [400, 'BAD_URL', 'The request URL is malformed.'],
+  FST_ERR_BAD_URL: [400, 'BAD_URL', 'The request URL is malformed (an invalid percent-encoding?).'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'URI_TOO_LONG', 'A path parameter is longer than 100 characters.'],
 };
 
 const MiB = 1024 * 1024;
@@ -47,4 +50,29 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   // A refused WebSocket upgrade: its socket left the HTTP server's keeping, so end it here or it
   // stays open (and holds server.close()) until the client gives up.
   if (request.headers.upgrade) reply.raw.once('finish', () => request.raw.socket.destroySoon());
+}
+
+/** Node's HTTP parser errors, which reach no route: their status, code and message. */
+const PARSER_ERRORS: Record<string, [number, ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request line and headers are over 16 KiB (a very long query?). Send less in the URL, or put it in a POST body.'],
+  HPE_INVALID_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH', 'The Content-Length header is not a number.'],
+  HPE_UNEXPECTED_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH', 'The request has both Content-Length and Transfer-Encoding.'],
+  HPE_INVALID_METHOD: [400, 'BAD_REQUEST', 'The request method is not one HTTP knows.'],
+  HPE_INVALID_URL: [400, 'BAD_URL', 'The request URL is malformed (a control character?).'],
+};
+
+/**
+ * Answers a request Node's parser refused, in the one error shape, on the raw socket (no
+ * request object exists). A socket that cannot be written to any more is just closed.
+ */
+export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const [status, code, message] = PARSER_ERRORS[error.code ?? ''] ?? [400, 'BAD_REQUEST' as const, 'The request is not valid HTTP.'];
+  const body = JSON.stringify(new AppError(status, code, message).toBody());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

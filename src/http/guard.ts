@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { tokensEqual } from '../core/token.ts';
 import { bearerToken, isAllowedHost, isAllowedOrigin, type PeerClassifier, type PeerKind } from './peers.ts';
-import { forbidden, unauthorized } from '../core/errors.ts';
+import { badRequest, forbidden, unauthorized } from '../core/errors.ts';
 
 export interface GuardOptions {
   /** The bearer token of callers that are not trusted; a server without one answers only on loopback. */
@@ -35,6 +35,7 @@ export function createGuard(options: GuardOptions) {
   return async function guard(request: FastifyRequest): Promise<void> {
     const network = options.network();
     const host = request.headers.host;
+    if (!host) throw badRequest('BAD_REQUEST', 'The request has no Host header (HTTP/1.1 requires one).');
     if (!isAllowedHost(host, network.allowedHosts)) {
       throw forbidden('HOST_NOT_ALLOWED', `Host '${host ?? ''}' is not served here. Use localhost or an IP address, or add the name to settings network.allowedHosts.`);
     }

@@ -97,7 +97,15 @@ export function defineRoutes(app: FastifyInstance, group: string, routes: readon
   for (const spec of routes) {
     const doc = documentRoute(app, group, spec);
     if (spec.websocket) {
-      app.get(spec.url, { websocket: true }, spec.websocket);
+      app.route({
+        method: 'GET',
+        url: spec.url,
+        onRequest: checkHandshake,
+        wsHandler: spec.websocket,
+        handler: () => {
+          throw new AppError(426, 'UPGRADE_REQUIRED', `${spec.url} is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket).`);
+        },
+      });
       continue;
     }
     const handler = spec.handler;
@@ -139,6 +147,22 @@ export function documentRoute(app: FastifyInstance, group: string, spec: Omit<Ro
   };
   app.routeDocs.push(doc);
   return doc;
+}
+
+/**
+ * A WebSocket upgrade with a malformed handshake is refused here, in the one error shape, before the
+ * WebSocket library would answer it in its own (text/html).
+ */
+async function checkHandshake(request: FastifyRequest): Promise<void> {
+  if (request.headers.upgrade?.toLowerCase() !== 'websocket') return;
+  const key = request.headers['sec-websocket-key'];
+  if (typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key)) {
+    throw new AppError(400, 'BAD_REQUEST', 'Invalid WebSocket handshake: Sec-WebSocket-Key must be 16 random bytes in base64.');
+  }
+  const version = request.headers['sec-websocket-version'];
+  if (version !== '13' && version !== '8') {
+    throw new AppError(400, 'BAD_REQUEST', 'Invalid WebSocket handshake: Sec-WebSocket-Version must be 13.');
+  }
 }
 
 /** Test mode: an answer that does not match its published schema is a failure of the server. */

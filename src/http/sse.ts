@@ -5,17 +5,55 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import type { Sink } from '../events/stream.ts';
 
-/** A client that stops reading is cut off once this much is queued for it; it can reconnect with its cursor. */
+/**
+ * A client that stops reading is cut off once this much of the live stream waits for it; it can
+ * reconnect with its cursor (and is replayed, or told of the gap).
+ */
 export const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 /** Sent at the start of the stream: EventSource reconnects after 1 s instead of its default ~3 s. */
 const RETRY_MS = 1000;
 
+/**
+ * Writes an event stream to one response at the pace its client reads: when the socket's buffer is
+ * full, later chunks wait (in order) for it to drain. A replay, which may be the whole buffer of 1000
+ * events and far more than MAX_QUEUED_BYTES, is sent the same way and does not count against the
+ * limit: its frames are the stream's own, held anyway. Only live events that pile up count.
+ */
 export function sseSink(res: ServerResponse): Sink {
-  const write = (chunk: string) => {
-    res.write(chunk);
-    if (res.writableLength > MAX_QUEUED_BYTES) res.destroy();
+  const waiting: { chunk: string; live: boolean }[] = [];
+  let liveBytes = 0;
+  let blocked = false;
+  const flush = () => {
+    blocked = false;
+    while (!blocked && waiting.length) {
+      const next = waiting.shift()!;
+      if (next.live) liveBytes -= next.chunk.length;
+      blocked = !res.write(next.chunk);
+    }
   };
-  return { send: (frame) => write(frame.sse), ping: () => write(': ping\n\n'), position: (id) => write(`id: ${id}\n\n`) };
+  res.on('drain', flush);
+  const write = (chunk: string, live = true) => {
+    if (res.destroyed) return;
+    if (!blocked && waiting.length === 0) {
+      blocked = !res.write(chunk);
+      return;
+    }
+    waiting.push({ chunk, live });
+    if (!live) return;
+    liveBytes += chunk.length;
+    if (liveBytes > MAX_QUEUED_BYTES) {
+      waiting.length = 0;
+      res.destroy();
+    }
+  };
+  return {
+    send: (frame) => write(frame.sse),
+    replay: (frames) => {
+      for (const frame of frames) write(frame.sse, false);
+    },
+    ping: () => write(': ping\n\n'),
+    position: (id) => write(`id: ${id}\n\n`),
+  };
 }
 
 /** Takes the response over from Fastify and opens the event stream. */

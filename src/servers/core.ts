@@ -196,6 +196,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     executable: (provider) => settings.get().agent.executables[provider],
   });
   const media = new MediaStore(home.media);
+  media.removePartials();
   // What detection read may have changed (a path, the custom command, a key in agent.env).
   bus.subscribe((event) => {
     if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('agent')) detector.invalidate();

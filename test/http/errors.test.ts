@@ -1,5 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { getJson, startServer, type TestServer } from '../support/server.ts';
 
 // Every bad input gets a 4xx with {"error": CODE, "message": "..."}; the server keeps serving and
@@ -40,6 +41,59 @@ describe('error model', () => {
       assert.ok(answer.body.message.length > 0);
       assert.ok(!/at .*\.ts:\d+/.test(answer.body.message), 'no stack trace');
       assert.equal(server.app.services.chat.sessions.list().length, before, 'nothing stored');
+      assert.equal((await getJson(`${server.url}/api/health`)).status, 200, 'still serving');
+    });
+  }
+});
+
+// What Fastify, Node's parser and the WebSocket handshake refuse before a route runs has the same
+// shape (sent raw: a fetch client would refuse to send most of these).
+describe('errors before any route', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  function raw(request: string): Promise<{ status: number; type: string; body: any }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(server.port, '127.0.0.1', () => socket.write(request));
+      let out = '';
+      socket.on('data', (chunk) => (out += chunk));
+      socket.on('error', reject);
+      socket.setTimeout(5000, () => reject(new Error(`no answer to ${JSON.stringify(request.slice(0, 60))}`)));
+      socket.on('close', () => {
+        const [head = '', ...rest] = out.split('\r\n\r\n');
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
+        const type = /content-type: ([^\r]*)/i.exec(head)?.[1] ?? '';
+        try {
+          resolve({ status, type, body: JSON.parse(rest.join('\r\n\r\n')) });
+        } catch {
+          reject(new Error(`not JSON: ${out}`));
+        }
+      });
+    });
+  }
+  const host = () => `Host: 127.0.0.1:${server.port}\r\n`;
+  const cases: [string, () => string, number, string][] = [
+    ['a malformed percent-encoding in the path', () => `GET /api/messages/%E0%A4%A HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 400, 'BAD_URL'],
+    ['a path parameter over 100 characters', () => `GET /media/${'a'.repeat(150)} HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 414, 'URI_TOO_LONG'],
+    ['a query over 16 KiB', () => `GET /api/messages?q=${'a'.repeat(17_000)} HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+    ['a NUL in the path', () => `GET /api/mess\0ages HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 400, 'BAD_URL'],
+    ['a bad Content-Length', () => `POST /api/stop HTTP/1.1\r\n${host()}Content-Type: application/json\r\nContent-Length: abc\r\nConnection: close\r\n\r\n{}`, 400, 'INVALID_CONTENT_LENGTH'],
+    ['a method HTTP does not know', () => `FOO /api/health HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 400, 'BAD_REQUEST'],
+    ['no Host header', () => 'GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'BAD_REQUEST'],
+    ['GET /ws without an upgrade', () => `GET /ws HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 426, 'UPGRADE_REQUIRED'],
+    ['a WebSocket handshake without a key', () => `GET /ws HTTP/1.1\r\n${host()}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`, 400, 'BAD_REQUEST'],
+    ['a WebSocket handshake of an unknown version', () => `GET /ws HTTP/1.1\r\n${host()}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 99\r\n\r\n`, 400, 'BAD_REQUEST'],
+  ];
+  for (const [name, request, status, code] of cases) {
+    test(`${name} → ${status} ${code}`, async () => {
+      const answer = await raw(request());
+      assert.equal(answer.status, status);
+      assert.match(answer.type, /^application\/json/);
+      assert.equal(answer.body.error, code);
+      assert.ok(answer.body.message.length > 10);
       assert.equal((await getJson(`${server.url}/api/health`)).status, 200, 'still serving');
     });
   }

@@ -1,8 +1,8 @@
 // The media directory (<home>/media): uploads and screenshots, stored under safe names and found
 // again by name, never outside the directory (links are followed only when they stay inside).
 import { randomBytes } from 'node:crypto';
-import { realpathSync, statSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { link, rm, writeFile } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { badRequest, notFound } from '../../core/errors.ts';
 import type { UploadedFile } from '../../protocol/media.ts';
@@ -56,8 +56,18 @@ export function resolveMediaFile(dir: string, filename: string): string {
   return real;
 }
 
+/** An upload being written: a hidden name (never served: SAFE_MEDIA_NAME starts with a letter or digit). */
+const PARTIAL = /^\.upload-[0-9a-f]+\.part$/;
+
 export class MediaStore {
   constructor(readonly dir: string) {}
+
+  /** Removes uploads a crash left half-written (called at start, before anything is served). */
+  removePartials(): number {
+    const partials = readdirSync(this.dir).filter((name) => PARTIAL.test(name));
+    for (const name of partials) rmSync(join(this.dir, name), { force: true });
+    return partials.length;
+  }
 
   /** The absolute path of a stored file (400 for a name that is not a plain file name, 404 when absent). */
   resolve(filename: string): string {
@@ -72,13 +82,24 @@ export class MediaStore {
     });
   }
 
-  /** Stores an upload under a fresh safe name; never replaces a file. */
+  /**
+   * Stores an upload under a fresh safe name, never replacing a file. It is written under a hidden
+   * temporary name and appears under its own name only once complete, so a crash mid-write leaves
+   * nothing that is served (and removePartials() clears it at the next start).
+   */
   async save(originalName: string, bytes: Buffer, type: string): Promise<UploadedFile> {
     const filename = storedName(sanitizeFileName(originalName), new Date(), randomBytes(3).toString('hex'));
     // the real path, the same one /api/message attachments resolve to
-    const path = join(realpathSync(this.dir), filename);
-    // 'wx': never replace a file (a name collision is a 500, not a silent overwrite)
-    await writeFile(path, bytes, { flag: 'wx', mode: 0o600 });
+    const dir = realpathSync(this.dir);
+    const path = join(dir, filename);
+    const partial = join(dir, `.upload-${randomBytes(6).toString('hex')}.part`);
+    try {
+      await writeFile(partial, bytes, { flag: 'wx', mode: 0o600 });
+      // link, not rename: it fails instead of replacing a file of that name
+      await link(partial, path);
+    } finally {
+      await rm(partial, { force: true });
+    }
     return { filename, url: `/media/${filename}`, path, size: bytes.length, type, name: originalName };
   }
 }

@@ -9,6 +9,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { defineRoutes, documentRoute, route } from '../../http/routes.ts';
 import { PACKAGE_ROOT } from '../../core/version.ts';
+import { notFound } from '../../core/errors.ts';
 
 /**
  * Same-origin only: no inline script or style, no plugins, no framing. `connect-src 'self'` covers
@@ -59,6 +60,8 @@ code,pre{background:#f2f2f2;padding:.1rem .3rem;border-radius:4px}pre{padding:.7
 // The help page carries one small inline <style>: allow exactly that, still no script at all.
 const MISSING_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+const ASSETS_SUMMARY = "The UI's content-hashed scripts and styles (brotli or gzip when accepted; cached for a year).";
+
 export interface UiRouteDeps {
   version: string;
   /** The built UI (index.html, favicon.svg, assets/). */
@@ -88,12 +91,20 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       etag: true,
       lastModified: false,
     });
-    documentRoute(app, 'ui', {
-      method: 'GET',
-      url: '/assets/*',
-      summary: 'The UI\'s content-hashed scripts and styles (brotli or gzip when accepted; cached for a year).',
-      produces: 'file',
-    });
+    documentRoute(app, 'ui', { method: 'GET', url: '/assets/*', summary: ASSETS_SUMMARY, produces: 'file' });
+  } else {
+    // The same route without a build, so the routes do not depend on whether the UI was built.
+    defineRoutes(app, 'ui', [
+      route({
+        method: 'GET',
+        url: '/assets/*',
+        summary: ASSETS_SUMMARY,
+        produces: 'file',
+        handler: () => {
+          throw notFound('UI asset (the UI is not built: npm run build)');
+        },
+      }),
+    ]);
   }
 
   const sendIndex = async (reply: FastifyReply) => {

@@ -98,6 +98,43 @@ describe('SSE /api/events', () => {
     assert.equal(again[0]!.data.sessionId, 's100');
   });
 
+  test('a client far behind (a buffer of large events, more than the 4 MiB live limit) can still resume from its cursor', async (t) => {
+    const server = await startServer();
+    t.after(() => server.close());
+    const probe = await openSse(`${server.url}/api/events`);
+    server.app.services.bus.publish('queue_update', { pending: 0, active: false });
+    const [marker] = await probe.waitFor(1);
+    probe.close();
+    // 1000 events of 8 KiB: 8 MiB, twice what a client may fall behind in live events
+    const content = 'x'.repeat(8192);
+    for (let i = 0; i < 1000; i++) server.app.services.bus.publish('agent_output', { traceId: 'tr_big', content, offset: i * content.length });
+    const resumed = await openSse(`${server.url}/api/events`, { lastEventId: marker!.id });
+    const replay = await resumed.waitFor(1000, 30_000);
+    resumed.close();
+    assert.ok(replay.every((m) => m.data.event === 'agent_output'), 'no replay_gap: the cursor is inside the buffer');
+    assert.deepEqual(replay.map((m) => m.data.offset), Array.from({ length: 1000 }, (_, i) => i * 8192));
+  });
+
+  test('a client that stops reading is cut off once 4 MiB of live events wait for it; its slot is freed', async (t) => {
+    const server = await startServer();
+    t.after(() => server.close());
+    const { listeners, bus } = server.app.services;
+    const request = http.get(`${server.url}/api/events`, { headers: { accept: 'text/event-stream' }, agent: false });
+    const response = await new Promise<http.IncomingMessage>((resolve) => request.once('response', resolve));
+    response.pause(); // reads nothing more: the socket fills, then the server's queue
+    t.after(() => request.destroy());
+    assert.equal(listeners.sse.inUse, 1);
+    const content = 'y'.repeat(8192);
+    let published = 0;
+    for (; published < 4000 && listeners.sse.inUse > 0; published++) {
+      bus.publish('agent_output', { traceId: 'tr_slow', content, offset: published * content.length });
+      if (published % 100 === 99) await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(listeners.sse.inUse, 0, 'the reader that stopped was cut off');
+    // what the socket buffers took, plus the 4 MiB queue: far less than all 4000 events
+    assert.ok(published > 4 * 128 && published < 4000, `cut off after ${published} events of 8 KiB`);
+  });
+
   test('a cursor from a previous server process gets replay_gap', async () => {
     publishSessions(server, 1);
     const sse = await openSse(`${server.url}/api/events`, { lastEventId: 'deadbeef0000-5' });
