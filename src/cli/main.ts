@@ -156,6 +156,12 @@ export function buildProgram(): Command {
     });
   }
 
+  // Internal: the OCR process of vision-click (started by the server, ended when idle).
+  program.command('__ocr-process', { hidden: true }).action(async () => {
+    const { loadOcrProcess } = await import('../modules/automation/vision-click/index.ts');
+    await (await loadOcrProcess()).runOcrProcess();
+  });
+
   return program;
 }
 

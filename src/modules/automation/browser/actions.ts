@@ -237,14 +237,27 @@ export async function extract(session: BrowserSession, a: ActionOf<'extract'>): 
   }
 }
 
-const FUNCTION_SOURCE = /^(async\s+)?(function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/;
+/**
+ * What the page evaluates for a script: an expression is evaluated and, when its value is a function
+ * (`() => document.title`, `async function () {…}`), that function is called; an expression that
+ * calls one itself (`(() => document.title)()`) is just evaluated; statements (`const a = 1; a + 1`)
+ * run as written. Whether the script is an expression is decided by compiling it here (nothing runs).
+ */
+export function evalExpression(script: string): string {
+  try {
+    new Function(`return (${script}\n)`);
+  } catch {
+    return script;
+  }
+  return `(v => typeof v === 'function' ? v() : v)((${script}\n))`;
+}
 
 export async function evaluate(session: BrowserSession, a: ActionOf<'eval'>): Promise<ActionResultMap['eval']> {
   const timeout = a.timeout ?? DEFAULT_TIMEOUTS.eval;
   const tab = await session.tab(a.tab);
   markAction(tab);
   const script = a.script.trim();
-  const expression = FUNCTION_SOURCE.test(script) ? `(${script})()` : script;
+  const expression = evalExpression(script);
   let timer: NodeJS.Timeout | undefined;
   let result: unknown;
   try {

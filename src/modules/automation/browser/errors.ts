@@ -42,11 +42,18 @@ export const browserErrors = {
   internal: (what: string, message: string) => new AppError(500, 'BROWSER_ERROR', `${what} failed: ${message}`),
 };
 
+/** Terminal colour codes (Playwright colours its call log) and control characters go; at most `max` characters stay. */
+export function plainText(text: string, max = 200): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return plain.length > max ? `${plain.slice(0, max - 1)}…` : plain;
+}
+
 /** First line of an error message, without Playwright's "locator.click: " style prefix and call log. */
 export function firstLine(err: unknown): string {
   const raw = err instanceof Error ? err.message : String(err);
   const line = (raw.split('\n').find((l) => l.trim() !== '') ?? raw).trim();
-  return line.replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, '');
+  return plainText(line.replace(/^[a-zA-Z]+\.[a-zA-Z]+: /, ''));
 }
 
 const CLOSED = /Target page, context or browser has been closed|Browser has been closed|browser has disconnected|Target closed|Connection closed|Browser closed|has been closed/i;
@@ -94,5 +101,6 @@ function callLogReason(msg: string): string | undefined {
   if (idx < 0) return undefined;
   const log = lines.slice(idx + 1);
   const telling = [...log].reverse().find((l) => /intercepts pointer events|not visible|not enabled|not stable|not editable|waiting for/i.test(l));
-  return telling ?? log.at(-1);
+  const reason = telling ?? log.at(-1);
+  return reason === undefined ? undefined : plainText(reason);
 }

@@ -5,3 +5,5 @@ export { visionClickRoutes } from './vision-click.routes.ts';
 export { visionClickCommand, VISION_CLICK_HELP } from './commands.ts';
 export { visionSettings, type VisionSettings } from './settings.ts';
 export { visionClickSkill } from './skill.ts';
+/** The OCR child process's entry (`svc __ocr-process`); loaded only there. */
+export const loadOcrProcess = () => import('./locators/ocr-process.ts');

@@ -132,6 +132,11 @@ describe('browser actions', { timeout: 180_000 }, () => {
     assert.equal((await h.client.act({ action: 'eval', script: '() => 1 + 2' })).result, 3);
     assert.deepEqual((await h.client.act({ action: 'eval', script: "async () => { await new Promise((r) => setTimeout(r, 10)); return { a: [1, 'x'], u: undefined } }" })).result, { a: [1, 'x'] });
     assert.equal((await h.client.act({ action: 'eval', script: 'undefined' })).result, null);
+    // a function that calls itself is an expression, not a function to call
+    assert.equal((await h.client.act({ action: 'eval', script: '(() => document.title)()' })).result, 'Form page');
+    assert.equal((await h.client.act({ action: 'eval', script: '((x) => x * 2)(21)' })).result, 42);
+    assert.equal((await h.client.act({ action: 'eval', script: 'function () { return document.title.length }' })).result, 9);
+    assert.equal((await h.client.act({ action: 'eval', script: 'const a = 20; a + 22' })).result, 42);
     await rejectsWith(h.client.act({ action: 'eval', script: "throw new Error('boom')" }), 400, 'EVAL_ERROR', /boom/);
     await rejectsWith(h.client.act({ action: 'eval', script: 'new Promise(() => {})', timeout: 300 }), 504, 'TIMEOUT');
     await rejectsWith(h.client.act({ action: 'eval', script: "'x'.repeat(2000000)" }), 413, 'RESULT_TOO_LARGE');

@@ -6,7 +6,7 @@ import { asRef } from '../../../../src/modules/automation/browser/refs.ts';
 import { Ring } from '../../../../src/modules/automation/browser/ring.ts';
 import { redactUrl } from '../../../../src/modules/automation/browser/session.ts';
 import { actionBudget } from '../../../../src/modules/automation/browser/client.ts';
-import { fromPlaywright } from '../../../../src/modules/automation/browser/errors.ts';
+import { fromPlaywright, plainText } from '../../../../src/modules/automation/browser/errors.ts';
 import { AppError } from '../../../../src/core/errors.ts';
 
 const only = (...paths: string[]) => (p: string) => paths.includes(p);
@@ -147,4 +147,19 @@ test('fromPlaywright maps driver errors to AppErrors with the issue statuses', (
   const odd = fromPlaywright(new Error('something odd\n    at foo (bar.js:1)'), { what: 'Thing' });
   assert.equal(odd.status, 500);
   assert.equal(odd.message, 'Thing failed: something odd');
+});
+
+test("Playwright's coloured call log becomes one short plain line", () => {
+  const err = Object.assign(new Error([
+    'locator.click: Timeout 300ms exceeded.',
+    'Call log:',
+    '\u001b[2m  - waiting for locator(\'#covered\')\u001b[22m',
+    `\u001b[2m    - <div id="overlay">${'x'.repeat(500)}</div> intercepts pointer events\u001b[22m`,
+  ].join('\n')), { name: 'TimeoutError' });
+  const e = fromPlaywright(err, { what: "click on '#covered'", timeoutMs: 300 });
+  assert.equal(e.code, 'TIMEOUT');
+  assert.doesNotMatch(e.message, /\u001b|\[2m|\[22m/);
+  assert.ok(e.message.length < 400, String(e.message.length));
+  assert.match(e.message, /^click on '#covered' did not finish within 300 ms: - <div id="overlay">x+…\. Raise the timeout/);
+  assert.equal(plainText('\u001b[31mred\u001b[0m\tand\nplain'), 'red and plain');
 });

@@ -228,6 +228,19 @@ describe('vision-click: browser target', { timeout: 300_000 }, () => {
     assert.deepEqual(await events(dpr1), [], 'no pointer event at all');
   });
 
+  test('OCR near misses: a label sharing one word with the target ("Cancel order") is never clicked', async () => {
+    await openCanvas(dpr1);
+    for (const description of ['"Edit order"', '"Cancel payment"', 'the Order cancel button']) {
+      const e = await run(dpr1, { action: 'click', description, locator: 'ocr' }).then(() => undefined, (err: unknown) => err);
+      assert.ok(e instanceof AppError && ['LOW_CONFIDENCE', 'TARGET_NOT_FOUND'].includes(e.code), `${description}: ${String(e)}`);
+      assert.ok(Number(e.details?.confidence ?? 0) < 0.3, `${description}: confidence ${e.details?.confidence}`);
+    }
+    assert.deepEqual(await events(dpr1), [], 'nothing was clicked');
+    const hit = await run(dpr1, { action: 'click', description: '"Cancel order"', locator: 'ocr' });
+    assert.equal(hit.acted, true);
+    assert.deepEqual((await events(dpr1)).filter((x) => x.type === 'click').map((x) => x.hit), ['Cancel order']);
+  });
+
   test('low confidence: nothing is clicked below the threshold; above it the click happens', async () => {
     await openCanvas(dpr1);
     fake.confidence = 0.3;

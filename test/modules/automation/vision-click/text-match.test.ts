@@ -5,7 +5,7 @@ import {
   locateText,
   queryFromDescription,
   seenText,
-  similarity,
+  wordMatchScore,
   type OcrLine,
   type OcrWord,
 } from '../../../../src/modules/automation/vision-click/locators/text-match.ts';
@@ -31,13 +31,6 @@ test('query: quoted text wins; else generic words (click, the, button…) go, bu
   assert.equal(q.exact, false);
   assert.deepEqual(queryFromDescription('Press here').variants, ['here', 'press here']);
   assert.equal(queryFromDescription('Crème brûlée!').text, 'creme brulee');
-});
-
-test('similarity: normalized Levenshtein, case and punctuation blind', () => {
-  assert.equal(similarity('Launch', 'launch'), 1);
-  assert.equal(similarity('Sign-in', 'sign in'), 1);
-  assert.ok(Math.abs(similarity('Submt', 'Submit') - 5 / 6) < 1e-9);
-  assert.equal(similarity('', 'x'), 0);
 });
 
 test('the best span wins and its box is the union of its words', () => {
@@ -90,4 +83,25 @@ test('seenText is bounded', () => {
   const s = seenText(many, 100);
   assert.ok(s.length <= 104, String(s.length));
   assert.match(s, /…$/);
+});
+
+test('near-miss labels: one shared word is far below the 0.5 threshold; all words, in order, are needed', () => {
+  const page = [line('Submit order', 100, 100)];
+  for (const wrong of ['"Edit order"', '"Submit payment"', 'the Submit payment button', '"Order submit"']) {
+    const a = locateText(wrong, page);
+    assert.ok(!a.found || a.confidence! < 0.3, `${wrong}: ${JSON.stringify(a)}`);
+  }
+  const right = locateText('the "Submit order" button', page);
+  assert.ok(right.found && right.confidence! > 0.9 && right.label === 'Submit order', JSON.stringify(right));
+  // fuzzy within a word only: an OCR slip in one word of two still matches well
+  const slip = locateText('"Submit order"', [line('Subrnit order', 100, 100)]);
+  assert.ok(slip.found && slip.confidence! > 0.7, JSON.stringify(slip));
+});
+
+test('wordMatchScore: coverage squared times the mean word similarity, in order', () => {
+  assert.equal(wordMatchScore(['submit', 'order'], ['submit', 'order']), 1);
+  assert.equal(wordMatchScore(['submit', 'payment'], ['submit', 'order']), 0.25);
+  assert.equal(wordMatchScore(['order', 'submit'], ['submit', 'order']), 0.25, 'order matters');
+  assert.equal(wordMatchScore(['ok'], ['0k']), 0, 'short words must be equal');
+  assert.equal(wordMatchScore(['save'], []), 0);
 });

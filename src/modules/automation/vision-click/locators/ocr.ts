@@ -1,12 +1,15 @@
 // The offline locator: OCR of the screenshot with tesseract.js and the English data that ships in the
 // @tesseract.js-data/eng package (read from node_modules, never downloaded, nothing cached to disk), then
-// fuzzy text matching (text-match.ts). It finds targets by their visible text; icons and shapes need a
-// model locator. One worker is kept warm between calls and ended after a minute of idleness.
+// word matching (text-match.ts). It finds targets by their visible text; icons and shapes need a model
+// locator. OCR runs in a child process kept warm between calls and ended after 30 s of idleness, so its
+// memory is the system's again once it is done.
+import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Worker } from 'tesseract.js';
-import { AppError } from '../../../../core/errors.ts';
+import { AppError, isErrorCode } from '../../../../core/errors.ts';
+import { SVC_BIN } from '../../../../core/version.ts';
 import { boxToTarget, type Mapping } from '../geometry.ts';
 import { decodePng, ocrPrepass } from '../image.ts';
 import type { DescribeInput, LocateAnswer, LocateInput, Locator } from '../types.ts';
@@ -29,7 +32,7 @@ export function englishDataDir(): string {
 }
 
 export interface OcrOptions {
-  /** End the worker after this long without a job (ms, default 60000; 0 keeps it). */
+  /** End the OCR process after this long without a job (ms, default 30000). */
   idleMs?: number;
 }
 
@@ -48,18 +51,15 @@ export function ocrUpscale(width: number, height: number, scale = 1): number {
   return Math.max(width, height) * 2 <= 4096 ? 2 : 1;
 }
 
-export class OcrEngine {
+/**
+ * Tesseract in this process: what the OCR process (ocr-process.ts) runs. Its memory (the WASM engine
+ * and the language data, a few hundred MB) is never returned to the system while the process lives,
+ * which is why the server does not run it itself.
+ */
+export class Recognizer {
   private worker: Promise<Worker> | null = null;
-  private idleTimer: NodeJS.Timeout | null = null;
-  private busy = 0;
-
-  constructor(private readonly opts: OcrOptions = {}) {}
 
   private getWorker(): Promise<Worker> {
-    if (this.idleTimer) {
-      clearTimeout(this.idleTimer);
-      this.idleTimer = null;
-    }
     this.worker ??= (async () => {
       const langPath = englishDataDir();
       const { createWorker, OEM, PSM } = await import('tesseract.js');
@@ -83,48 +83,106 @@ export class OcrEngine {
     return this.worker;
   }
 
-  private scheduleIdle(): void {
-    const idle = this.opts.idleMs ?? 60_000;
-    if (!idle || this.busy > 0) return;
-    this.idleTimer = setTimeout(() => void this.close(), idle);
-    this.idleTimer.unref();
-  }
-
   /** Lines and words of a PNG, in the PNG's pixels. */
   async recognize(png: Buffer, scale = 1): Promise<OcrLine[]> {
     const raster = decodePng(png);
     const up = ocrUpscale(raster.width, raster.height, scale);
     const prepared = ocrPrepass(raster, up);
-    this.busy++;
-    try {
-      const worker = await this.getWorker();
-      const { data } = await worker.recognize(prepared.png, {}, { blocks: true, text: false });
-      const lines: OcrLine[] = [];
-      const toBox = (b: RawWord['bbox']) => ({ x: b.x0 / up, y: b.y0 / up, width: (b.x1 - b.x0) / up, height: (b.y1 - b.y0) / up });
-      for (const block of data.blocks ?? []) {
-        for (const para of block.paragraphs) {
-          for (const line of para.lines as unknown as RawLine[]) {
-            const words = line.words
-              .filter((w) => w.text.trim())
-              .map((w) => ({ text: w.text.trim(), confidence: w.confidence, box: toBox(w.bbox) }));
-            if (!words.length) continue;
-            lines.push({ text: words.map((w) => w.text).join(' '), confidence: line.confidence, box: toBox(line.bbox), words });
-          }
+    const worker = await this.getWorker();
+    const { data } = await worker.recognize(prepared.png, {}, { blocks: true, text: false });
+    const lines: OcrLine[] = [];
+    const toBox = (b: RawWord['bbox']) => ({ x: b.x0 / up, y: b.y0 / up, width: (b.x1 - b.x0) / up, height: (b.y1 - b.y0) / up });
+    for (const block of data.blocks ?? []) {
+      for (const para of block.paragraphs) {
+        for (const line of para.lines as unknown as RawLine[]) {
+          const words = line.words
+            .filter((w) => w.text.trim())
+            .map((w) => ({ text: w.text.trim(), confidence: w.confidence, box: toBox(w.bbox) }));
+          if (!words.length) continue;
+          lines.push({ text: words.map((w) => w.text).join(' '), confidence: line.confidence, box: toBox(line.bbox), words });
         }
       }
-      return lines;
-    } finally {
-      this.busy--;
-      this.scheduleIdle();
     }
+    return lines;
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    if (w) await (await w.catch(() => null))?.terminate().catch(() => undefined);
+  }
+}
+
+interface OcrReply {
+  id: number;
+  lines?: OcrLine[];
+  error?: { status: number; code: string; message: string };
+}
+
+/**
+ * OCR in a child process (`svc __ocr-process`), started on the first job and ended after idleMs
+ * without one: all the memory OCR takes goes with it, so the server returns to its idle size.
+ */
+export class OcrEngine {
+  private child: ChildProcess | null = null;
+  private readonly pending = new Map<number, { resolve(lines: OcrLine[]): void; reject(err: Error): void }>();
+  private nextId = 0;
+  private idleTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly opts: OcrOptions = {}) {}
+
+  /** The OCR process's pid while it runs (for tests and `svc status`). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  private start(): ChildProcess {
+    const child = fork(SVC_BIN, ['__ocr-process'], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    child.on('message', (reply: OcrReply) => {
+      const job = this.pending.get(reply.id);
+      if (!job) return;
+      this.pending.delete(reply.id);
+      if (reply.lines) job.resolve(reply.lines);
+      else job.reject(new AppError(reply.error?.status ?? 503, isErrorCode(reply.error?.code) ? reply.error.code : 'OCR_UNAVAILABLE', reply.error?.message ?? 'OCR failed.'));
+      this.scheduleIdle();
+    });
+    child.once('exit', (code, signal) => {
+      if (this.child === child) this.child = null;
+      const why = new AppError(503, 'OCR_UNAVAILABLE', `The OCR process ended (${signal ?? `exit ${code}`}) before it answered. Try again.`);
+      for (const job of this.pending.values()) job.reject(why);
+      this.pending.clear();
+    });
+    return child;
+  }
+
+  private scheduleIdle(): void {
+    if (this.pending.size > 0) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => void this.close(), this.opts.idleMs ?? 30_000);
+    this.idleTimer.unref();
+  }
+
+  /** Lines and words of a PNG, in the PNG's pixels. */
+  recognize(png: Buffer, scale = 1): Promise<OcrLine[]> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const child = (this.child ??= this.start());
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      child.send({ id, png, scale });
+    });
   }
 
   async close(): Promise<void> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    const w = this.worker;
-    this.worker = null;
-    if (w) await (await w.catch(() => null))?.terminate().catch(() => undefined);
+    const child = this.child;
+    this.child = null;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
   }
 }
 

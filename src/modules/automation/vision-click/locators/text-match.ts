@@ -2,10 +2,15 @@
 //
 // The text to look for is the description's quoted part ("Save", 'Sign in', “Buy now”) when it has one,
 // else its words without the generic ones (click, the, button, link, …). Every run of consecutive words of
-// an OCR line up to the query's length + 1 is a candidate; its score is the normalized Levenshtein
-// similarity of the two texts, weighted by Tesseract's confidence in the words. Several places that match
-// about equally well make the answer ambiguous: the confidence is halved, so the default threshold refuses
-// to click and the report names them (narrow it with --region).
+// an OCR line up to the query's length + 1 is a candidate. Matching is by words, in order: each query
+// word pairs with at most one word of the span, later words with later words, and a pair counts only when
+// the two words are nearly the same (fuzzy within a word, for OCR slips: "Subrnit" is "Submit"). The score
+// is the pairs' mean similarity times the square of the share of words paired (of the longer side), so
+// every word must be there: "Submit payment" against a button "Submit order" shares one word of two and
+// scores 0.25, far below the 0.5 threshold; the whole text scores 1. The score is then weighted by
+// Tesseract's confidence in the words. Several places that match about equally well make the answer
+// ambiguous: the confidence is halved, so the default threshold refuses to click and the report names them
+// (narrow it with --region).
 import type { Box, LocateAnswer } from '../types.ts';
 
 export interface OcrWord {
@@ -33,7 +38,7 @@ export interface TextQuery {
 export interface TextMatch {
   text: string;
   box: Box;
-  /** 0..1 text similarity. */
+  /** 0..1 how well the words match (wordMatchScore). */
   similarity: number;
   /** Mean word confidence, 0..100. */
   ocrConfidence: number;
@@ -90,14 +95,6 @@ export function levenshtein(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** 1 for equal texts, 0 for nothing in common (normalized Levenshtein). */
-export function similarity(a: string, b: string): number {
-  const x = normalizeText(a);
-  const y = normalizeText(b);
-  if (!x || !y) return 0;
-  return 1 - levenshtein(x, y) / Math.max(x.length, y.length);
-}
-
 export function unionBox(boxes: Box[]): Box {
   const x0 = Math.min(...boxes.map((b) => b.x));
   const y0 = Math.min(...boxes.map((b) => b.y));
@@ -106,15 +103,51 @@ export function unionBox(boxes: Box[]): Box {
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
 }
 
-const MIN_SIMILARITY = 0.5;
+/** Two words are the same word when at least this similar (OCR slips); words of 1–2 characters must be equal. */
+const WORD_SIMILARITY = 0.7;
+/** Candidates below this are not worth reporting. */
+const MIN_SCORE = 0.2;
 /** Two matches whose scores differ by less than this are "the same" (ambiguous). */
 const TIE = 0.05;
 
+function wordSimilarity(a: string, b: string): number {
+  if (a === b) return 1;
+  if (Math.min(a.length, b.length) <= 2) return 0;
+  const sim = 1 - levenshtein(a, b) / Math.max(a.length, b.length);
+  return sim >= WORD_SIMILARITY ? sim : 0;
+}
+
+/**
+ * How well a span of words says the query, 0..1: the best in-order pairing of query words with span
+ * words (a longest-common-subsequence over word similarities), its mean similarity times the square of
+ * the share of words paired.
+ */
+export function wordMatchScore(query: readonly string[], span: readonly string[]): number {
+  if (!query.length || !span.length) return 0;
+  // best[i][j]: [total similarity, pairs] of the best pairing of query[0..i) with span[0..j)
+  let prev: [number, number][] = Array.from({ length: span.length + 1 }, () => [0, 0]);
+  for (let i = 1; i <= query.length; i++) {
+    const cur: [number, number][] = [[0, 0]];
+    for (let j = 1; j <= span.length; j++) {
+      const sim = wordSimilarity(query[i - 1]!, span[j - 1]!);
+      let best = prev[j]!;
+      if (cur[j - 1]![0] > best[0]) best = cur[j - 1]!;
+      if (sim > 0 && prev[j - 1]![0] + sim > best[0]) best = [prev[j - 1]![0] + sim, prev[j - 1]![1] + 1];
+      cur.push(best);
+    }
+    prev = cur;
+  }
+  const [total, pairs] = prev[span.length]!;
+  if (!pairs) return 0;
+  const coverage = pairs / Math.max(query.length, span.length);
+  return (total / pairs) * coverage * coverage;
+}
+
 /** Every candidate span at or above the minimum similarity, best first. */
 export function findMatches(query: TextQuery, lines: OcrLine[]): TextMatch[] {
-  const variants = query.variants.map(normalizeText).filter(Boolean);
+  const variants = query.variants.map(normalizeText).filter(Boolean).map((v) => v.split(' '));
   if (!variants.length) return [];
-  const qWords = Math.max(...variants.map((v) => v.split(' ').length));
+  const qWords = Math.max(...variants.map((v) => v.length));
   const out: TextMatch[] = [];
   lines.forEach((line, li) => {
     const words = line.words.filter((w) => normalizeText(w.text));
@@ -122,8 +155,9 @@ export function findMatches(query: TextQuery, lines: OcrLine[]): TextMatch[] {
       for (let n = 1; n <= qWords + 1 && i + n <= words.length; n++) {
         const span = words.slice(i, i + n);
         const text = span.map((w) => w.text).join(' ');
-        const sim = Math.max(...variants.map((v) => similarity(text, v)));
-        if (sim < MIN_SIMILARITY) continue;
+        const spanWords = normalizeText(text).split(' ');
+        const sim = Math.max(...variants.map((v) => wordMatchScore(v, spanWords)));
+        if (sim < MIN_SCORE) continue;
         const ocr = span.reduce((s, w) => s + w.confidence, 0) / span.length;
         const score = sim * (0.6 + 0.4 * Math.max(0, Math.min(100, ocr)) / 100);
         out.push({ text, box: unionBox(span.map((w) => w.box)), similarity: sim, ocrConfidence: ocr, score, line: li });
