@@ -1,0 +1,9 @@
+// The web-ai skill: asks a web chat assistant (ChatGPT, Gemini, Claude, Grok, or any site a profile
+// describes) in the controlled browser, and takes its code back. Vendor profiles are data (built-in, plus
+// the user's <home>/web-ai-profiles.json). The driver runs in the browser server, which owns the pages.
+export { webAiRoutes } from './web-ai.routes.ts';
+export { webAiClient, httpTransport, type Transport } from './client.ts';
+export type { WebAiApi } from './types.ts';
+
+/** The driver side (playwright-core), for the browser server only. */
+export const loadWebAiDriver = () => import('./driver.ts');
