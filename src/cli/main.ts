@@ -115,6 +115,30 @@ export function buildProgram(): Command {
   }
 
   program
+    .command('web-ai')
+    .description('ask a web chat assistant (ChatGPT, Gemini, Claude, Grok) in the controlled browser and take its code back (`svc web-ai help`)')
+    .argument('[args...]', 'send, poll, query, code, code-extract, stop, status, sessions or profiles, and their arguments')
+    .option('--url <url>', 'server address (env SVC_URL, default http://127.0.0.1:$SVC_PORT or :3457)')
+    .option('--json', 'print the answer as JSON')
+    .passThroughOptions()
+    .allowUnknownOption()
+    .action(async (args: string[], opts: { url?: string; json?: boolean }) => {
+      // options may also follow the arguments (`svc web-ai sessions --json`), up to a `--`
+      const end = args.includes('--') ? args.indexOf('--') : args.length;
+      const rest: string[] = [];
+      let { url, json = false } = opts;
+      for (let i = 0; i < end; i++) {
+        if (args[i] === '--json') json = true;
+        else if (args[i] === '--url' && i + 1 < end) url = args[++i];
+        else if (args[i]!.startsWith('--url=')) url = args[i]!.slice(6);
+        else rest.push(args[i]!);
+      }
+      rest.push(...args.slice(end));
+      const { webAiCommand } = await import('./web-ai.ts');
+      process.exitCode = await webAiCommand(rest, { url: url ?? process.env.SVC_URL ?? `http://127.0.0.1:${envPort()}`, token: process.env.SVC_TOKEN, json });
+    });
+
+  program
     .command('status')
     .description('show the health of a running server')
     .option('--url <url>', 'server address (default http://127.0.0.1:$SVC_PORT or :3457)')

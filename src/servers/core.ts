@@ -51,12 +51,13 @@ import {
   webRoutingSkill,
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
+import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
 export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
-const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill];
+const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
 
 export interface CoreOptions {
   home: string;
@@ -184,6 +185,11 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
     env: providerEnv,
     executable: (provider) => settings.get().agent.executables[provider],
   });
+  // Attachments come from the working directory (or uploads); code is written only under it.
+  const webAi = new WebAiService(webAiClient((method, path, body, timeoutMs) => browser.request(method, path, body, timeoutMs)), {
+    workingDir: () => settings.get().agent.workingDir || cwd,
+    inputRoots: () => [home.media],
+  });
   const media = new MediaStore(home.media);
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
@@ -196,6 +202,7 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
     browserCommand(browser),
     webRoutingCommand(rules),
     visionClickCommand({ service: visionClick }),
+    webAiCommand(webAi),
   );
 
   const http = await createServer({
@@ -224,6 +231,7 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
   await http.register(webRoutingRoutes, { rules });
   await http.register(browserRoutes, { api: browser });
   await http.register(visionClickRoutes, { service: visionClick });
+  await http.register(webAiRoutes, { api: webAi });
   await http.register(mediaRoutes, { media });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
