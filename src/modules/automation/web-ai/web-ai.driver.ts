@@ -64,6 +64,15 @@ const oneLine = (s: string, n: number) => {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
 };
 
+/** Playwright's failures as AppErrors: a closed browser, a page that navigated while it was read. */
+async function onPage<T>(what: string, fn: () => Promise<T>, timeoutMs?: number): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw fromPlaywright(err, { what, ...(timeoutMs ? { timeoutMs } : {}) });
+  }
+}
+
 export class WebAiDriver implements WebAiApi {
   private readonly sessionsById = new Map<string, Session>();
   private readonly vendorTabs = new Map<string, string>();
@@ -105,14 +114,18 @@ export class WebAiDriver implements WebAiApi {
 
   // ---- tabs ----------------------------------------------------------------------------------------
 
-  /** The vendor's tab: the one used last, else an open tab on its site, else a new one at its URL. */
+  /**
+   * The vendor's tab: the one used last, else an open tab on its site. With `open`, a missing tab is opened
+   * (and one that wandered off the site is brought back); without, only a tab on the site now will do.
+   */
   private async vendorTab(p: ResolvedProfile, opts: { newChat?: boolean; open: boolean }): Promise<Tab> {
     await this.browser.ensure();
-    const tabs = this.browser.visibleTabs();
-    const known = this.vendorTabs.get(p.id);
-    let tab = tabs.find((t) => t.id === known && !t.page.isClosed()) ?? tabs.find((t) => !t.page.isClosed() && belongsTo(t.page.url(), p));
+    const tabs = this.browser.visibleTabs().filter((t) => !t.page.isClosed());
+    const onSite = (t: Tab) => belongsTo(t.page.url(), p);
+    const known = tabs.find((t) => t.id === this.vendorTabs.get(p.id));
+    let tab = opts.open ? (known ?? tabs.find(onSite)) : [known, ...tabs].find((t) => t && onSite(t));
     if (!tab && !opts.open) throw webAiErrors.noTab(p.label);
-    const go = !tab || opts.newChat || !belongsTo(tab.page.url(), p);
+    const go = !tab || opts.newChat || !onSite(tab);
     if (go && !p.url) throw webAiErrors.noUrl(p.id, this.opts.profilesFile);
     tab ??= this.browser.register(await (await this.browser.context()).newPage());
     if (go) await this.navigate(tab.page, p.url!);
@@ -156,7 +169,7 @@ export class WebAiDriver implements WebAiApi {
     const files = body.files ?? [];
     if (files.some((f) => !isAbsolute(f))) throw webAiErrors.absoluteFilesOnly();
     if (files.length && !p.attach) throw webAiErrors.noAttach(p.id);
-    return this.exclusive(p.id, async () => {
+    return this.exclusive(p.id, () => onPage(`sending to ${p.label}`, async () => {
       const tab = await this.vendorTab(p, { newChat: body.newChat, open: true });
       const page = tab.page;
       const d = await detect(page, p, p.readyTimeoutMs, this.intervalMs);
@@ -180,7 +193,7 @@ export class WebAiDriver implements WebAiApi {
       const s: Session = { id: newId('wa'), profile: p, tab, baseline, prompt: body.prompt, startedAt: now, updatedAt: now, state: 'streaming', text: '', changedAt: now, complete: false };
       this.remember(s);
       return { sessionId: s.id, vendor: p.id, tab: tab.id, url: page.url() };
-    });
+    }));
   }
 
   private async attach(page: Page, p: ResolvedProfile, files: string[]): Promise<void> {
@@ -265,8 +278,10 @@ export class WebAiDriver implements WebAiApi {
     if (s.state !== 'streaming') return;
     const page = s.tab.page;
     if (page.isClosed() || !belongsTo(page.url(), s.profile)) throw webAiErrors.sessionLost(s.id);
-    const texts = await readAnswers(page, s.profile);
-    const stopVisible = await isVisible(page, s.profile.stop, `profiles.${s.profile.id}.stop`);
+    const [texts, stopVisible] = await onPage(`reading ${s.profile.label}'s answer`, async () => [
+      await readAnswers(page, s.profile),
+      await isVisible(page, s.profile.stop, `profiles.${s.profile.id}.stop`),
+    ] as const);
     const now = Date.now();
     const next = advance(s, s.baseline, { count: texts.length, texts: texts.slice(s.baseline), stopVisible }, now, s.profile.stableMs);
     if (next.text !== s.text) s.updatedAt = now;
@@ -347,9 +362,11 @@ export class WebAiDriver implements WebAiApi {
       page = tab.page;
       p = this.profileFor(page.url());
     }
-    const count = (await readAnswers(page, p)).length;
-    if (count === 0 || (s && count <= s.baseline)) throw webAiErrors.noAnswer(p.label, describeFinder(p.answer));
-    const raw = await readBlocks(page, p, from, to);
+    const raw = await onPage(`reading ${p.label}'s code blocks`, async () => {
+      const count = (await readAnswers(page, p)).length;
+      if (count === 0 || (s && count <= s.baseline)) throw webAiErrors.noAnswer(p.label, describeFinder(p.answer));
+      return readBlocks(page, p, from, to);
+    });
     return { vendor: p.id, tab: tab.id, ...(s ? { sessionId: s.id } : {}), blocks: raw.map(toBlock) };
   }
 
@@ -366,15 +383,12 @@ export class WebAiDriver implements WebAiApi {
     const tab = s?.tab ?? (await this.vendorTab(p, { open: false }));
     const page = tab.page;
     if (page.isClosed()) throw webAiErrors.sessionLost(s!.id);
-    const stop = p.stop ? await firstVisible(page, p.stop, `profiles.${p.id}.stop`) : null;
-    if (stop) {
-      try {
-        await stop.locator.click({ timeout: ACTION_TIMEOUT_MS });
-        await stop.locator.waitFor({ state: 'hidden', timeout: ACTION_TIMEOUT_MS });
-      } catch (err) {
-        throw fromPlaywright(err, { what: `stopping ${p.label}'s answer`, timeoutMs: ACTION_TIMEOUT_MS });
-      }
-    }
+    const stop = await onPage(`stopping ${p.label}'s answer`, async () => {
+      const hit = p.stop ? await firstVisible(page, p.stop, `profiles.${p.id}.stop`) : null;
+      await hit?.locator.click({ timeout: ACTION_TIMEOUT_MS });
+      await hit?.locator.waitFor({ state: 'hidden', timeout: ACTION_TIMEOUT_MS });
+      return hit;
+    }, ACTION_TIMEOUT_MS);
     if (s?.state === 'streaming') {
       await this.observe(s);
       // cut short, however stable its text has become since
@@ -385,7 +399,7 @@ export class WebAiDriver implements WebAiApi {
 
   async status(vendor: string): Promise<Status> {
     const p = this.profile(vendor);
-    return this.exclusive(p.id, async () => {
+    return this.exclusive(p.id, () => onPage(`checking ${p.label}'s page`, async () => {
       const tab = await this.vendorTab(p, { open: true });
       const page = tab.page;
       const d = await detect(page, p, Math.min(p.readyTimeoutMs, 10_000), this.intervalMs);
@@ -400,7 +414,7 @@ export class WebAiDriver implements WebAiApi {
         writing: more.some((c) => c.check === 'stop' && c.found),
         checks: [...d.checks, ...more],
       };
-    });
+    }));
   }
 
   async sessions(): Promise<Sessions> {

@@ -75,6 +75,10 @@ describe('web-ai: profiles as data', { timeout: 180_000 }, () => {
     const blocks = await api.extract({ tab, vendor: 'generic' });
     assert.equal(blocks.vendor, 'generic');
     assert.equal(blocks.blocks.length, 3);
+    // once that tab has left the site, it is no longer the vendor's tab, and reading does not bring it back
+    await h.client.act({ action: 'open', url: chatgpt.url, tab });
+    await rejectsWith(api.extract({ vendor: 'acme' }), 404, 'WEB_AI_NO_TAB', /No Acme Chat tab is open/);
+    assert.equal((await h.client.tabs()).tabs.find((t) => t.id === tab)!.url, chatgpt.url);
   });
 
   test('a bad profile file: 400 naming each bad field; no file: the built-ins', async () => {
