@@ -45,7 +45,7 @@ export async function chat(prompt: string, options: ChatOptions): Promise<number
   const lines = createInterface({ input: Readable.fromWeb(response.body as never) });
   for await (const raw of lines) {
     if (!raw) continue;
-    const line = JSON.parse(raw) as { type: string; content?: string; name?: string; status?: string; reason?: string; output?: string };
+    const line = JSON.parse(raw) as { type: string; content?: string; name?: string; status?: string; reason?: string; fix?: string; output?: string };
     if (line.type === 'text') {
       process.stdout.write(line.content ?? '');
       wroteText = true;
@@ -56,7 +56,7 @@ export async function chat(prompt: string, options: ChatOptions): Promise<number
     } else if (line.type === 'done') {
       status = line.status ?? 'error';
       if (wroteText) process.stdout.write('\n');
-      if (status !== 'ok') console.error(`svc: run ${status}${line.reason ? `: ${line.reason}` : ''}`);
+      if (status !== 'ok') console.error(`svc: run ${status}${line.reason ? `: ${line.reason}` : ''}${line.fix ? `\nTo fix it, run: ${line.fix}` : ''}`);
     }
   }
   return status === 'ok' ? 0 : status === 'stopped' ? 130 : 1;

@@ -156,6 +156,23 @@ export function buildProgram(): Command {
     });
   }
 
+serverOptions(
+    program
+      .command('web-ai')
+      .description('ask a web chat assistant (ChatGPT, Gemini, Claude, Grok) in the controlled browser and take its code back (`svc web-ai help`)')
+      .argument('[args...]', 'send, poll, query, code, code-extract, stop, status, sessions or profiles, and their arguments')
+      .option('--json', 'print the answer as JSON')
+      .passThroughOptions()
+      .allowUnknownOption(),
+  ).action(async (args: string[], opts: TargetOptions & { json?: boolean }) => {
+    // --json may also follow the arguments (`svc web-ai sessions --json`), up to a `--`
+    const end = args.includes('--') ? args.indexOf('--') : args.length;
+    const json = Boolean(opts.json) || args.slice(0, end).includes('--json');
+    const rest = [...args.slice(0, end).filter((a) => a !== '--json'), ...args.slice(end)];
+    const { webAiCommand } = await import('./web-ai.ts');
+    await withTarget(opts, (target) => webAiCommand(rest, { ...target, json }));
+  });
+
   // Internal: the OCR process of vision-click (started by the server, ended when idle).
   program.command('__ocr-process', { hidden: true }).action(async () => {
     const { loadOcrProcess } = await import('../modules/automation/vision-click/index.ts');

@@ -14,6 +14,8 @@ export interface HomePaths {
   pids: string;
   /** The running server's pid and address (src/core/server-lock.ts). */
   lock: string;
+  /** The user's web-ai vendor profiles (overrides and additions to the built-in ones). */
+  webAiProfiles: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -30,6 +32,7 @@ export function homePaths(root: string): HomePaths {
     browserProfile: join(root, 'browser-profile'),
     pids: join(root, 'pids'),
     lock: join(root, 'server.lock'),
+    webAiProfiles: join(root, 'web-ai-profiles.json'),
   };
 }
 

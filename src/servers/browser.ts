@@ -9,11 +9,13 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError } from '../core/errors.ts';
+import { homePaths } from '../core/home.ts';
 import { VERSION } from '../core/version.ts';
 import { classifyPeer } from '../http/peers.ts';
 import { createServer } from '../http/create-server.ts';
 import { browserRoutes, DEFAULT_BROWSER_PORT, isPidAlive, loadBrowserDriver, type BrowserSession, type SessionOptions } from '../modules/automation/browser/index.ts';
 import { RemoteRuleSource } from '../modules/automation/web-routing/index.ts';
+import { loadWebAiDriver, webAiRoutes } from '../modules/automation/web-ai/index.ts';
 
 export interface BrowserServerOptions extends SessionOptions {
   /** Port on 127.0.0.1 (default 3459; 0 picks a free one). */
@@ -36,6 +38,7 @@ export interface BrowserServer {
 /** Start the browser server. The browser itself is launched (or attached) on first use. */
 export async function startBrowserServer(opts: BrowserServerOptions): Promise<BrowserServer> {
   const { BrowserSession, browserServerRoutes, sessionApi } = await loadBrowserDriver();
+  const { WebAiDriver } = await loadWebAiDriver();
   const session = new BrowserSession(opts);
   let closing: Promise<void> | null = null;
   let resolveClosed!: () => void;
@@ -58,6 +61,7 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
   };
   await app.register(browserServerRoutes, { session, onShutdown: () => void close() });
   await app.register(browserRoutes, { api: sessionApi(session) });
+  await app.register(webAiRoutes, { api: new WebAiDriver(session, { profilesFile: homePaths(opts.home).webAiProfiles }) });
   const port = opts.port ?? DEFAULT_BROWSER_PORT;
   try {
     await app.listen({ host: '127.0.0.1', port });

@@ -52,12 +52,13 @@ import {
   webRoutingSkill,
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
+import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
 export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
-const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill];
+const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
 
 export interface CoreOptions {
   home: string;
@@ -195,6 +196,11 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     env: providerEnv,
     executable: (provider) => settings.get().agent.executables[provider],
   });
+  // Attachments come from the working directory (or uploads); code is written only under it.
+  const webAi = new WebAiService(webAiClient((method, path, body, timeoutMs) => browser.request(method, path, body, timeoutMs)), {
+    workingDir: () => settings.get().agent.workingDir || cwd,
+    inputRoots: () => [home.media],
+  });
   const media = new MediaStore(home.media);
   media.removePartials();
   // What detection read may have changed (a path, the custom command, a key in agent.env).
@@ -212,6 +218,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     browserCommand(browser),
     webRoutingCommand(rules),
     visionClickCommand({ service: visionClick }),
+    webAiCommand(webAi),
   );
 
   const http = await createServer({
@@ -240,6 +247,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(webRoutingRoutes, { rules });
   await http.register(browserRoutes, { api: browser });
   await http.register(visionClickRoutes, { service: visionClick });
+  await http.register(webAiRoutes, { api: webAi });
   await http.register(mediaRoutes, { media });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });

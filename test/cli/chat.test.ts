@@ -18,8 +18,9 @@ function svc(args: string[], stdin?: string): Promise<{ code: number | null; std
   });
 }
 
-test('svc chat prints the streamed answer on stdout and steps on stderr', async () => {
+test('svc chat prints the streamed answer on stdout and steps on stderr', async (t) => {
   const server = await startAgentServer();
+  t.after(() => server.close());
   const ok = await svc(['chat', '--url', server.url, 'run the tool scenario:tool']);
   assert.equal(ok.code, 0);
   assert.match(ok.stdout, /hello-from-tool/);
@@ -30,7 +31,11 @@ test('svc chat prints the streamed answer on stdout and steps on stderr', async 
   assert.equal(piped.stderr, '');
   const failed = await svc(['chat', '--url', server.url, 'scenario:error']);
   assert.equal(failed.code, 1);
-  assert.match(failed.stderr, /run error: server_error/);
+  assert.match(failed.stderr, /^svc: run error: Claude Code's model service answered with an error/m);
+  server.app.services.settings.update({ agent: { provider: 'gemini', executables: { gemini: '/nonexistent/gemini' } } });
+  const notInstalled = await svc(['chat', '--url', server.url, 'hello']);
+  assert.equal(notInstalled.code, 1);
+  assert.match(notInstalled.stderr, /Gemini CLI is not installed[\s\S]*To fix it, run: npm install -g @google\/gemini-cli/);
   await server.close();
   const down = await svc(['chat', '--url', server.url, 'hello']);
   assert.equal(down.code, 1);

@@ -219,6 +219,11 @@ export class BrowserClient {
     return r.body as T;
   }
 
+  /** Any route of the browser server, for the modules that mount their own routes there (web-ai). */
+  request<T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    return this.call<T>(method, path, body, timeoutMs);
+  }
+
   /** Status without starting anything: `server: false` when no browser server runs. */
   async status(): Promise<BrowserStatus & { server: boolean }> {
     const h = await this.health();

@@ -8,7 +8,8 @@ export { browserCommand, runBrowserArgs, BROWSER_HELP } from './commands.ts';
 export { browserSkill } from './skill.ts';
 export { isPidAlive } from './launcher.ts';
 export { DEFAULT_BROWSER_PORT, type Action, type ActionResult, type ActionResultMap } from './types.ts';
-export type { BrowserSession, SessionOptions } from './session.ts';
+export type { BrowserSession, SessionOptions, Tab } from './session.ts';
+export { browserErrors, firstLine, fromPlaywright } from './errors.ts';
 
 /** The driver side (playwright-core), for the browser server only. */
 export const loadBrowserDriver = () => import('./driver.ts');
