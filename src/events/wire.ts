@@ -10,6 +10,11 @@ export interface WireFrame {
   json: string;
   /** The complete SSE message (`id:` and `data:` lines and the blank line). */
   sse: string;
+  /**
+   * `json` as UTF-8 bytes, made by the first WebSocket client that sends the frame and shared by all
+   * the others: a string would be encoded again for every client.
+   */
+  bytes?: Buffer;
 }
 
 export function encodeFrame(streamId: string, seq: number, body: Record<string, unknown>): WireFrame {

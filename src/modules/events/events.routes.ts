@@ -62,7 +62,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (app, { str
         }
         const sink: Sink = {
           send: (frame) => {
-            socket.send(frame.json);
+            socket.send((frame.bytes ??= Buffer.from(frame.json)), { binary: false });
             if (socket.bufferedAmount > MAX_QUEUED_BYTES) socket.terminate();
           },
           ping: () => socket.ping(),

@@ -1,10 +1,11 @@
-// Client process of the SSE fan-out benchmark: opens N SSE connections, reports "ready", then
-// records publish→receive latency of every event on every connection until it has `expected`
+// Client process of the fan-out benchmark: opens N SSE or WebSocket connections, reports "ready",
+// then records publish→receive latency of every event on every connection until it has `expected`
 // events per connection, and prints a JSON summary.
 import http from 'node:http';
+import WebSocket from 'ws';
 import { nowMs, summarize } from './stats.ts';
 
-const [url, clientsArg, expectedArg] = process.argv.slice(2);
+const [transport, url, clientsArg, expectedArg] = process.argv.slice(2);
 const clients = Number(clientsArg);
 const expected = Number(expectedArg);
 const latencies: number[] = [];
@@ -13,13 +14,36 @@ let first = Infinity;
 let last = 0;
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 
+/** One event arrived on a connection; counts the connection complete at `expected` events. */
+function received(now: number, sentAt: number | undefined, count: () => number): void {
+  if (sentAt === undefined) return;
+  latencies.push(now - sentAt);
+  first = Math.min(first, now);
+  last = Math.max(last, now);
+  if (count() === expected && ++completed === clients) finish();
+}
+
+function connectWs(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url!);
+    let count = 0;
+    socket.on('message', (data) => {
+      const now = nowMs();
+      received(now, (JSON.parse(String(data)) as { sentAt?: number }).sentAt, () => ++count);
+    });
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+}
+
 function connect(): Promise<void> {
+  if (transport === 'ws') return connectWs();
   return new Promise((resolve, reject) => {
     http.get(url!, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`status ${res.statusCode}`));
       res.setEncoding('utf8');
       let buffer = '';
-      let received = 0;
+      let count = 0;
       res.on('data', (chunk: string) => {
         const now = nowMs();
         buffer += chunk;
@@ -29,12 +53,7 @@ function connect(): Promise<void> {
           buffer = buffer.slice(end + 2);
           const data = block.split('\n').find((l) => l.startsWith('data: '));
           if (!data) continue;
-          const sentAt = JSON.parse(data.slice(6)).sentAt as number | undefined;
-          if (sentAt === undefined) continue;
-          latencies.push(now - sentAt);
-          first = Math.min(first, now);
-          last = Math.max(last, now);
-          if (++received === expected && ++completed === clients) finish();
+          received(now, JSON.parse(data.slice(6)).sentAt as number | undefined, () => ++count);
         }
       });
       resolve();
