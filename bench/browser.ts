@@ -67,7 +67,7 @@ const client = new BrowserClient({
   port,
   spawn: {
     command: process.execPath,
-    args: ['--import', 'tsx', join(import.meta.dirname, '../src/servers/browser.ts'), '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
+    args: ['--import', 'tsx', join(import.meta.dirname, '../src/cli/main.ts'), 'browser', 'serve', '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
   },
 });
 const direct = await launchBrowser({ profileDir: directProfile, headless: true });

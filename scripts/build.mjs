@@ -1,25 +1,101 @@
 // Builds everything `svc` serves and runs: the browser UI into web/dist (scripts/build-web.mjs), and
-// the server and CLI into dist/cli.js plus chunks that each command loads on demand.
-// Pure-JS dependencies are bundled too: loading a few large files is much faster at start-up than
-// resolving hundreds of small ones. Native addons and the big optional stacks stay external.
+// the server and CLI into one script, dist/cli.bundle.js, that bin/svc.js runs through V8's code
+// cache (bin/run-bundle.js). Then it runs `svc serve` and `svc --help` once, so the first real start
+// finds its code cache made.
+//
+// Start-up time and idle memory follow the amount of code a command loads and compiles, so:
+// - the bundle is one script, not ES modules: Node 20 can cache the compiled code of a script (and
+//   not of a module), which halves the time `svc serve` takes to load; the code no command reaches
+//   stays in lazily-run wrappers, so `svc token` does not evaluate the server;
+// - it is minified (names kept, for stack traces);
+// - native addons and the big optional stacks (playwright, tesseract) are external and load on use;
+// - Fastify requires its schema compilers (ajv, fast-json-stringify), pino and light-my-request only
+//   when a route has a Fastify schema, a Fastify logger is configured, or inject() is called; svc
+//   validates with zod, logs on its own and injects only in tests, so they stay external too;
+// - zod's 40 translations of its messages: svc speaks English (src/core/zod-locales.ts).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildWeb } from './build-web.mjs';
+import { CACHE_DIR, nodeFlagsOf } from '../bin/run-bundle.js';
+
+const BUNDLE = 'dist/cli.bundle.js';
+const BIN = 'bin/svc.js';
 
 await buildWeb();
 
+/** zod's locale index imports every language; the bundle gets the English one only. */
+const englishZod = {
+  name: 'english-zod',
+  setup(b) {
+    b.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes(`${join('node_modules', 'zod')}`) ? { path: join(process.cwd(), 'src/core/zod-locales.ts') } : undefined,
+    );
+  },
+};
+
+// Builds of earlier layouts (ES module chunks) and code caches of earlier bundles go.
+for (const stale of ['dist/chunks', 'dist/cli.js', 'dist/cli.js.map', join('dist', CACHE_DIR)]) rmSync(stale, { recursive: true, force: true });
+
 await build({
   entryPoints: ['src/cli/main.ts'],
-  outdir: 'dist',
-  entryNames: 'cli',
-  chunkNames: 'chunks/[name]-[hash]',
-  splitting: true,
+  outfile: BUNDLE,
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
-  external: ['better-sqlite3', 'playwright-core', 'tesseract.js', '@tesseract.js-data/*', 'pngjs', 'bufferutil', 'utf-8-validate'],
-  // some bundled CommonJS dependencies call require() for node built-ins
-  banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+  // import() of the external packages becomes require(): a script has no module loader of its own
+  supported: { 'dynamic-import': false },
+  minify: true,
+  keepNames: true,
+  external: [
+    'better-sqlite3', 'playwright-core', 'tesseract.js', '@tesseract.js-data/*', 'pngjs', 'bufferutil', 'utf-8-validate',
+    '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'pino', 'light-my-request',
+  ],
+  plugins: [englishZod],
+  // The script is one function expression: run-bundle.js calls it with what a CommonJS module gets.
+  banner: { js: '(function (require, module, exports, __filename, __dirname) {const __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  footer: { js: '})' },
+  define: { 'import.meta.url': '__svcImportMetaUrl' },
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+
+await warmCodeCache();
+
+/**
+ * Runs the two kinds of start once with the flags `svc` runs with, so each leaves its code cache
+ * (bin/run-bundle.js): `svc serve` until it has answered a request, and `svc --help`.
+ */
+async function warmCodeCache() {
+  const flags = nodeFlagsOf(readFileSync(BIN, 'utf8'));
+  spawnSync(process.execPath, [...flags, BIN, '--help'], { stdio: 'ignore', timeout: 30_000 });
+  const home = mkdtempSync(join(tmpdir(), 'svc-build-'));
+  const server = spawn(process.execPath, [...flags, BIN, 'serve', '--port', '0', '--home', home, '--proxy-port', '0'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (chunk) => {
+        out += chunk;
+        const found = /listening on (http:\/\/\S+)/.exec(out);
+        if (found) resolve(found[1]);
+      });
+      server.once('exit', (code) => reject(new Error(`svc serve exited (${code}) before it listened`)));
+      setTimeout(() => reject(new Error('svc serve did not listen within 30 s')), 30_000).unref();
+    });
+    for (const path of ['/api/health', '/', '/api/sessions']) await fetch(`${url}${path}`).catch(() => undefined);
+    const cacheDir = join('dist', CACHE_DIR);
+    for (const start = Date.now(); Date.now() - start < 10_000; await new Promise((r) => setTimeout(r, 50))) {
+      if (existsSync(cacheDir) && readdirSync(cacheDir).some((name) => name.startsWith('serve-'))) break;
+    }
+  } catch (err) {
+    console.warn(`build: the code cache of svc serve is not made (${err.message}); the first start makes it`);
+  } finally {
+    server.kill('SIGTERM');
+    rmSync(home, { recursive: true, force: true });
+  }
+}

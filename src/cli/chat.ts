@@ -1,7 +1,8 @@
 // `svc chat`: sends a message to a running server and prints the answer as it streams.
 // Text goes to stdout; thinking and tool steps go to stderr, so `svc chat … > answer.md` keeps only the answer.
+import type { IncomingMessage } from 'node:http';
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
+import { jsonOf, request, textOf } from './http-client.ts';
 import { uploadFiles } from './upload.ts';
 import { authHeaders, type ServerTarget } from './target.ts';
 
@@ -20,9 +21,9 @@ export async function chat(prompt: string, options: ChatOptions): Promise<number
   if (typeof uploaded === 'number') return uploaded;
   const attachments = uploaded.map((file) => file.filename);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...authHeaders(options) };
-  let response: Response;
+  let response: IncomingMessage;
   try {
-    response = await fetch(`${options.url}/api/message`, {
+    response = await request(`${options.url}/api/message`, {
       method: 'POST',
       headers,
       body: JSON.stringify({
@@ -35,14 +36,14 @@ export async function chat(prompt: string, options: ChatOptions): Promise<number
     console.error(`svc: cannot reach ${options.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
     return 1;
   }
-  if (!response.ok || !response.body) {
-    const body = (await response.json().catch(() => ({}))) as { message?: string };
-    console.error(`svc: ${response.status} ${body.message ?? response.statusText}`);
+  if (response.statusCode !== 200) {
+    const answer = await textOf(response);
+    console.error(`svc: ${answer.status} ${String(jsonOf(answer).message ?? response.statusMessage)}`);
     return 1;
   }
   let status = 'error';
   let wroteText = false;
-  const lines = createInterface({ input: Readable.fromWeb(response.body as never) });
+  const lines = createInterface({ input: response });
   for await (const raw of lines) {
     if (!raw) continue;
     const line = JSON.parse(raw) as { type: string; content?: string; name?: string; status?: string; reason?: string; fix?: string; output?: string };

@@ -1,18 +1,19 @@
 // `svc web-routing …` and `svc vision-click …`: run the slash command on the running server (its
 // rules and browser live there) and print the answer. Used by people and by the agent's CLIs.
+import { jsonOf, requestText } from './http-client.ts';
 import { authHeaders, type ServerTarget } from './target.ts';
 
 export async function forwardCommand(name: string, args: string[], target: ServerTarget): Promise<number> {
   const text = [`/${name}`, ...args.map(quoteArg)].join(' ');
   try {
-    const response = await fetch(`${target.url}/api/command`, {
+    const response = await requestText(`${target.url}/api/command`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...authHeaders(target) },
       body: JSON.stringify({ text }),
     });
-    const body = await response.text();
+    const body = response.text;
     if (!response.ok) {
-      console.error(`svc ${name}: ${(JSON.parse(body) as { message?: string }).message ?? response.statusText}`);
+      console.error(`svc ${name}: ${String(jsonOf(response).message ?? `HTTP ${response.status}`)}`);
       return 1;
     }
     let status = 'ok';

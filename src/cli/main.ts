@@ -192,4 +192,6 @@ async function readStdin(): Promise<string> {
   return text;
 }
 
-await buildProgram().parseAsync(process.argv);
+// Not a top-level await: the bundle is a script (scripts/build.mjs). A rejection still ends the
+// process with its stack, as an unhandled one does.
+void buildProgram().parseAsync(process.argv);

@@ -1,5 +1,6 @@
 // `svc status`: whether a server runs, its runtime facts, and which provider CLIs are ready (and
 // what to do about those that are not).
+import { requestText } from './http-client.ts';
 import { authHeaders, type ServerTarget } from './target.ts';
 
 interface ProviderStatus {
@@ -49,7 +50,7 @@ async function settledProviders(get: (path: string) => Promise<unknown>): Promis
 }
 
 async function fetchJson(url: string, headers: Record<string, string>): Promise<unknown> {
-  const response = await fetch(url, { headers, signal: AbortSignal.timeout(3000) });
+  const response = await requestText(url, { headers, timeoutMs: 3000 });
   if (!response.ok) throw new Error(`HTTP ${response.status} from ${url}`);
-  return response.json();
+  return JSON.parse(response.text);
 }

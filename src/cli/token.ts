@@ -4,16 +4,16 @@
 // default data directory's.
 import { defaultHome, ensureHome } from '../core/home.ts';
 import { loadOrCreateToken } from '../core/token.ts';
+import { jsonOf, requestText } from './http-client.ts';
 import { resolveTarget } from './target.ts';
 
 export async function printToken(options: { home?: string; url?: string }): Promise<number> {
   if (!options.home) {
     const { url } = resolveTarget({ url: options.url });
-    const running = await fetch(`${url}/api/auth/token`, { signal: AbortSignal.timeout(2000) })
-      .then((r) => (r.ok ? (r.json() as Promise<{ token: string }>) : undefined))
-      .catch(() => undefined);
-    if (running?.token) {
-      console.log(running.token);
+    const running = await requestText(`${url}/api/auth/token`, { timeoutMs: 2000 }).catch(() => undefined);
+    const token = running?.ok ? jsonOf(running).token : undefined;
+    if (typeof token === 'string' && token) {
+      console.log(token);
       return 0;
     }
     if (options.url) {

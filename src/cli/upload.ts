@@ -3,8 +3,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { formatSize, UPLOAD_LIMIT_BYTES, type UploadedFile } from '../protocol/media.ts';
+import { jsonOf, requestText, type TextResponse } from './http-client.ts';
 import { authHeaders, type ServerTarget } from './target.ts';
-
 
 /** A failure already worded for the terminal, with the exit code it ends the command with. */
 class UploadError extends Error {
@@ -27,9 +27,9 @@ async function uploadOne(file: string, server: ServerTarget): Promise<UploadedFi
   const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
     throw new UploadError(`svc: cannot read ${file}: ${err.code ?? err.message}`, 2);
   });
-  let response: Response;
+  let response: TextResponse;
   try {
-    response = await fetch(`${base}/api/upload?filename=${encodeURIComponent(basename(file))}`, {
+    response = await requestText(`${base}/api/upload?filename=${encodeURIComponent(basename(file))}`, {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream', ...authHeaders(server) },
       body: bytes,
@@ -37,9 +37,9 @@ async function uploadOne(file: string, server: ServerTarget): Promise<UploadedFi
   } catch (err) {
     throw new UploadError(`svc: cannot reach ${server.url}: ${(err as Error).message}. Start it with \`svc serve\`.`, 1);
   }
-  const body = (await response.json().catch(() => ({}))) as Partial<UploadedFile> & { message?: string };
+  const body = jsonOf(response) as Partial<UploadedFile> & { message?: string };
   if (response.status !== 201) {
-    throw new UploadError(`svc: upload of ${file} refused: ${response.status} ${body.message ?? response.statusText}`, 1);
+    throw new UploadError(`svc: upload of ${file} refused: ${response.status} ${body.message ?? 'no reason given'}`, 1);
   }
   return body as UploadedFile;
 }

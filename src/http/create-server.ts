@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
+import { createLog, parseLogLevel, type Log } from '../core/log.ts';
 import { createGuard, type GuardOptions } from './guard.ts';
 import { BODY_LIMIT_BYTES, errorHandler, writeClientError } from './error-handler.ts';
 import { defineRoutes, type Method } from './routes.ts';
@@ -16,6 +17,7 @@ export interface ServerKitOptions {
   /** Title, version and description of the OpenAPI document. */
   info: ApiInfo;
   guard: GuardOptions;
+  /** error, warn, info or silent (default: SVC_LOG_LEVEL, else warn); info logs every request. */
   logLevel?: string;
   /** Accept WebSocket upgrades (the core's /ws fallback). */
   websocket?: boolean;
@@ -31,16 +33,22 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Every route Fastify registered (documented or not), for the route-count test. */
     routeTable: RegisteredRoute[];
+    /** The server's log (src/core/log.ts). */
+    svcLog: Log;
   }
 }
 
+/** Routes declare zod schemas (routes.ts), never Fastify's: its compilers are never built. */
+const noFastifySchemas = () => {
+  throw new Error('svc routes validate with zod (src/http/routes.ts); Fastify schemas are not used');
+};
+
 export async function createServer(options: ServerKitOptions): Promise<FastifyInstance> {
+  const log = createLog(parseLogLevel(options.logLevel ?? process.env.SVC_LOG_LEVEL));
   const app = Fastify({
-    logger: {
-      level: options.logLevel ?? process.env.SVC_LOG_LEVEL ?? 'warn',
-      // The bearer token may ride in ?token= on the two streaming paths: log paths, never queries.
-      serializers: { req: (req) => ({ method: req.method, path: req.url.split('?')[0] }) },
-    },
+    // Fastify's own logger (pino) and schema compilers stay unloaded (see scripts/build.mjs).
+    logger: false,
+    schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
     bodyLimit: options.bodyLimit ?? BODY_LIMIT_BYTES,
     forceCloseConnections: true,
     return503OnClosing: true,
@@ -70,6 +78,11 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
     return payload;
   });
 
+  app.decorate('svcLog', log);
+  if (log.level === 'info') {
+    // The bearer token may ride in ?token= on the two streaming paths: log paths, never queries.
+    app.addHook('onResponse', async (request, reply) => log.info(`${request.method} ${request.url.split('?')[0]} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`));
+  }
   app.decorate('routeDocs', []);
   const routeTable: RegisteredRoute[] = [];
   app.decorate('routeTable', routeTable);

@@ -44,7 +44,7 @@ export function toAppError(error: unknown, bodyLimit = BODY_LIMIT_BYTES): AppErr
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const apiError = toAppError(error, request.routeOptions.bodyLimit);
-  if (apiError.status >= 500 && apiError.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+  if (apiError.status >= 500 && apiError.code === 'INTERNAL') request.server.svcLog.error(`${request.method} ${request.url.split('?')[0]} failed:`, error);
   if (apiError.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="svc"');
   void reply.status(apiError.status).type('application/json; charset=utf-8').send(apiError.toBody());
   // A refused WebSocket upgrade: its socket left the HTTP server's keeping, so end it here or it

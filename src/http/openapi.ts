@@ -45,8 +45,10 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Jso
   const json = toSchema(schema, 'input');
   const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((json.required as string[] | undefined) ?? []);
-  return Object.entries(properties).map(([name, property]) => {
+  return Object.entries(properties).map(([key, property]) => {
     const { description, ...rest } = property;
+    // Fastify names a wildcard's value '*'; the document's path calls it {path}
+    const name = key === '*' ? 'path' : key;
     return {
       name,
       in: where,
@@ -83,10 +85,6 @@ function responses(doc: RouteDoc): JsonSchema {
 
 function operation(doc: RouteDoc): JsonSchema {
   const pathParameters = parameters(doc.params, 'path');
-  // a wildcard route without a params schema still has its `{path}` parameter
-  if (doc.url.endsWith('*') && !pathParameters.some((p) => p.name === 'path')) {
-    pathParameters.push({ name: 'path', in: 'path', required: true, schema: { type: 'string' } });
-  }
   return {
     operationId: `${doc.method.toLowerCase()}${openApiPath(doc.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: doc.summary,

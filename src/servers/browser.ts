@@ -1,9 +1,8 @@
 // The browser server (`svc browser serve`): a composition root on the server kit, on 127.0.0.1 only.
 // It owns one BrowserSession for its lifetime and serves the browser skill's routes over it, under
 // the same paths and shapes as the core server's /api/browser/* routes, so the client can talk to
-// either. Run stand-alone with `node --import tsx src/servers/browser.ts --port 3459 --home ~/.svc
-// [--cdp-url URL] [--headed] [--browser-path PATH] [--parent-pid PID]`; `svc browser serve` does the
-// same through the CLI, and the browser client spawns it on first use.
+// either. `svc browser serve --port 3459 --home ~/.svc [--cdp-url URL] [--headed] [--browser-path PATH]
+// [--parent-pid PID]` runs it (src/cli/browser.ts); the browser client spawns it on first use.
 import type { FastifyInstance } from 'fastify';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -139,16 +138,4 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...(parentPid ? { parentPid } : {}),
     ...(env.SVC_URL ? { coreUrl: env.SVC_URL } : {}),
   };
-}
-
-const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('servers/browser.ts');
-if (isMain) {
-  try {
-    const server = await serveBrowser(parseServeArgs(process.argv.slice(2)));
-    await server.closed;
-    process.exit(0);
-  } catch (err) {
-    process.stderr.write(`svc browser serve: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
-  }
 }

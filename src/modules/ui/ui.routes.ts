@@ -3,11 +3,11 @@
 // When web/dist is missing the root page says how to build it instead of answering 404.
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import fastifyStatic from '@fastify/static';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { extname, join } from 'node:path';
+import { createReadStream } from 'node:fs';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, documentRoute, route } from '../../http/routes.ts';
+import { defineRoutes, route } from '../../http/routes.ts';
 import { PACKAGE_ROOT } from '../../core/version.ts';
 import { notFound } from '../../core/errors.ts';
 
@@ -33,13 +33,48 @@ export function webDistDir(): string {
   return process.env.SVC_WEB_DIST || join(PACKAGE_ROOT, 'web', 'dist');
 }
 
-const isDirectory = (path: string) => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+const ASSET_TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
 };
+
+/** A file name of the build: content-hashed, no directories, nothing hidden. */
+const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
+
+/**
+ * Serves the build's assets: names carry a content hash, so each is cached for a year; the build
+ * writes a .br and a .gz beside each file, sent to clients that accept them (and a cache between
+ * must keep the variants apart: Vary).
+ */
+function assetServer(dir: string) {
+  return (name: string, request: FastifyRequest, reply: FastifyReply) => {
+    const type = ASSET_TYPES[extname(name)];
+    if (!ASSET_NAME.test(name) || name.includes('..') || !type) throw notFound('UI asset', name);
+    const accepts = String(request.headers['accept-encoding'] ?? '');
+    const encodings: [string | undefined, string][] = [...(/\bbr\b/.test(accepts) ? [['br', '.br'] as [string, string]] : []), ...(/\bgzip\b/.test(accepts) ? [['gzip', '.gz'] as [string, string]] : []), [undefined, '']];
+    for (const [encoding, suffix] of encodings) {
+      const path = join(dir, name + suffix);
+      let size: number;
+      try {
+        const stat = statSync(path);
+        if (!stat.isFile()) continue;
+        size = stat.size;
+      } catch {
+        continue;
+      }
+      const etag = `"${name}${suffix}"`;
+      void reply.header('Vary', 'Accept-Encoding').header('Cache-Control', 'public, max-age=31536000, immutable').header('ETag', etag).type(type);
+      if (encoding) void reply.header('Content-Encoding', encoding);
+      if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+      return reply.header('Content-Length', size).send(createReadStream(path));
+    }
+    throw notFound('UI asset (the UI is built with npm run build)', name);
+  };
+}
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -60,8 +95,6 @@ code,pre{background:#f2f2f2;padding:.1rem .3rem;border-radius:4px}pre{padding:.7
 // The help page carries one small inline <style>: allow exactly that, still no script at all.
 const MISSING_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const ASSETS_SUMMARY = "The UI's content-hashed scripts and styles (brotli or gzip when accepted; cached for a year).";
-
 export interface UiRouteDeps {
   version: string;
   /** The built UI (index.html, favicon.svg, assets/). */
@@ -72,40 +105,17 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
   const index = join(dist, 'index.html');
   const assets = join(dist, 'assets');
 
-  if (isDirectory(assets)) {
-    await app.register(fastifyStatic, {
-      root: assets,
-      prefix: '/assets/',
-      decorateReply: false,
-      index: false,
-      list: false,
-      dotfiles: 'deny',
-      // the build writes .br and .gz beside each file: sent to clients that accept them (and a
-      // cache between must keep the variants apart)
-      preCompressed: true,
-      setHeaders: (res) => res.setHeader('Vary', 'Accept-Encoding'),
-      // Names carry a content hash: a changed file is a new URL.
-      cacheControl: true,
-      maxAge: '365d',
-      immutable: true,
-      etag: true,
-      lastModified: false,
-    });
-    documentRoute(app, 'ui', { method: 'GET', url: '/assets/*', summary: ASSETS_SUMMARY, produces: 'file' });
-  } else {
-    // The same route without a build, so the routes do not depend on whether the UI was built.
-    defineRoutes(app, 'ui', [
-      route({
-        method: 'GET',
-        url: '/assets/*',
-        summary: ASSETS_SUMMARY,
-        produces: 'file',
-        handler: () => {
-          throw notFound('UI asset (the UI is not built: npm run build)');
-        },
-      }),
-    ]);
-  }
+  const sendAsset = assetServer(assets);
+  defineRoutes(app, 'ui', [
+    route({
+      method: 'GET',
+      url: '/assets/*',
+      summary: "The UI's content-hashed scripts and styles (brotli or gzip when accepted; cached for a year).",
+      params: z.object({ '*': z.string().describe('a file name of the build') }),
+      produces: 'file',
+      handler: ({ params, request, reply }) => sendAsset(params['*'], request, reply),
+    }),
+  ]);
 
   const sendIndex = async (reply: FastifyReply) => {
     let html: string | undefined;

@@ -36,7 +36,8 @@ function rawRequest(port: number, opts: { method?: string; path: string; headers
   });
 }
 
-const serveEntry = join(process.cwd(), 'src/servers/browser.ts');
+/** `svc browser serve`, from the sources. */
+const serveEntry = [join(process.cwd(), 'src/cli/main.ts'), 'browser', 'serve'];
 
 describe('browser lifecycle', { timeout: 240_000 }, () => {
   test('a killed browser is detected and the next command relaunches it; old refs are stale', async () => {
@@ -130,7 +131,7 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
     const site = await startSite();
     const spawn = {
       command: process.execPath,
-      args: ['--import', 'tsx', serveEntry, '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
+      args: ['--import', 'tsx', ...serveEntry, '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
       logFile: join(home, 'browser-server.log'),
     };
     const a = new BrowserClient({ port, spawn });
@@ -165,7 +166,7 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
     const site = await startSite();
     const spawned = new BrowserClient({
       port,
-      spawn: { command: process.execPath, args: ['--import', 'tsx', serveEntry, '--port', String(port), '--home', home] },
+      spawn: { command: process.execPath, args: ['--import', 'tsx', ...serveEntry, '--port', String(port), '--home', home] },
     });
     let browserPid = 0;
     try {
