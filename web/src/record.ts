@@ -3,7 +3,8 @@
 // Both map to the same fields and one component (RunAnswer) renders them, so a run looks the same
 // live and after a reload.
 import type { Message, ProviderInfo } from './api.ts';
-import { stepSummary, type RunRecordMeta } from '../../src/protocol/runs.ts';
+import type { RunRecordMeta } from '../../src/protocol/runs.ts';
+import { stepSummary } from '../../src/protocol/step-summary.ts';
 import type { Run, RunNotice, RunStatus, StepKind, StepStatus } from './store.ts';
 
 export interface StepView {
