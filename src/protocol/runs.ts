@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { RUN_STATUSES, STEP_KINDS, ToolLogEntrySchema } from './events.ts';
 
+export { stepSummary } from './step-summary.ts';
+
 export const RunSnapshotSchema = z.object({
   traceId: z.string(),
   provider: z.string(),
@@ -71,14 +73,3 @@ export const RunRecordMetaSchema = z.object({
   interrupted: z.boolean().optional(),
 });
 export type RunRecordMeta = z.infer<typeof RunRecordMetaSchema>;
-
-const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'path', 'filePath', 'pattern', 'query', 'url', 'description', 'prompt'];
-
-/** The one-line gist of a step's input (the command it ran, the file it touched…). */
-export function stepSummary(input: Record<string, unknown> | undefined): string {
-  for (const key of SUMMARY_KEYS) {
-    const value = input?.[key];
-    if (typeof value === 'string' && value) return value.length > 120 ? `${value.slice(0, 117)}…` : value;
-  }
-  return '';
-}

@@ -11,6 +11,7 @@ import {
   getState,
   messageRow,
   newKey,
+  onAgentSettingsChanged,
   onGap,
   onSessionDeleted,
   onSessionSwitched,
@@ -383,12 +384,18 @@ export async function loadRegistry(): Promise<void> {
 }
 
 let statusPolls = 0;
-export async function pollCliStatus(): Promise<void> {
+let statusTimer: ReturnType<typeof setTimeout> | undefined;
+/**
+ * Reads which CLIs are installed and logged in, again every second while the server is still
+ * detecting. `refresh`: ask the server to detect again (the user has just installed or logged in).
+ */
+export async function pollCliStatus(refresh = false): Promise<void> {
+  clearTimeout(statusTimer);
   try {
-    const status = await api.cliStatus();
+    const status = await api.cliStatus(refresh);
     setState({ cliStatus: status });
     const detecting = status.refreshing || Object.values(status.providers).some((p) => p?.state === 'detecting');
-    if (detecting && ++statusPolls < 60) setTimeout(() => void pollCliStatus(), 1000);
+    if (detecting && ++statusPolls < 60) statusTimer = setTimeout(() => void pollCliStatus(), 1000);
     else statusPolls = 0;
   } catch (err) {
     setState({ cliStatus: missing(err) ? null : getState().cliStatus ?? null });
@@ -484,6 +491,11 @@ export async function init(): Promise<void> {
     void reloadAll();
   });
   onSessionSwitched((id) => void loadView(id));
+  // (the server detects again when the agent settings change: follow it until it is done)
+  onAgentSettingsChanged(() => {
+    statusPolls = 0;
+    void pollCliStatus();
+  });
   onSessionDeleted(() => void showActive());
   onAuthRequired(() => setState({ authNeeded: true }));
 

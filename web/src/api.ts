@@ -191,7 +191,7 @@ export const api = {
   settings: () => get<Record<string, unknown>>('/api/settings'),
   saveSettings: (patch: unknown) => put<Record<string, unknown>>('/api/settings', patch),
   registry: () => get<CliRegistry>('/api/cli-registry'),
-  cliStatus: () => get<CliStatusAnswer>('/api/cli-status'),
+  cliStatus: (refresh = false) => get<CliStatusAnswer>(`/api/cli-status${refresh ? '?refresh=1' : ''}`),
   commands: () => get<{ commands: CommandInfo[] }>('/api/commands'),
   /** Always sent as application/octet-stream: the server refuses the types a cross-site form could send. */
   upload: (file: File) => post<UploadedFile>(`/api/upload?${new URLSearchParams({ filename: file.name || 'pasted-file' })}`, file),

@@ -8,7 +8,7 @@
 //
 // The UI shows the text as the bubble and the block as chips and thumbnails served from /media/.
 
-import { ATTACHMENTS_HEADER } from '../../src/protocol/media.ts';
+import { ATTACHMENTS_HEADER } from '../../src/protocol/media-limits.ts';
 
 export interface AttachmentRef {
   /** The media file name (GET /media/<filename>). */

@@ -20,11 +20,11 @@ export interface Step {
   output?: string;
 }
 
-export interface RunNotice {
-  kind: 'retry' | 'fallback' | 'steer' | 'info';
-  text: string;
-  at: number;
-}
+/** What happened to a run on the way: a retry (one per run, updated), a switch of provider, a steer. */
+export type RunNotice =
+  | { kind: 'retry'; provider: string; attempt: number; delayMs: number; reason: string; byCli: boolean }
+  | { kind: 'fallback'; from: string; to: string; reason: string }
+  | { kind: 'steer'; text: string };
 
 export type RunStatus = 'running' | 'ok' | 'error' | 'stopped';
 
@@ -42,12 +42,18 @@ export interface Run {
   /** The authoritative answer from agent_done. */
   final?: string;
   error?: string;
+  /** The saved record of a run that left no answer (what failed and what to do, or what stopped it). */
+  record?: string;
+  /** The failure class and the command that fixes it (agent_done). */
+  failure?: string;
+  fix?: string;
   steps: Step[];
   notices: RunNotice[];
   messageId?: number;
   startedAt: number;
   durationMs?: number;
   usage?: Record<string, number>;
+  finishedAt?: number;
 }
 
 export type Row =
@@ -106,6 +112,7 @@ export interface State {
   search: { query: string; results: SearchResult[]; loading: boolean; error?: string };
   page: 'chat' | 'settings';
   sidebarOpen: boolean;
+  pickerOpen: boolean;
   theme: Theme;
   authNeeded: boolean;
 }
@@ -148,6 +155,7 @@ let state: State = {
   search: { query: '', results: [], loading: false },
   page: location.hash === '#settings' ? 'settings' : 'chat',
   sidebarOpen: false,
+  pickerOpen: false,
   theme: storedTheme(),
   authNeeded: false,
 };
@@ -321,8 +329,6 @@ function upsertStep(steps: Step[], ev: EventPayload<'agent_tool'>): Step[] {
   return copy;
 }
 
-const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${Math.round(ms)} ms`);
-
 /** Called for a replay gap: the owner reloads what it shows from the API. */
 let gapHandler: (reason: string) => void = () => {};
 let sessionHandler: (sessionId: string) => void = () => {};
@@ -331,6 +337,11 @@ export function onGap(handler: (reason: string) => void): void {
 }
 export function onSessionSwitched(handler: (sessionId: string) => void): void {
   sessionHandler = handler;
+}
+/** Called when the agent settings changed: the owner reads the providers' readiness again. */
+let agentSettingsHandler: () => void = () => {};
+export function onAgentSettingsChanged(handler: () => void): void {
+  agentSettingsHandler = handler;
 }
 /** Called when the session this page shows was deleted: the owner shows the active one. */
 let deletedHandler: (sessionId: string) => void = () => {};
@@ -395,15 +406,23 @@ export function applyEvent(live: LiveEvent): void {
       return onDone(ev);
     case 'agent_retry': {
       ensureRun(ev.traceId);
-      const delay = ev.delayMs > 0 ? ` in ${seconds(ev.delayMs)}` : '';
-      const text = `Retrying ${ev.provider} (attempt ${ev.attempt})${delay}: ${ev.reason}`;
-      updateRun(ev.traceId, (r) => ({ notices: [...r.notices, { kind: 'retry', text, at: Date.now() }] }));
+      // one notice per run, updated in place: a CLI waiting for the network retries many times
+      // (no failure class: the CLI retries on its own and says so in `reason`)
+      const notice: RunNotice = { kind: 'retry', provider: ev.provider, attempt: ev.attempt, delayMs: ev.delayMs, reason: ev.reason, byCli: ev.failure === undefined };
+      updateRun(ev.traceId, (r) => {
+        const index = r.notices.findIndex((n) => n.kind === 'retry');
+        if (index === -1) return { notices: [...r.notices, notice] };
+        const notices = r.notices.slice();
+        notices[index] = notice;
+        return { notices };
+      });
       return;
     }
     case 'agent_fallback': {
       ensureRun(ev.traceId);
-      const text = `Switched from ${ev.from} to ${ev.to}: ${ev.reason}`;
-      updateRun(ev.traceId, (r) => ({ provider: ev.to, notices: [...r.notices, { kind: 'fallback', text, at: Date.now() }] }));
+      const notice: RunNotice = { kind: 'fallback', from: ev.from, to: ev.to, reason: ev.reason };
+      // the next provider runs with its default model; its retries start over
+      updateRun(ev.traceId, (r) => ({ provider: ev.to, model: undefined, notices: [...r.notices.filter((n) => n.kind !== 'retry'), notice] }));
       return;
     }
     case 'steer_started':
@@ -488,6 +507,8 @@ export function applyEvent(live: LiveEvent): void {
 
 /** Another tab, a slash command or the CLI changed the agent's provider or model: follow it. */
 function onSettingsChanged(ev: EventPayload<'settings_changed'>): void {
+  // a path, the custom command or a key may have changed what is installed or logged in
+  if (ev.sections.includes('agent')) agentSettingsHandler();
   const agent = ev.values.agent as { provider?: string; model?: string; effort?: string } | undefined;
   if (!agent) return;
   const patch = { provider: agent.provider ?? '', model: agent.model ?? '', effort: agent.effort ?? '' };
@@ -497,8 +518,20 @@ function onSettingsChanged(ev: EventPayload<'settings_changed'>): void {
   }));
 }
 
-function onMessage(m: EventPayload<'message'>): void {
-  const message: Message = { id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAt: m.createdAt };
+/**
+ * The texts of the latest system messages by id: a run that leaves no answer saves a record of why
+ * (a system message) just before its agent_done names it, and the run's row shows that record.
+ */
+const records = new Map<number, string>();
+const MAX_RECORDS = 20;
+
+function onMessage(m: EventPayload<'message'> & { meta?: Message['meta'] }): void {
+  // (the event has no meta; a page of history replayed as events after a reconnect has)
+  const message: Message = { id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAt: m.createdAt, ...(m.meta ? { meta: m.meta } : {}) };
+  if (message.role === 'system') {
+    records.set(message.id, message.content);
+    if (records.size > MAX_RECORDS) records.delete(records.keys().next().value!);
+  }
   if (typeof m.replaces === 'number' && replaceMessage(m.replaces, message)) return;
   setState((s) => ({
     sessions: s.sessions.map((x) => (x.id === message.sessionId ? { ...x, updatedAt: message.createdAt } : x)),
@@ -584,14 +617,19 @@ function onNewMessage(ev: EventPayload<'new_message'>): void {
 function onDone(ev: EventPayload<'agent_done'>): void {
   const { traceId, status, messageId } = ev;
   ensureRun(traceId);
+  const record = messageId !== undefined ? records.get(messageId) : undefined;
   updateRun(traceId, (r) => ({
     status,
     evaluating: false,
     final: ev.text,
     error: ev.error,
+    record: status === 'ok' ? undefined : (record ?? ev.error),
+    failure: ev.failure,
+    fix: ev.fix,
     messageId: messageId ?? r.messageId,
     durationMs: ev.durationMs,
     usage: ev.usage,
+    finishedAt: Date.now(),
     provider: ev.provider ?? r.provider,
     // the bounded tool log is authoritative for steps we never saw (a tab opened mid-run)
     steps: r.steps.length ? r.steps : ev.toolLog.map((t) => ({ ...t, input: t.input ?? {} })),
@@ -611,7 +649,7 @@ function onSteer(ev: EventPayload<'steer_started'>): void {
   const { prompt } = ev;
   const traceId = ev.traceId ?? state.activeTraceId;
   if (!traceId || !state.runs[traceId]) return;
-  updateRun(traceId, (r) => ({ notices: [...r.notices, { kind: 'steer', text: prompt, at: Date.now() }] }));
+  updateRun(traceId, (r) => ({ notices: [...r.notices, { kind: 'steer', text: prompt }] }));
   // The steer prompt is saved as a user message: inside the run it reads as a note, not a new turn.
   updateView((v) => {
     const runIndex = v.rows.findIndex((r) => r.kind === 'run' && r.traceId === traceId);

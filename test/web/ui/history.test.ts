@@ -124,7 +124,7 @@ describe('web UI: history, sessions, search, settings', () => {
     await page.waitForSelector('text=message number 300');
     assert.equal(await page.locator('.session.active .session-title').textContent(), MAIN_TITLE);
 
-    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await page.locator('.sidebar-top').getByRole('button', { name: 'New chat' }).click();
     await page.waitForSelector('.empty h2');
     const sessions = (await getJson(`${server.url}/api/chat-sessions`)).body;
     assert.equal(sessions.sessions.length, 3);
@@ -477,7 +477,7 @@ describe('web UI: history, sessions, search, settings', () => {
     const { chat } = server.app.services;
     const { page, context, errors } = await openPage(browser, server);
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
-    await page.getByRole('button', { name: 'New chat', exact: true }).click();
+    await page.locator('.sidebar-top').getByRole('button', { name: 'New chat' }).click();
     await page.waitForSelector('.empty h2');
     const id = (await page.locator('.session.active').getAttribute('data-session-id'))!;
     assert.equal(await titleIn(page, id), 'New chat');

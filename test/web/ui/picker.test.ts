@@ -1,5 +1,5 @@
-// The provider and model picker: the registry's providers, whether each CLI is installed (a
-// missing one says how to install it), and choosing writes the settings on the real server.
+// The provider and model picker: the registry's providers, whether each CLI can answer (installed,
+// logged in; one that cannot says what fixes it), and choosing writes the settings on the real server.
 // /api/cli-status depends on what this machine has installed, so the page gets a fixed answer
 // (and while the routes are not mounted yet, a fixed registry built from src/agent/providers/registry.ts).
 import { test, describe, before, after } from 'node:test';
@@ -37,14 +37,20 @@ describe('web UI: provider and model picker', () => {
         await p.route('**/api/cli-status**', (route) => {
           statusCalls++;
           const detecting = statusCalls < 2;
+          const found = { state: 'found', source: '~/.claude/.credentials.json' };
+          const missing = { state: 'missing' };
+          const absent = (summary: string, fix: string) => ({ state: 'ready', installed: false, path: null, version: null, checkedAt: 1, credentials: missing, readiness: { state: 'not_installed', summary, fix } });
           return json(route, {
             refreshing: detecting,
             providers: {
-              claude: { state: 'ready', installed: true, path: '/usr/bin/claude', version: '2.1.197' },
-              codex: { state: 'ready', installed: true, path: '/usr/bin/codex', version: '0.169.0' },
-              gemini: { state: 'ready', installed: false, path: null, version: null },
-              opencode: detecting ? { state: 'detecting' } : { state: 'ready', installed: false, path: null, version: null },
-              copilot: { state: 'ready', installed: false, path: null, version: null },
+              claude: { state: 'ready', installed: true, path: '/usr/bin/claude', version: '2.1.197', checkedAt: 1, credentials: found, readiness: { state: 'ready', summary: 'Claude Code is installed and has a login (~/.claude/.credentials.json).' } },
+              codex: {
+                state: 'ready', installed: true, path: '/usr/bin/codex', version: '0.169.0', checkedAt: 1, credentials: missing,
+                readiness: { state: 'needs_login', summary: 'Codex CLI is installed but not logged in: run codex login in a terminal and sign in.', fix: 'codex login' },
+              },
+              gemini: absent('Gemini CLI is not installed. Install it with: npm install -g @google/gemini-cli', 'npm install -g @google/gemini-cli'),
+              opencode: detecting ? { state: 'detecting' } : absent('OpenCode is not installed. Install it with: npm install -g opencode-ai', 'npm install -g opencode-ai'),
+              copilot: absent('GitHub Copilot is not installed. Install it with: npm install -g @github/copilot', 'npm install -g @github/copilot'),
             },
           });
         });
@@ -56,16 +62,22 @@ describe('web UI: provider and model picker', () => {
     const pop = page.getByRole('dialog', { name: 'Choose the agent' });
     await pop.waitFor();
     const claude = pop.locator('[data-provider="claude"]');
-    assert.equal(await claude.locator('.install-state').textContent(), 'Installed · 2.1.197');
+    assert.equal(await claude.locator('.install-state').textContent(), 'Ready · 2.1.197');
     assert.equal(await claude.locator('input[type=radio]').isChecked(), true);
+    assert.equal(await claude.locator('.setup-help').count(), 0, 'nothing to fix');
+    // installed but not logged in: says so, with the command that logs in
+    const codexRow = pop.locator('[data-provider="codex"]');
+    assert.equal(await codexRow.locator('.install-state').textContent(), 'Not logged in');
+    assert.match((await codexRow.locator('.setup-summary').textContent()) ?? '', /not logged in: run codex login/);
+    assert.equal(await codexRow.locator('.cmd-chip code').textContent(), 'codex login');
     const gemini = pop.locator('[data-provider="gemini"]');
     assert.equal(await gemini.locator('.install-state').textContent(), 'Not installed');
-    assert.equal(await gemini.locator('.install-cmd code').textContent(), 'npm install -g @google/gemini-cli');
+    assert.equal(await gemini.locator('.cmd-chip code').textContent(), 'npm install -g @google/gemini-cli');
     assert.match((await gemini.locator('a').getAttribute('href')) ?? '', /^https:\/\//);
     // detection still running: polled until it settles
     await until(async () => (await pop.locator('[data-provider="opencode"] .install-state').textContent()) === 'Not installed', 'the detection to finish');
     assert.ok(statusCalls >= 2);
-    await gemini.getByRole('button', { name: /Copy the install command/ }).click();
+    await gemini.getByRole('button', { name: 'Copy the command that sets up Gemini CLI' }).click();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'npm install -g @google/gemini-cli');
     await shot(page, 'picker');
 

@@ -96,14 +96,19 @@ describe('web UI: rendering messages and live runs', () => {
 
     bus.publish('agent_tool', { traceId, stepId: 'toolu_1', name: 'Bash', step: 'command', status: 'ok', input: {}, output: 'a.txt\nb.txt' });
     bus.publish('agent_output', { traceId, content: ':\n\n- a.txt\n', offset: 'Here are the **files**'.length });
-    bus.publish('agent_retry', { traceId, provider: 'claude', attempt: 1, delayMs: 1500, reason: 'rate_limit: 429' });
+    bus.publish('agent_retry', { traceId, provider: 'claude', attempt: 1, delayMs: 1500, reason: 'Claude Code hit its usage limit.', failure: 'rate_limit' });
+    bus.publish('agent_retry', { traceId, provider: 'claude', attempt: 2, delayMs: 3000, reason: 'Claude Code hit its usage limit again.', failure: 'rate_limit' });
     bus.publish('agent_fallback', { traceId, from: 'claude', to: 'codex', reason: 'overloaded' });
     await until(async () => (await tool.getAttribute('data-status')) === 'ok', 'the tool to finish');
     assert.match((await tool.locator('.step-body').textContent()) ?? '', /a\.txt\nb\.txt/, 'the input stays, the output is added');
     assert.match((await tool.locator('.step-body').textContent()) ?? '', /ls -la/);
-    await until(async () => (await run.locator('.run-notice').count()) === 2, 'the notices');
-    assert.match((await run.locator('.notice-retry').textContent()) ?? '', /Retrying claude \(attempt 1\) in 1\.5 s: rate_limit: 429/);
-    assert.match((await run.locator('.notice-fallback').textContent()) ?? '', /Switched from claude to codex: overloaded/);
+    await until(async () => (await run.locator('.notice-fallback').count()) === 1, 'the notices');
+    // the retries of one provider: one notice, the latest attempt; a fallback ends them
+    assert.equal(await run.locator('.notice-retry').count(), 0);
+    assert.match((await run.locator('.notice-fallback').textContent()) ?? '', /Switched from Claude Code to Codex CLI: overloaded/);
+    bus.publish('agent_retry', { traceId, provider: 'codex', attempt: 1, delayMs: 1500, reason: 'Codex CLI hit its usage limit.', failure: 'rate_limit' });
+    await until(async () => (await run.locator('.notice-retry').count()) === 1, 'the retry notice');
+    assert.equal((await run.locator('.notice-retry').textContent())?.trim(), 'Retrying Codex CLI (attempt 1) in 1.5 s… Codex CLI hit its usage limit.');
     await shot(page, 'run-streaming');
 
     // the final answer is authoritative (here it differs from the preview)
@@ -157,13 +162,15 @@ describe('web UI: rendering messages and live runs', () => {
     assert.ok(at('Working on the first') < at('second question'), order.join(' | '));
     await shot(page, 'run-queued');
 
-    bus.publish('agent_done', { traceId: first, status: 'error', text: '', error: 'auth: not logged in', provider: 'claude', toolLog: [] });
+    bus.publish('agent_done', { traceId: first, status: 'error', text: '', error: 'Claude Code is not logged in.', failure: 'auth', fix: 'claude', provider: 'claude', toolLog: [] });
     bus.publish('agent_status', { status: 'error', traceId: first, provider: 'claude' });
     bus.publish('queue_update', { pending: 0, active: true });
     bus.publish('agent_status', { status: 'running', traceId: second, provider: 'claude' });
     const failed = page.locator(`[data-trace-id="${first}"]`);
     await until(async () => (await failed.getAttribute('data-status')) === 'error', 'the failed run');
-    assert.match((await failed.locator('.run-error').textContent()) ?? '', /auth: not logged in/);
+    assert.equal((await failed.locator('.record-title').textContent())?.trim(), 'Claude Code could not answer: not logged in');
+    assert.equal(await failed.locator('.record-text').textContent(), 'Claude Code is not logged in.');
+    assert.equal(await failed.locator('.record-fix code').textContent(), 'claude');
     await until(async () => (await queuedRow.locator('.badge').count()) === 0, 'the message to leave the queue');
     bus.publish('agent_output', { traceId: second, content: 'Partial answer', offset: 0 });
     bus.publish('agent_done', { traceId: second, status: 'stopped', text: 'Partial answer', provider: 'claude', toolLog: [] });

@@ -94,6 +94,12 @@ describe('serving the web UI', () => {
     assert.ok(!assets.some((n) => n.includes('.tmp-')));
   });
 
+  test('the bundle has no zod: the UI takes only types, and values from zod-free files, from src/protocol', () => {
+    const assets = readdirSync(join(ROOT, 'web', 'dist', 'assets'));
+    const js = readFileSync(join(ROOT, 'web', 'dist', 'assets', assets.find((n) => n.endsWith('.js'))!), 'utf8');
+    assert.doesNotMatch(js, /ZodError|\$ZodType/, 'a value imported from a file that builds schemas brings zod (450 KB) along');
+  });
+
   test('without web/dist, / says how to build it (not a 404)', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'svc-no-web-'));
     const previous = process.env.SVC_WEB_DIST;

@@ -2,12 +2,13 @@
 // and the composer; or the settings page. Keyboard: Ctrl/Cmd+K search, Ctrl/Cmd+Shift+O new chat,
 // Escape closes what is open.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { jumpToLatest, loadNewer, loadOlder, newChat, reconnect } from '../actions.ts';
+import { jumpToLatest, loadNewer, loadOlder, newChat, pollCliStatus, reconnect } from '../actions.ts';
 import { setToken } from '../api.ts';
 import { getState, setState, useStore, type Row, type Theme } from '../store.ts';
 import { Composer } from './Composer.tsx';
 import { Icon } from './icons.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
+import { blocked, missingTitle, readinessOf, SetupHelp } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
 import { Settings } from './Settings.tsx';
 import { Sidebar } from './Sidebar.tsx';
@@ -125,6 +126,40 @@ function TokenDialog() {
   );
 }
 
+/**
+ * The empty chat: an invitation, or, when the active provider cannot answer (not installed, not
+ * logged in), what is missing, the command that fixes it, and a way to choose another provider.
+ */
+function EmptyChat() {
+  const id = useStore((s) => s.registry?.active.provider ?? s.session?.provider);
+  const provider = useStore((s) => s.registry?.providers.find((p) => p.id === id));
+  const status = useStore((s) => (id ? s.cliStatus?.providers[id] : undefined));
+  const checking = useStore((s) => s.cliStatus?.refreshing === true);
+  const readiness = readinessOf(status);
+  if (!id || !provider || !readiness || !blocked(readiness.state)) {
+    return (
+      <div class="empty">
+        <h2>What should we work on?</h2>
+        <p class="muted">Messages go to the agent configured in the header. Type <kbd>/</kbd> for commands.</p>
+      </div>
+    );
+  }
+  return (
+    <div class="empty setup" data-readiness={readiness.state} role="region" aria-labelledby="setup-title">
+      <h2 id="setup-title">{missingTitle(provider, id, readiness.state)}</h2>
+      <SetupHelp provider={provider} status={status} />
+      <div class="setup-actions">
+        <button type="button" class="btn primary" onClick={() => setState({ pickerOpen: true })}>
+          Choose another provider
+        </button>
+        <button type="button" class="btn" disabled={checking} onClick={() => void pollCliStatus(true)}>
+          {checking ? 'Checking…' : 'Check again'}
+        </button>
+      </div>
+    </div>
+  );
+}
+
 function Conversation() {
   const view = useStore((s) => s.view);
   const title = useStore((s) => s.sessions.find((x) => x.id === s.view.sessionId)?.title);
@@ -165,12 +200,7 @@ function Conversation() {
           Could not load the messages: {view.error}
         </p>
       )}
-      {empty && (
-        <div class="empty">
-          <h2>What should we work on?</h2>
-          <p class="muted">Messages go to the agent configured in the header. Type <kbd>/</kbd> for commands.</p>
-        </div>
-      )}
+      {empty && <EmptyChat />}
       <VirtualList<Row>
         ref={list}
         items={view.rows}
@@ -267,7 +297,8 @@ export function App() {
           <button type="button" class="icon-btn menu-btn" aria-label="Open sessions and search" onClick={() => setState({ sidebarOpen: true })}>
             <Icon name="menu" />
           </button>
-          <h1 class="session-name">{page === 'settings' ? 'Settings' : title ?? 'svc'}</h1>
+          {/* (the settings page has its own heading) */}
+          {page === 'chat' && <h1 class="session-name">{title ?? 'svc'}</h1>}
           <ProviderPicker />
           <div class="topbar-right">
             <Status />

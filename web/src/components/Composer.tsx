@@ -5,7 +5,7 @@ import { sendMessage, steer, stop } from '../actions.ts';
 import { toast, useStore } from '../store.ts';
 import { api, ApiError, type CommandInfo } from '../api.ts';
 import type { AttachmentRef } from '../attachments.ts';
-import { formatSize, MAX_ATTACHMENTS, UPLOAD_LIMIT_BYTES } from '../../../src/protocol/media.ts';
+import { formatSize, MAX_ATTACHMENTS, UPLOAD_LIMIT_BYTES } from '../../../src/protocol/media-limits.ts';
 import type { ComponentChildren } from 'preact';
 import { Icon } from './icons.tsx';
 

@@ -1,62 +1,27 @@
-// Provider and model picker: the providers the server knows (/api/cli-registry), whether each CLI
-// is installed (/api/cli-status), and how to install one that is not.
-import { useEffect, useRef, useState } from 'preact/hooks';
+// Provider and model picker: the providers the server knows (/api/cli-registry), whether each can
+// answer (/api/cli-status: installed, logged in) and the command that sets up one that cannot.
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { chooseAgent, pollCliStatus } from '../actions.ts';
-import type { CliState, ProviderInfo } from '../api.ts';
-import { copyText } from '../markdown.ts';
-import { useStore } from '../store.ts';
+import { setState, useStore } from '../store.ts';
 import { Icon } from './icons.tsx';
+import { blocked, readinessLabel, readinessOf, SetupHelp } from './Readiness.tsx';
 
-function installState(state: CliState | undefined): { label: string; installed: boolean | null } {
-  if (!state) return { label: '', installed: null };
-  if (state.state === 'detecting') return { label: 'Detecting…', installed: null };
-  if (state.installed) return { label: state.version ? `Installed · ${state.version}` : 'Installed', installed: true };
-  return { label: 'Not installed', installed: false };
-}
-
-function InstallHelp({ provider }: { provider: ProviderInfo }) {
-  const [copied, setCopied] = useState(false);
-  const command = provider.install?.command;
-  return (
-    <div class="install-help">
-      {command && (
-        <div class="install-cmd">
-          <code>{command}</code>
-          <button
-            type="button"
-            class="icon-btn small"
-            aria-label={`Copy the install command of ${provider.displayName}`}
-            onClick={async () => {
-              if (await copyText(command)) {
-                setCopied(true);
-                setTimeout(() => setCopied(false), 1500);
-              }
-            }}
-          >
-            <Icon name={copied ? 'check' : 'copy'} size={14} />
-          </button>
-        </div>
-      )}
-      {provider.install?.docs && (
-        <a href={provider.install.docs} target="_blank" rel="noopener noreferrer">
-          Installation guide
-        </a>
-      )}
-      {!command && !provider.install?.docs && <span class="muted">Install its command-line tool, then reload.</span>}
-    </div>
-  );
-}
+/** Space kept between the popover and the window's edge. */
+const EDGE = 8;
 
 export function ProviderPicker() {
   const registry = useStore((s) => s.registry);
   const status = useStore((s) => s.cliStatus);
   const session = useStore((s) => s.session);
-  const [open, setOpen] = useState(false);
+  const open = useStore((s) => s.pickerOpen);
+  const setOpen = (pickerOpen: boolean) => setState({ pickerOpen });
   const root = useRef<HTMLDivElement>(null);
+  const pop = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (!open) return;
     void pollCliStatus();
+    pop.current?.querySelector<HTMLInputElement>('input[type=radio]:checked')?.focus();
     const onDown = (e: MouseEvent) => {
       if (root.current && !root.current.contains(e.target as Node)) setOpen(false);
     };
@@ -72,6 +37,22 @@ export function ProviderPicker() {
       document.removeEventListener('mousedown', onDown);
       document.removeEventListener('keydown', onKey);
     };
+  }, [open]);
+
+  // The popover opens below the button, shifted left as far as it takes to stay inside the window.
+  useLayoutEffect(() => {
+    if (!open) return;
+    const place = () => {
+      const el = pop.current;
+      if (!el) return;
+      el.style.left = '0px';
+      const rect = el.getBoundingClientRect();
+      const over = rect.right - (document.documentElement.clientWidth - EDGE);
+      if (over > 0) el.style.left = `${-Math.min(over, rect.left - EDGE)}px`;
+    };
+    place();
+    window.addEventListener('resize', place);
+    return () => window.removeEventListener('resize', place);
   }, [open]);
 
   const active = registry?.active ?? session;
@@ -95,17 +76,25 @@ export function ProviderPicker() {
         <Icon name="down" size={14} />
       </button>
       {open && (
-        <div class="picker-pop" role="dialog" aria-label="Choose the agent">
+        <div class="picker-pop" ref={pop} role="dialog" aria-label="Choose the agent">
           {registry === null && <p class="muted pad">This server does not list its providers (no /api/cli-registry).</p>}
           {registry === undefined && <p class="muted pad">Loading…</p>}
           {providers.length > 0 && (
             <fieldset class="provider-list">
               <legend class="sr-only">Provider</legend>
               {providers.map((p) => {
-                const st = installState(status?.providers[p.id]);
+                const st = status?.providers[p.id];
+                const readiness = readinessOf(st);
                 const selected = p.id === active?.provider;
+                const tone = blocked(readiness?.state) ? ' missing' : readiness?.state === 'ready' || readiness?.state === 'login_unknown' ? ' ok' : '';
                 return (
-                  <div key={p.id} class={`provider${selected ? ' selected' : ''}`} data-provider={p.id} data-installed={String(st.installed)}>
+                  <div
+                    key={p.id}
+                    class={`provider${selected ? ' selected' : ''}`}
+                    data-provider={p.id}
+                    data-installed={String(st?.state === 'ready' ? st.installed : null)}
+                    data-readiness={readiness?.state}
+                  >
                     <label class="provider-choice">
                       <input
                         type="radio"
@@ -115,9 +104,9 @@ export function ProviderPicker() {
                         onChange={() => void chooseAgent({ provider: p.id, model: '', effort: '' })}
                       />
                       <span class="provider-name">{p.displayName}</span>
-                      <span class={`install-state${st.installed === false ? ' missing' : st.installed ? ' ok' : ''}`}>{st.label}</span>
+                      <span class={`install-state${tone}`}>{readinessLabel(p, st)}</span>
                     </label>
-                    {st.installed === false && <InstallHelp provider={p} />}
+                    <SetupHelp provider={p} status={st} />
                   </div>
                 );
               })}

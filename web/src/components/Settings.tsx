@@ -2,7 +2,7 @@
 // without a UI change). Saving sends only what changed, as a JSON merge patch. Secrets come back
 // as "***": they are shown as "saved", never filled in, and only sent when the user types a new one.
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api, ApiError } from '../api.ts';
+import { api, ApiError, type ProviderInfo } from '../api.ts';
 import { loadRegistry } from '../actions.ts';
 import { setState, useStore } from '../store.ts';
 import { Icon } from './icons.tsx';
@@ -21,9 +21,9 @@ const INFO: Record<string, { label: string; help?: string; multiline?: boolean }
   agent: { label: 'Agent' },
   network: { label: 'Network' },
   'agent.provider': { label: 'Provider', help: 'The command-line tool that runs the agent.' },
-  'agent.model': { label: 'Model', help: "Passed to the provider; empty uses the tool's default." },
-  'agent.effort': { label: 'Reasoning effort', help: 'Where the provider supports it; empty is the default.' },
-  'agent.fallback': { label: 'Fallback providers', help: 'Tried in order when the active one fails. One per line.' },
+  'agent.model': { label: 'Model', help: "The provider's models, or Custom… to type another name." },
+  'agent.effort': { label: 'Reasoning effort', help: 'Where the provider supports it; Default leaves it to the provider.' },
+  'agent.fallback': { label: 'Fallback providers', help: 'Tried in this order when the active one fails.' },
   'agent.autoApprove': { label: 'Auto-approve tool use', help: 'Unattended runs cannot answer permission prompts.' },
   'agent.workingDir': { label: 'Working directory', help: 'Empty: the directory svc was started in.' },
   'agent.systemPrompt': { label: 'System prompt', help: 'Extra instructions for the provider.', multiline: true },
@@ -66,7 +66,155 @@ function setIn(obj: Obj, path: string[], value: Json): Obj {
   return copy;
 }
 
-function Field({ path, value, onChange, error }: { path: string[]; value: Json; onChange: (v: Json) => void; error?: string }) {
+/** The choice that reveals the text box for a value the list does not have. */
+const CUSTOM = '\u0000custom';
+
+interface Choice {
+  id: string;
+  label: string;
+}
+
+/** A value from a list (the registry's models or efforts), or one typed in after choosing Custom…. */
+function ChoiceField(props: {
+  id: string;
+  dotted: string;
+  label: string;
+  help: preact.ComponentChild;
+  described?: string;
+  value: string;
+  choices: Choice[];
+  onChange: (v: Json) => void;
+  error: preact.ComponentChild;
+}) {
+  const listed = props.choices.some((c) => c.id === props.value);
+  const [typing, setTyping] = useState(!listed);
+  const custom = typing || !listed;
+  return (
+    <div class="setting" data-field={props.dotted}>
+      <label for={props.id}>{props.label}</label>
+      <div class="choice">
+        <select
+          id={props.id}
+          value={custom ? CUSTOM : props.value}
+          aria-describedby={props.described}
+          onChange={(e) => {
+            const picked = (e.target as HTMLSelectElement).value;
+            setTyping(picked === CUSTOM);
+            if (picked !== CUSTOM) props.onChange(picked);
+          }}
+        >
+          {props.choices.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.label}
+            </option>
+          ))}
+          <option value={CUSTOM}>Custom…</option>
+        </select>
+        {custom && (
+          <input
+            type="text"
+            aria-label={`${props.label}: custom value`}
+            placeholder="Name as the provider knows it"
+            value={props.value}
+            spellcheck={false}
+            onInput={(e) => props.onChange((e.target as HTMLInputElement).value)}
+          />
+        )}
+      </div>
+      {props.help}
+      {props.error}
+    </div>
+  );
+}
+
+/** An ordered choice of providers (the fallback chain): add, remove, move up and down. */
+function OrderField(props: {
+  id: string;
+  dotted: string;
+  label: string;
+  help: preact.ComponentChild;
+  value: string[];
+  providers: ProviderInfo[];
+  /** Not offered (the active provider). */
+  exclude: string;
+  onChange: (v: Json) => void;
+  error: preact.ComponentChild;
+}) {
+  const [pick, setPick] = useState('');
+  const { value } = props;
+  const name = (id: string) => props.providers.find((p) => p.id === id)?.displayName ?? id;
+  const rest = props.providers.filter((p) => !value.includes(p.id) && p.id !== props.exclude);
+  const move = (from: number, to: number) => {
+    const next = value.slice();
+    next.splice(to, 0, next.splice(from, 1)[0]!);
+    props.onChange(next);
+  };
+  return (
+    <div class="setting order" data-field={props.dotted}>
+      <span class="map-label" id={`${props.id}-label`}>
+        {props.label}
+      </span>
+      {props.help}
+      {value.length === 0 ? (
+        <p class="muted order-none">None: a run that fails is not handed on.</p>
+      ) : (
+        <ol class="order-list" aria-labelledby={`${props.id}-label`}>
+          {value.map((p, i) => (
+            <li key={p} data-provider={p}>
+              <span class="order-name">{name(p)}</span>
+              <button type="button" class="icon-btn small" aria-label={`Move ${name(p)} up`} disabled={i === 0} onClick={() => move(i, i - 1)}>
+                <Icon name="up" size={15} />
+              </button>
+              <button type="button" class="icon-btn small" aria-label={`Move ${name(p)} down`} disabled={i === value.length - 1} onClick={() => move(i, i + 1)}>
+                <Icon name="down" size={15} />
+              </button>
+              <button type="button" class="icon-btn small" aria-label={`Remove ${name(p)}`} onClick={() => props.onChange(value.filter((x) => x !== p))}>
+                <Icon name="x" size={14} />
+              </button>
+            </li>
+          ))}
+        </ol>
+      )}
+      {rest.length > 0 && (
+        <div class="map-add">
+          <select id={props.id} aria-label="Fallback provider to add" value={pick} onChange={(e) => setPick((e.target as HTMLSelectElement).value)}>
+            <option value="">Add a provider…</option>
+            {rest.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.displayName}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            class="btn small"
+            disabled={!pick}
+            onClick={() => {
+              props.onChange([...value, pick]);
+              setPick('');
+            }}
+          >
+            Add
+          </button>
+        </div>
+      )}
+      {props.error}
+    </div>
+  );
+}
+
+/** The choices the registry offers for a field of the agent section, or undefined (a text box). */
+function choicesOf(dotted: string, provider: ProviderInfo | undefined): Choice[] | undefined {
+  if (!provider) return undefined;
+  if (dotted === 'agent.model') {
+    const models = provider.models.map((m) => ({ id: m.id, label: m.label }));
+    return models.some((m) => m.id === '') ? models : [{ id: '', label: 'Default' }, ...models];
+  }
+  if (dotted === 'agent.effort') return [{ id: '', label: 'Default' }, ...provider.efforts.map((e) => ({ id: e, label: e }))];
+  return undefined;
+}
+
+function Field({ path, value, onChange, error, section }: { path: string[]; value: Json; onChange: (v: Json) => void; error?: string; section?: Obj }) {
   const id = `set-${path.join('-')}`;
   const dotted = path.join('.');
   const info = infoOf(dotted);
@@ -109,6 +257,10 @@ function Field({ path, value, onChange, error }: { path: string[]; value: Json; 
         {err}
       </div>
     );
+  }
+  if (dotted === 'agent.fallback' && providers?.length && Array.isArray(value)) {
+    const exclude = typeof section?.provider === 'string' ? section.provider : '';
+    return <OrderField id={id} dotted={dotted} label={info.label} help={help} value={value as string[]} providers={providers} exclude={exclude} onChange={onChange} error={err} />;
   }
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
     return (
@@ -164,6 +316,10 @@ function Field({ path, value, onChange, error }: { path: string[]; value: Json; 
         {err}
       </div>
     );
+  }
+  const choices = choicesOf(dotted, providers?.find((p) => p.id === section?.provider));
+  if (choices && typeof value === 'string') {
+    return <ChoiceField id={id} dotted={dotted} label={info.label} help={help} described={described} value={value} choices={choices} onChange={onChange} error={err} />;
   }
   if (text === REDACTED || (typeof value === 'string' && SECRET_NAME.test(path.at(-1)!))) {
     const saved = text === REDACTED;
@@ -269,7 +425,20 @@ function MapField(props: {
   );
 }
 
+/** A new provider keeps the model and effort only when it offers them (else its defaults). */
+function followProvider(draft: Obj, section: string, key: string, providers: ProviderInfo[] | undefined): Obj {
+  const agent = draft[section];
+  if (section !== 'agent' || key !== 'provider' || !isObj(agent)) return draft;
+  const info = providers?.find((p) => p.id === agent.provider);
+  if (!info) return draft;
+  const next = { ...agent };
+  if (typeof next.model === 'string' && !info.models.some((m) => m.id === next.model)) next.model = '';
+  if (typeof next.effort === 'string' && !info.efforts.includes(next.effort)) next.effort = '';
+  return { ...draft, agent: next };
+}
+
 export function Settings() {
+  const providers = useStore((s) => s.registry?.providers);
   const [original, setOriginal] = useState<Obj | null>(null);
   const [draft, setDraft] = useState<Obj | null>(null);
   const [error, setError] = useState<{ message: string; field?: string } | null>(null);
@@ -345,9 +514,10 @@ export function Settings() {
                     key={k}
                     path={[section, k]}
                     value={v}
+                    section={value}
                     error={error?.field === `${section}.${k}` || error?.field?.startsWith(`${section}.${k}.`) ? error.message : undefined}
                     onChange={(nv) => {
-                      setDraft((d) => setIn(d!, [section, k], nv));
+                      setDraft((d) => followProvider(setIn(d!, [section, k], nv), section, k, providers));
                       setSaved(false);
                     }}
                   />

@@ -204,10 +204,17 @@ export function Sidebar() {
                         class={`session${active ? ' active' : ''}`}
                         aria-current={active ? 'page' : undefined}
                         data-session-id={s.id}
+                        // named by its title alone; the time is its description
+                        aria-labelledby={`session-title-${s.id}`}
+                        aria-describedby={`session-time-${s.id}`}
                         onClick={() => void switchSession(s.id)}
                       >
-                        <span class="session-title">{s.title}</span>
-                        <span class="session-time">{relative(s.updatedAt)}</span>
+                        <span class="session-title" id={`session-title-${s.id}`}>
+                          {s.title}
+                        </span>
+                        <span class="session-time" id={`session-time-${s.id}`}>
+                          {relative(s.updatedAt)}
+                        </span>
                       </button>
                     )}
                     {kind === null && (

@@ -40,6 +40,7 @@ const paths: Record<string, ComponentChild> = {
   check: <path d="m5 12 5 5 9-10" />,
   chevron: <path d="m9 6 6 6-6 6" />,
   down: <path d="m6 9 6 6 6-6" />,
+  up: <path d="m6 15 6-6 6 6" />,
   x: <path d="M6 6l12 12M18 6 6 18" />,
   alert: (
     <>
