@@ -12,6 +12,8 @@ export interface HomePaths {
   browserProfile: string;
   /** Process ids of running provider CLIs, reaped on the next start after a crash. */
   pids: string;
+  /** The memory store's Markdown files (created by the memory module on first use). */
+  memory: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -27,6 +29,7 @@ export function homePaths(root: string): HomePaths {
     media: join(root, 'media'),
     browserProfile: join(root, 'browser-profile'),
     pids: join(root, 'pids'),
+    memory: join(root, 'memory'),
   };
 }
 
