@@ -157,3 +157,16 @@ export const MemoryReindexSchema = z.object({
   status: MemoryStatusSchema,
 });
 export type MemoryReindex = z.infer<typeof MemoryReindexSchema>;
+
+/** The status as a few lines of text (the /memory command and `svc memory status`). */
+export function describeMemoryStatus(s: MemoryStatus): string {
+  const job = s.index.state === 'indexing' ? `indexing (${s.index.job}: ${s.index.done}/${s.index.total} files)` : s.index.state;
+  return [
+    `memory: ${s.files} files, ${s.chunks} sections in ${s.root}`,
+    `  by kind: ${Object.entries(s.filesByKind).map(([k, n]) => `${k} ${n}`).join(', ')}`,
+    `  index: ${job}; last indexed ${s.lastIndexedAt ? new Date(s.lastIndexedAt).toISOString() : 'never'}; ${s.watching ? 'watching for outside edits' : 'not watching'}`,
+    `  embeddings: ${s.embeddings.state}${s.embeddings.model ? ` (${s.embeddings.model}, ${s.embeddings.vectors} vectors, ${s.embeddings.pending} pending)` : ''}`,
+    `  summaries: ${s.summarize.everyMessages ? `every ${s.summarize.everyMessages} messages (${s.summarize.counter} counted)` : 'off'}`,
+    ...(s.lastError ? [`  last error: ${s.lastError}`] : []),
+  ].join('\n');
+}

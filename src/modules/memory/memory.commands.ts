@@ -5,7 +5,7 @@
 //   /memory reindex
 import { badRequest } from '../../core/errors.ts';
 import type { SlashCommand } from '../../agent/commands.ts';
-import { SAVE_MODES, type MemoryStatus, type SaveMode } from '../../protocol/memory.ts';
+import { describeMemoryStatus, SAVE_MODES, type SaveMode } from '../../protocol/memory.ts';
 import type { MemoryService } from './memory.service.ts';
 
 const USAGE = '/memory search <words> | save [--mode append|replace|section] <path> <text> | status | reindex';
@@ -37,18 +37,6 @@ export function parseSave(args: string): { path: string; mode: SaveMode; content
   return { path: split[0], mode, content };
 }
 
-export function describeStatus(s: MemoryStatus): string {
-  const job = s.index.state === 'indexing' ? `indexing (${s.index.job}: ${s.index.done}/${s.index.total} files)` : s.index.state;
-  return [
-    `memory: ${s.files} files, ${s.chunks} sections in ${s.root}`,
-    `  by kind: ${Object.entries(s.filesByKind).map(([k, n]) => `${k} ${n}`).join(', ')}`,
-    `  index: ${job}; last indexed ${s.lastIndexedAt ? new Date(s.lastIndexedAt).toISOString() : 'never'}; ${s.watching ? 'watching for outside edits' : 'not watching'}`,
-    `  embeddings: ${s.embeddings.state}${s.embeddings.model ? ` (${s.embeddings.model}, ${s.embeddings.vectors} vectors, ${s.embeddings.pending} pending)` : ''}`,
-    `  summaries: ${s.summarize.everyMessages ? `every ${s.summarize.everyMessages} messages (${s.summarize.counter} counted)` : 'off'}`,
-    ...(s.lastError ? [`  last error: ${s.lastError}`] : []),
-  ].join('\n');
-}
-
 export function memoryCommand(memory: MemoryService): SlashCommand {
   return {
     name: 'memory',
@@ -70,7 +58,7 @@ export function memoryCommand(memory: MemoryService): SlashCommand {
           return `${saved.created ? 'created' : 'saved'} ${saved.path} (${saved.kind}, ${saved.mode}, ${saved.chunks} sections)`;
         }
         case 'status':
-          return describeStatus(memory.status());
+          return describeMemoryStatus(memory.status());
         case 'reindex': {
           const done = await memory.reindex();
           return `${done.joined ? 'joined the running reindex: ' : ''}${done.files} files, ${done.chunks} sections re-read in ${Math.round(done.durationMs)} ms`;
