@@ -173,14 +173,16 @@ export class MemoryService {
     if (nearest) lists.push({ source: 'semantic', ids: nearest });
     const fused = fuse(lists);
     const now = Date.now();
-    const scored = this.repo
-      .chunks([...fused.keys()])
-      .map((row) => {
-        const f = fused.get(row.id)!;
-        return { row, score: finalScore(f, row.kind, row.datedAt, now), sources: f.sources };
+    const best = this.repo
+      .chunkMeta([...fused.keys()])
+      .map((meta) => {
+        const f = fused.get(meta.id)!;
+        return { id: meta.id, score: finalScore(f, meta.kind, meta.datedAt, now), sources: f.sources };
       })
-      .sort((a, b) => b.score - a.score || b.row.id - a.row.id)
+      .sort((a, b) => b.score - a.score || b.id - a.id)
       .slice(0, options.limit);
+    const byId = new Map(best.map((b) => [b.id, b]));
+    const scored = this.repo.chunks(best.map((b) => b.id)).map((row) => ({ row, score: byId.get(row.id)!.score, sources: byId.get(row.id)!.sources }));
     return { scored, semantic: nearest !== undefined };
   }
 
@@ -302,8 +304,9 @@ export class MemoryService {
   /** Re-reads and re-cuts every file; a call while one runs joins it. Progress goes out as memory_status. */
   async reindex(): Promise<MemoryReindex> {
     this.root();
-    this.ensureStarted();
     const { joined, promise } = this.indexer.run('full');
+    // (a start-up sync that has not begun yet joins this reindex instead of running before it)
+    this.ensureStarted();
     const result = await promise;
     if (!joined) this.publish('reindex');
     this.embedder.kick();

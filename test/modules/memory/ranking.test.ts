@@ -7,7 +7,7 @@ import { openDatabase } from '../../../src/store/db.ts';
 import { MemoryRepo } from '../../../src/modules/memory/memory.repo.ts';
 import { chunkMarkdown, kindOf, queryTerms, sha1 } from '../../../src/modules/memory/markdown.ts';
 import { finalScore, freshness, fuse, snippetOf, RRF_K } from '../../../src/modules/memory/ranking.ts';
-import { CANDIDATES, FREQUENT, planMatch, textLists } from '../../../src/modules/memory/search.ts';
+import { CANDIDATES, FREQUENT, foldWord, plan, textLists } from '../../../src/modules/memory/search.ts';
 
 const DAY = 86_400_000;
 
@@ -91,18 +91,35 @@ test('a heading match ranks above a body match; the kind weight and age order eq
   assert.deepEqual(search(weighed, 'release', now), ['procedures/release.md#Release', 'notes/release.md#Release', 'episodes/2020-01-01.md#Release']);
 });
 
-test('a frequent word is left out when the query has rarer ones; frequent words alone rank the newest matches', () => {
+test('planning: words in most sections are left out, rare words are matched, frequent words alone rank the newest', () => {
+  const edge = () => 42;
+  assert.equal(plan([{ q: 'a', docs: 0 }], 1000, edge), undefined);
+  // a word in more than half the sections carries no weight in bm25: it is left out
+  assert.deepEqual(plan([{ q: 'the', docs: 900 }, { q: 'zanzibar', docs: 3 }], 1000, edge), { match: 'zanzibar', minId: 0 });
+  // … but not in a small store, where every match counts
+  assert.deepEqual(plan([{ q: 'the', docs: 300 }, { q: 'zanzibar', docs: 3 }], FREQUENT, edge), { match: 'zanzibar OR the', minId: 0 });
+  // rarest first, up to CANDIDATES sections
+  assert.deepEqual(plan([{ q: 'b', docs: CANDIDATES - 10 }, { q: 'a', docs: 5 }, { q: 'c', docs: 20 }], 100_000, edge), { match: 'a OR c', minId: 0 });
+  // one rare word is always matched, however many sections hold it
+  assert.deepEqual(plan([{ q: 'x', docs: FREQUENT }], 100_000, edge), { match: 'x', minId: 0 });
+  // frequent words only: ranked among the newest matches
+  assert.deepEqual(plan([{ q: 'x', docs: FREQUENT + 1 }, { q: 'y', docs: 5000 }], 100_000, edge), { match: 'x OR y', minId: 42 });
+  // nothing but words in most sections: the rarest of them
+  assert.deepEqual(plan([{ q: 'the', docs: 900 }, { q: 'of', docs: 800 }], 1000, edge), { match: 'of', minId: 42 });
+  assert.equal(foldWord('Café'), 'Cafe');
+  assert.equal(foldWord('결정'), '결정');
+});
+
+test('a large store: rare words win over frequent ones, and the window holds the newest matches', () => {
   const repo = new MemoryRepo(openDatabase(':memory:'));
   const files: Record<string, string> = {};
-  for (let i = 0; i < Math.max(FREQUENT, CANDIDATES) + 100; i++) files[`notes/n${i}.md`] = `# Note ${i}\nthe meeting was about the budget ${i}\n`;
+  for (let i = 0; i < CANDIDATES + 100; i++) files[`notes/n${i}.md`] = `# Note ${i}\nthe meeting was about the budget ${i}\n`;
   files['notes/rare.md'] = '# Rare\nthe meeting chose zanzibar\n';
   indexInto(repo, files);
-  const plan = planMatch(repo, 'words', ['"the"', '"zanzibar"']);
-  assert.deepEqual(plan, { match: '"zanzibar"', minId: 0 });
-  assert.deepEqual(search(repo, 'the zanzibar'), ['notes/rare.md#Rare']);
-  const common = planMatch(repo, 'words', ['"meeting"']);
-  assert.ok(common && common.minId > 0, 'a window over the newest matches');
-  const total = repo.counts().chunks;
-  assert.equal(common!.minId, total - CANDIDATES + 1, 'the window holds the CANDIDATES newest sections');
-  assert.equal(planMatch(repo, 'words', ['"absent"']), undefined);
+  assert.equal(repo.wordDocs('meeting', false), CANDIDATES + 101);
+  assert.equal(repo.wordDocs('zanzi', true), 1);
+  assert.deepEqual(search(repo, 'the meeting zanzibar'), ['notes/rare.md#Rare']);
+  const [list] = textLists(repo, ['meeting']);
+  assert.equal(list!.ids.length, 50);
+  assert.ok(Math.min(...list!.ids) > repo.sectionCount() - CANDIDATES, 'only the newest matches were ranked');
 });

@@ -69,8 +69,10 @@ describe('memory routes', () => {
     assert.deepEqual(small.body, { query: 'database', budget: 0, text: '', parts: [] });
 
     // each save published memory_status with the file and the new counts
-    const events = await sse.waitFor(3);
-    const statuses = events.map((m) => m.data).filter((d) => d.event === 'memory_status');
+    // (the background sync of the start may announce itself in between)
+    const saves = () => sse.messages.map((m) => m.data).filter((d) => d.event === 'memory_status' && d.reason === 'save');
+    await until(() => saves().length >= 3, 'three save events');
+    const statuses = saves();
     assert.deepEqual(statuses.map((d) => [d.topic, d.reason, d.path]), [['memory', 'save', 'profile.md'], ['memory', 'save', 'notes/decisions.md'], ['memory', 'save', 'procedures/deploy.md']]);
     assert.equal(statuses.at(-1)!.status.files, 3);
     assert.deepEqual(statuses.at(-1)!.status.filesByKind, { profile: 1, note: 1, episode: 0, procedure: 1 });
