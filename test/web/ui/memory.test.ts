@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { sendJson, startServer, type TestServer } from '../../support/server.ts';
+import { openSse } from '../../support/sse.ts';
 import { watching } from '../../modules/memory/helpers.ts';
 import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
@@ -106,11 +107,15 @@ describe('web UI: the memory panel', () => {
 
     for (let i = 0; i < 400; i++) writeFileSync(join(server.home, `memory/notes/bulk-${i}.md`), `# Bulk ${i}\nfiller ${i}\n`);
     await until(async () => /40\d files/.test(await page.locator('.memory-status').innerText()), 'the bulk files counted', 20_000);
-    // progress while the reindex runs, then its result
+    // progress while the reindex runs (the same memory_status events the page follows), then its result
+    const sse = await openSse(`${server.url}/api/events`);
     const sawProgress = page.waitForSelector('.memory-progress', { timeout: 20_000 });
     await page.getByRole('button', { name: 'Reindex' }).click();
     await sawProgress;
     await page.getByText(/Reindexed 40\d files/).waitFor({ timeout: 30_000 });
+    const progress = sse.messages.filter((m) => m.data.event === 'memory_status' && m.data.reason === 'progress').map((m) => m.data.status.index);
+    sse.close();
+    assert.ok(progress.some((i) => i.state === 'indexing' && i.job === 'full' && i.total >= 400), JSON.stringify(progress));
     assert.equal(await page.locator('.memory-progress').count(), 0);
     assert.match(await page.locator('.memory-status').innerText(), /up to date/);
     await shot(page, 'memory-reindexed');

@@ -221,8 +221,11 @@ function MemoryBody() {
           </button>
         </div>
       </header>
-      {indexing && (
+      {indexing ? (
         <progress class="memory-progress" max={Math.max(1, indexing.total)} value={indexing.done} aria-label={`Indexing: ${indexing.done} of ${indexing.total} files`} />
+      ) : (
+        // (a reindex asked for here shows from the click: its first progress event may be its last)
+        busy === 'reindexing' && <progress class="memory-progress" aria-label="Indexing" />
       )}
       {error && (
         <p class="form-error memory-message" role="alert">
