@@ -139,7 +139,7 @@ export const MemoryStatusSchema = z.object({
 export type MemoryStatus = z.infer<typeof MemoryStatusSchema>;
 
 /** Why a `memory_status` event was published. */
-export const MEMORY_STATUS_REASONS = ['save', 'delete', 'external', 'sync', 'reindex', 'progress', 'embeddings', 'summarize', 'error'] as const;
+export const MEMORY_STATUS_REASONS = ['save', 'delete', 'external', 'sync', 'reindex', 'progress', 'embeddings', 'summarize', 'settings', 'error'] as const;
 
 export const MemoryStatusEventSchema = z.object({
   reason: z.enum(MEMORY_STATUS_REASONS),

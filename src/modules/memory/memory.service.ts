@@ -104,14 +104,14 @@ export class MemoryService {
     });
     this.watcher = new DirWatcher(
       deps.root,
-      (paths) => void this.onOutsideChange(paths),
+      (paths) => this.onOutsideChange(paths),
       (err) => this.fail(`the memory directory is no longer watched (${err.message}); edits made outside svc need POST /api/memory/reindex`),
     );
     this.unsubscribe = deps.bus.subscribe((event) => {
       if (event.name === 'message') this.summarizer.onMessage(event.payload as { id: number; role: string; replaces?: number });
       else if (event.name === 'settings_changed' && (event.payload as { sections: string[] }).sections.includes('memory')) {
         this.embedder.kick();
-        this.publish('embeddings');
+        this.publish('settings');
       }
     });
   }
