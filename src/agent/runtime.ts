@@ -41,8 +41,8 @@ export interface RuntimeDeps {
   cwd: string;
   /** The executable for a provider (settings override or the CLI's usual name). */
   executable(provider: ProviderId): string;
-  /** The system prompt for runs: the user's setting plus the skills' instructions. */
-  systemPrompt(): string;
+  /** The system prompt of a run for this prompt (the user's setting, the skills' instructions, what memory knows of it). */
+  systemPrompt(prompt: string): string | Promise<string>;
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
   /** Told how each provider attempt chain ended (the quota reader learns rate limits from this). */
@@ -79,6 +79,8 @@ interface ActiveRun {
   usage: Record<string, number>;
   thinkingCount: number;
   stepKinds: Map<string, StepKind>;
+  /** Made once per run (retries and fallbacks reuse it). */
+  systemPrompt?: string;
 }
 
 export class AgentRuntime {
@@ -313,6 +315,7 @@ export class AgentRuntime {
 
   private async attempt(run: ActiveRun, provider: ProviderId, model: string): Promise<AttemptOutcome> {
     const { providerSessions } = this.deps;
+    run.systemPrompt ??= await this.deps.systemPrompt(run.submission.prompt);
     const agent = this.deps.settings();
     const sessionId = run.submission.sessionId;
     const attempt = new Attempt(
@@ -324,7 +327,7 @@ export class AgentRuntime {
           executable: this.deps.executable(provider),
           model: model || undefined,
           effort: provider === agent.provider && agent.effort ? agent.effort : undefined,
-          systemPrompt: this.deps.systemPrompt() || undefined,
+          systemPrompt: run.systemPrompt || undefined,
           resumeSessionId: providerSessions.get(sessionId, provider),
           autoApprove: agent.autoApprove,
           commandTemplate: agent.customCommand,

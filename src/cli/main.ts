@@ -179,7 +179,48 @@ serverOptions(
     await (await loadOcrProcess()).runOcrProcess();
   });
 
+  const memory = program.command('memory').description('the memory of a running server: search, context, save, read, list, status, reindex');
+  /** What every memory subcommand shares: the server options and --json. */
+  const memoryClient = (name: string, description: string) =>
+    serverOptions(memory.command(name).description(description)).option('--json', "print the server's JSON answer");
+  const runMemory = async (call: import('./memory.ts').MemoryCall, opts: TargetOptions & { json?: boolean }) => {
+    const { memoryCommand } = await import('./memory.ts');
+    await withTarget(opts, (target) => memoryCommand(call, target, Boolean(opts.json)));
+  };
+  memoryClient('search', 'search memory (words, inside words, and meaning when embeddings are set up)')
+    .argument('<words...>')
+    .option('-k, --kind <kind>', 'only profile, note, episode or procedure')
+    .option('-n, --limit <n>', 'at most this many hits (default 10)', parseCount)
+    .action((words: string[], opts) => runMemory({ kind: 'search', query: words.join(' '), limit: opts.limit, type: opts.kind }, opts));
+  memoryClient('context', 'print the memory block the agent would get for a prompt')
+    .argument('[words...]')
+    .option('-b, --budget <chars>', 'at most this many characters (default: the setting memory.contextBudget)', parseCount)
+    .action((words: string[], opts) => runMemory({ kind: 'context', query: words.join(' '), budget: opts.budget }, opts));
+  memoryClient('save', 'save text to a memory file (the text from the arguments, or from stdin)')
+    .argument('<path>', 'relative to the memory directory, ending in .md (e.g. notes/decisions.md)')
+    .argument('[text...]')
+    .option('-m, --mode <mode>', 'append (default), replace (the whole file), or section (replace the section with the same heading)', 'append')
+    .action(async (path: string, words: string[], opts) => {
+      const content = words.length ? words.join(' ') : await readStdin();
+      await runMemory({ kind: 'save', path, content, mode: opts.mode }, opts);
+    });
+  memoryClient('read', 'print a memory file, or some of its lines')
+    .argument('<path>')
+    .option('-l, --lines <range>', 'e.g. 10-40, 10 or 10-')
+    .action((path: string, opts) => runMemory({ kind: 'read', path, lines: opts.lines }, opts));
+  memoryClient('list', 'list the memory files')
+    .option('-k, --kind <kind>', 'only profile, note, episode or procedure')
+    .action((opts) => runMemory({ kind: 'list', type: opts.kind }, opts));
+  memoryClient('status', 'files, sections, index state, embeddings, summaries, last error').action((opts) => runMemory({ kind: 'status' }, opts));
+  memoryClient('reindex', 're-read every memory file (joins a reindex that is already running)').action((opts) => runMemory({ kind: 'reindex' }, opts));
+
   return program;
+}
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number');
+  return n;
 }
 
 /** Commander option parser for a repeatable option. */

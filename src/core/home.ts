@@ -16,6 +16,8 @@ export interface HomePaths {
   lock: string;
   /** The user's web-ai vendor profiles (overrides and additions to the built-in ones). */
   webAiProfiles: string;
+  /** The memory store's Markdown files (created by the memory module on first use). */
+  memory: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -33,6 +35,7 @@ export function homePaths(root: string): HomePaths {
     pids: join(root, 'pids'),
     lock: join(root, 'server.lock'),
     webAiProfiles: join(root, 'web-ai-profiles.json'),
+    memory: join(root, 'memory'),
   };
 }
 

@@ -4,6 +4,7 @@
 // types from here.
 import { z } from 'zod';
 import { ChatSessionSchema, MESSAGE_ROLES } from './chat.ts';
+import { MemoryStatusEventSchema } from './memory.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'memory' | 'schedule' | 'system';
@@ -133,7 +134,8 @@ export const catalogue = {
   goal_cancel: define('goal', 'public', open),
   goal_pause_detected: define('goal', 'public', z.object({ reason })),
   goal_pause_gate_pending: define('goal', 'public', z.object({ reason })),
-  memory_status: define('memory', 'public', open),
+  /** The memory store changed (a save, an outside edit, reindex progress…): the reason and the whole status. */
+  memory_status: define('memory', 'public', MemoryStatusEventSchema),
   schedule_wakeup: define('schedule', 'public', open),
   schedule_wakeup_failed: define('schedule', 'public', open),
   // ── settings ─────────────────────────────────────────────────────────────────────────

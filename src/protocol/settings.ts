@@ -9,7 +9,7 @@ export const REDACTED = '***';
 export interface SettingsSection<S extends z.ZodType = z.ZodType> {
   schema: S;
   defaults: z.output<S>;
-  /** Keys of this section whose values are secret: a string, or a map whose values are all secret. */
+  /** Keys of this section whose values are secret (a dotted path reaches into an object, e.g. `embeddings.apiKey`): a string, or a map whose values are all secret. */
   secrets: readonly string[];
 }
 

@@ -22,6 +22,7 @@ import { QuotaObservationRepo } from '../agent/quota.repo.ts';
 import { ProviderSessionRepo, RunRepo } from '../agent/runs.repo.ts';
 import { agentSettings } from '../agent/settings.ts';
 import { reapOrphans } from '../agent/process.ts';
+import { runOnce } from '../agent/one-shot.ts';
 import { TraceRecorder } from '../agent/traces.ts';
 import type { ProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, settingsRoutes, type SettingsOf } from '../modules/settings/index.ts';
@@ -34,6 +35,7 @@ import { traceRoutes } from '../modules/traces/index.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
 import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
+import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
 import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
 import {
   lazyVisionClickService,
@@ -55,7 +57,7 @@ import {
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -94,6 +96,8 @@ export interface CoreServices {
   runtime: AgentRuntime;
   commands: CommandRegistry;
   rules: RuleService;
+  /** The memory store (its index is brought up to date in the background once the server listens). */
+  memory: MemoryService;
   detector: CliDetector;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
@@ -161,6 +165,25 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     stopSessionWork: (sessionId, reason) => runtime.stopSessionWork(sessionId, reason),
     forgetProviderSessions: (sessionId) => runtime.forgetProviderSessions(sessionId),
   });
+  const memory = new MemoryService({
+    root: home.memory,
+    db,
+    bus,
+    settings: () => settings.get().memory,
+    messagesAfter: (afterId, limit) => chat.messages.newestAfter(afterId, limit),
+    runSummary: (prompt, summarize) => {
+      const provider = summarize.provider || settings.get().agent.provider;
+      return runOnce({
+        provider,
+        executable: settings.get().agent.executables[provider] ?? provider,
+        model: summarize.model,
+        prompt,
+        env: providerEnv(),
+        pidDir: home.pids,
+        timeoutMs: 180_000,
+      });
+    },
+  });
   const runtime = new AgentRuntime({
     bus,
     transcript: chat,
@@ -171,7 +194,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     pidDir: home.pids,
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-    systemPrompt: () => [settings.get().agent.systemPrompt, instructions].filter(Boolean).join('\n\n'),
+    systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
     baseEnv: () => ({
       ...providerEnv(),
       SVC_HOME: home.root,
@@ -219,6 +242,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     webRoutingCommand(rules),
     visionClickCommand({ service: visionClick }),
     webAiCommand(webAi),
+    memoryCommand(memory),
   );
 
   const http = await createServer({
@@ -249,6 +273,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(visionClickRoutes, { service: visionClick });
   await http.register(webAiRoutes, { api: webAi });
   await http.register(mediaRoutes, { media });
+  await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
@@ -268,6 +293,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     runtime,
     commands,
     rules,
+    memory,
     detector,
     browser,
     visionClick,
@@ -280,6 +306,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       const address = await http.listen({ port, host });
       serverUrl = services.serverUrl = address;
       lock.listening(address);
+      // after listening: the memory index is never on the start-up path
+      memory.start();
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -295,6 +323,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       closed = true;
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await runtime.close();
+      await memory.close();
       await detector.close();
       await visionClick.close();
       await http.close();

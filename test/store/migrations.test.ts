@@ -79,3 +79,23 @@ test('migration 1: roles constrained, one active session, FTS kept in sync', () 
   assert.equal(match('mango'), 0);
   db.close();
 });
+
+test('migration 5: memory sections kept in both text indexes, gone with their file; kinds constrained', () => {
+  const db = openDatabase(':memory:');
+  assert.throws(() => db.prepare("INSERT INTO memory_files VALUES ('a.md', 'diary', 1, 1, 'h', 1, 0, 1)").run(), /CHECK/);
+  db.prepare("INSERT INTO memory_files VALUES ('notes/a.md', 'note', 1, 1, 'h', 1, 1, 1)").run();
+  db.prepare("INSERT INTO memory_chunks (path, kind, heading, start_line, end_line, text, hash, words) VALUES ('notes/a.md', 'note', 'Plans', 1, 2, 'pineapple 마이그레이션', 'x', '마이그레이션')").run();
+  db.prepare("INSERT INTO memory_chunks (path, kind, heading, start_line, end_line, text, hash) VALUES ('notes/a.md', 'note', 'Other', 3, 3, 'english only', 'y')").run();
+  const words = (q: string) => db.prepare('SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?').all(q).length;
+  const trigrams = (q: string) => db.prepare('SELECT rowid FROM memory_trigram WHERE memory_trigram MATCH ?').all(q).length;
+  assert.equal(words('pineapple'), 1);
+  assert.equal(words('plans'), 1, 'the heading is indexed');
+  assert.equal(trigrams('그레이'), 1, 'inside a word');
+  assert.equal((db.prepare('SELECT count(*) AS n FROM memory_trigram_docsize').get() as { n: number }).n, 1, 'only sections with such words');
+  assert.throws(() => db.prepare("INSERT INTO memory_chunks (path, kind, heading, start_line, end_line, text, hash) VALUES ('none.md', 'note', '', 1, 1, 'x', 'y')").run(), /FOREIGN KEY/);
+  db.prepare("DELETE FROM memory_files WHERE path = 'notes/a.md'").run();
+  assert.equal(words('pineapple'), 0);
+  assert.equal(trigrams('그레이'), 0);
+  assert.equal((db.prepare('SELECT count(*) AS n FROM memory_chunks').get() as { n: number }).n, 0);
+  db.close();
+});

@@ -362,8 +362,16 @@ export function forgetSession(sessionId: string): void {
 
 // ── the reducer of live events ──────────────────────────────────────────────────────────
 
+/** Parts of the UI that keep their own state (the memory panel) follow live events through this. */
+const eventListeners = new Set<(event: LiveEvent) => void>();
+export function onLiveEvent(listener: (event: LiveEvent) => void): () => void {
+  eventListeners.add(listener);
+  return () => void eventListeners.delete(listener);
+}
+
 /** Applies one live event (SSE or WebSocket); events this UI does not show are ignored. */
 export function applyEvent(live: LiveEvent): void {
+  for (const listener of eventListeners) listener(live);
   const ev = live as WireEvent | ReplayGapEvent;
   switch (ev.event) {
     case 'message':

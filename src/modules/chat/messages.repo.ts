@@ -74,6 +74,7 @@ export class MessageRepo {
   private readonly deleteSessionStmt;
   private readonly deleteStmt;
   private readonly newerStmt;
+  private readonly newestAfterStmt;
 
   constructor(private readonly db: Db) {
     this.insertStmt = db.prepare(
@@ -109,6 +110,7 @@ export class MessageRepo {
     this.deleteSessionStmt = db.prepare('DELETE FROM messages WHERE session_id = ?');
     this.deleteStmt = db.prepare('DELETE FROM messages WHERE id = ?');
     this.newerStmt = db.prepare('SELECT 1 FROM messages WHERE session_id = ? AND id > ? LIMIT 1').pluck();
+    this.newestAfterStmt = db.prepare('SELECT * FROM messages WHERE id > ? ORDER BY id DESC LIMIT ?');
   }
 
   insert(input: {
@@ -177,6 +179,11 @@ export class MessageRepo {
     ) as MessageRow[];
     const hasMore = rows.length > opts.limit;
     return { messages: rows.slice(0, opts.limit).reverse().map(toMessage), hasMore };
+  }
+
+  /** The newest `limit` messages of every session with an id above `afterId`, oldest first (memory summaries). */
+  newestAfter(afterId: number, limit: number): Message[] {
+    return (this.newestAfterStmt.all(afterId, limit) as MessageRow[]).reverse().map(toMessage);
   }
 
   count(sessionId?: string): number {

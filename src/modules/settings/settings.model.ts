@@ -60,9 +60,9 @@ export class SettingsModel<T extends Sections> {
   secretValues(settings: SettingsOf<T>): string[] {
     const values: string[] = [];
     for (const [name, section] of Object.entries(this.sections)) {
-      const holder = (settings as Record<string, Json>)[name];
-      if (!isObject(holder)) continue;
-      for (const key of section.secrets) {
+      for (const secret of section.secrets) {
+        const { holder, key } = secretSlot((settings as Record<string, Json>)[name], secret);
+        if (!holder) continue;
         const value = holder[key];
         if (typeof value === 'string' && value) values.push(value);
         else if (isObject(value)) values.push(...Object.values(value).filter((v): v is string => typeof v === 'string' && v !== ''));
@@ -75,9 +75,9 @@ export class SettingsModel<T extends Sections> {
   redact(settings: Partial<SettingsOf<T>>): Record<string, Json> {
     const copy = structuredClone(settings) as Record<string, Json>;
     for (const [name, section] of Object.entries(this.sections)) {
-      const holder = copy[name];
-      if (!isObject(holder)) continue;
-      for (const key of section.secrets) {
+      for (const secret of section.secrets) {
+        const { holder, key } = secretSlot(copy[name], secret);
+        if (!holder) continue;
         const value = holder[key];
         if (typeof value === 'string') holder[key] = value ? REDACTED : '';
         else if (isObject(value)) holder[key] = Object.fromEntries(Object.keys(value).map((k) => [k, REDACTED]));
@@ -85,6 +85,15 @@ export class SettingsModel<T extends Sections> {
     }
     return copy;
   }
+}
+
+/** The object holding a secret named by a dotted path inside a section (`env`, `embeddings.apiKey`). */
+function secretSlot(section: Json, path: string): { holder?: Record<string, Json>; key: string } {
+  const keys = path.split('.');
+  const key = keys.pop()!;
+  let holder: Json = section;
+  for (const k of keys) holder = isObject(holder) ? holder[k] : undefined;
+  return { holder: isObject(holder) ? holder : undefined, key };
 }
 
 /** RFC 7396 merge with defaults for `null`; `REDACTED` placeholders keep the current secret. */

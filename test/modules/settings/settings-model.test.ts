@@ -16,3 +16,14 @@ test('settings merge patch: objects merge, arrays replace, null resets, *** keep
   const redacted = coreSettings.redact(coreSettings.validate(merged)) as typeof current;
   assert.deepEqual(redacted.agent.env, { KEY: '***', NEW: '***' });
 });
+
+test('a secret inside an object of a section (memory.embeddings.apiKey) is redacted and known as a secret value', () => {
+  const current = structuredClone(coreSettings.defaults);
+  current.memory.embeddings = { baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: 'sk-nested' };
+  const redacted = coreSettings.redact(current) as typeof current;
+  assert.deepEqual(redacted.memory.embeddings, { baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic-embed-text', apiKey: '***' });
+  assert.ok(coreSettings.secretValues(current).includes('sk-nested'));
+  // sending the redacted form back keeps the secret
+  const merged = mergePatch(current, { memory: { embeddings: { apiKey: '***', model: 'other' } } }, coreSettings.defaults) as typeof current;
+  assert.deepEqual(merged.memory.embeddings, { baseUrl: 'http://127.0.0.1:11434/v1', model: 'other', apiKey: 'sk-nested' });
+});

@@ -7,6 +7,7 @@ import { setToken } from '../api.ts';
 import { getState, setState, useStore, type Row, type Theme } from '../store.ts';
 import { Composer } from './Composer.tsx';
 import { Icon } from './icons.tsx';
+import { MemoryPanel } from './Memory.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
@@ -313,6 +314,7 @@ export function App() {
       </div>
       <Toasts />
       <TokenDialog />
+      <MemoryPanel />
     </div>
   );
 }

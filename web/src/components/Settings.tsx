@@ -13,6 +13,8 @@ type Obj = { [key: string]: Json };
 const REDACTED = '***';
 /** Maps whose values are secrets (the server redacts them); other maps are plain text. */
 const SECRET_MAPS = new Set(['agent.env']);
+/** Settings that are maps (names chosen by the user: added and removed); any other object is a group of fields. */
+const MAPS = new Set(['agent.env', 'agent.executables']);
 /** Names of settings that hold a secret (shown as password fields even while empty). */
 const SECRET_NAME = /(key|token|secret|password)$/i;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -36,6 +38,11 @@ const INFO: Record<string, { label: string; help?: string; multiline?: boolean }
   'network.trustedLanBypass': { label: 'Trust the local network', help: 'Accept private-network requests without the access token.' },
   'network.allowedHosts': { label: 'Allowed host names', help: 'Besides IP addresses and localhost. One per line.' },
   'network.allowedOrigins': { label: 'Allowed browser origins', help: "Besides this server's own. One per line." },
+  'memory.contextBudget': { label: 'Memory in each prompt (characters)', help: 'The profile and the most relevant notes added to every run; 0 adds none.' },
+  'memory.embeddings': { label: 'Semantic search (optional)', help: 'An OpenAI-compatible embeddings endpoint (Ollama: http://127.0.0.1:11434/v1). Empty: search stays offline.' },
+  'memory.summarize': { label: 'Summaries (optional)' },
+  'memory.summarize.everyMessages': { label: 'Every this many messages', help: 'A short provider run writes 1–3 sentences into today\'s episode; 0 is off.' },
+  'memory.summarize.provider': { label: 'Provider', help: "Empty: the agent's provider." },
 };
 
 const humanize = (key: string) => key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase());
@@ -286,14 +293,15 @@ function Field({ path, value, onChange, error, section }: { path: string[]; valu
       </div>
     );
   }
-  if (isObj(value) && Object.values(value).every((v) => typeof v === 'string')) {
+  if (isObj(value) && MAPS.has(dotted) && Object.values(value).every((v) => typeof v === 'string')) {
     const secret = SECRET_MAPS.has(dotted) || Object.values(value).some((v) => v === REDACTED);
     return <MapField id={id} dotted={dotted} label={info.label} help={help} value={value as Record<string, string>} onChange={onChange} error={err} secret={secret} />;
   }
   if (isObj(value)) {
     return (
-      <fieldset class="setting-group">
+      <fieldset class="setting-group" data-field={dotted}>
         <legend>{info.label}</legend>
+        {help}
         {Object.entries(value).map(([k, v]) => (
           <Field key={k} path={[...path, k]} value={v} onChange={(nv) => onChange({ ...value, [k]: nv })} />
         ))}

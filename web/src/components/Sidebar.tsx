@@ -5,6 +5,7 @@ import type { ChatSession } from '../api.ts';
 import { sanitizeSnippet } from '../markdown.ts';
 import { setState, useStore } from '../store.ts';
 import { Icon } from './icons.tsx';
+import { openMemory } from '../memory.ts';
 
 function relative(ts: number): string {
   const diff = Date.now() - ts;
@@ -253,6 +254,9 @@ export function Sidebar() {
         <div class="sidebar-foot">
           <button type="button" class="btn ghost" onClick={() => setState({ page: 'settings', sidebarOpen: false })}>
             <Icon name="settings" size={16} /> Settings
+          </button>
+          <button type="button" class="btn ghost" onClick={openMemory}>
+            <Icon name="file" size={16} /> Memory
           </button>
         </div>
       </nav>

@@ -1,0 +1,46 @@
+// A short run of a provider CLI outside the chat (e.g. the memory's summaries): one attempt through the
+// provider's adapter, a fresh session that is not kept, tools not auto-approved, and a private temporary
+// working directory, so nothing is written into the user's project.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Attempt } from './attempt.ts';
+import { adapterOf, type ProviderId } from './providers/registry.ts';
+
+export interface OneShotOptions {
+  provider: ProviderId;
+  executable: string;
+  model?: string;
+  prompt: string;
+  env: NodeJS.ProcessEnv;
+  pidDir: string;
+  timeoutMs: number;
+}
+
+export interface OneShot {
+  /** The answer's text; rejects with the CLI's failure. */
+  done: Promise<string>;
+  stop(reason: string): void;
+}
+
+export function runOnce(options: OneShotOptions): OneShot {
+  const cwd = mkdtempSync(join(tmpdir(), 'svc-once-'));
+  const attempt = new Attempt(
+    {
+      adapter: adapterOf(options.provider),
+      request: { prompt: options.prompt, cwd, executable: options.executable, model: options.model || undefined, autoApprove: false },
+      env: options.env,
+      pidDir: options.pidDir,
+      idleTimeoutMs: options.timeoutMs,
+      maxRunMs: options.timeoutMs,
+    },
+    { onEvent: () => undefined, onRawLine: () => undefined },
+  );
+  const done = attempt.done
+    .then((outcome) => {
+      if (outcome.status === 'ok') return outcome.text;
+      throw new Error(outcome.status === 'stopped' ? `stopped: ${outcome.reason}` : `${options.provider} ${outcome.failure}: ${outcome.message}`);
+    })
+    .finally(() => rmSync(cwd, { recursive: true, force: true }));
+  return { done, stop: (reason) => attempt.stop(reason) };
+}

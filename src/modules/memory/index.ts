@@ -1,0 +1,8 @@
+// The memory module: Markdown files under <home>/memory indexed in SQLite (words, trigrams, optional
+// embeddings), the routes of the spec's "Memory" group, the /memory command, the memory block of each
+// run's system prompt, and the optional summaries.
+export { MemoryService, type MemoryServiceDeps } from './memory.service.ts';
+export { memoryRoutes, type MemoryRouteDeps } from './memory.routes.ts';
+export { memoryCommand } from './memory.commands.ts';
+export { memorySettings, type MemorySettings } from './settings.ts';
+export type { SummarizeSettings, TranscriptMessage } from './summarize.ts';
