@@ -140,7 +140,7 @@ describe('web UI: first run to first answer', () => {
         return /\(attempt [4-9]\)$/.test(((await run.locator('.notice-retry').textContent().catch(() => '')) ?? '').trim());
       }, 'the fourth attempt', 10_000);
       assert.equal(await notices.count(), 1, 'one notice');
-      assert.equal(seen, 1, 'never more than one');
+      assert.ok(seen <= 1, `never more than one (saw ${seen})`);
       assert.match((await notices.textContent()) ?? '', /^Codex CLI is retrying on its own: waiting for the network: Connection failed/);
       await shot(page, 'firstrun-retrying');
       await until(async () => (await run.getAttribute('data-status')) === 'error', 'the watchdog to end it', 15_000);
@@ -170,6 +170,7 @@ describe('web UI: first run to first answer', () => {
       assert.equal(await setup.getByRole('heading').textContent(), 'Gemini CLI is not installed');
       assert.match((await setup.locator('.setup-summary').textContent()) ?? '', /^Gemini CLI is not installed\. Install it with: npm install -g @google\/gemini-cli$/);
       assert.equal(await setup.locator('.cmd-chip code').textContent(), 'npm install -g @google/gemini-cli');
+      assert.equal((await page.locator('.status-pill').textContent())?.trim(), 'Not set up', 'the header does not say Ready');
       await setup.getByRole('button', { name: /^Copy the command/ }).click();
       assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'npm install -g @google/gemini-cli');
       await shot(page, 'firstrun-empty-missing');
@@ -189,6 +190,7 @@ describe('web UI: first run to first answer', () => {
       await until(() => server.app.services.settings.get().agent.provider === 'claude', 'the provider setting');
       await page.keyboard.press('Escape');
       await until(async () => (await page.locator('.empty h2').textContent()) === 'What should we work on?', 'the invitation for a provider that can answer');
+      assert.equal((await page.locator('.status-pill').textContent())?.trim(), 'Ready');
 
       // the custom provider, chosen elsewhere before it has a command: not set up
       await sendJson(`${server.url}/api/settings`, 'PUT', { agent: { provider: 'custom' } });

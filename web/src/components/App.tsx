@@ -9,7 +9,7 @@ import { Composer } from './Composer.tsx';
 import { Icon } from './icons.tsx';
 import { MemoryPanel } from './Memory.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
-import { blocked, missingTitle, readinessOf, SetupHelp } from './Readiness.tsx';
+import { blocked, missingTitle, readinessOf, SetupHelp, type ReadinessState } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
 import { Settings } from './Settings.tsx';
 import { Sidebar } from './Sidebar.tsx';
@@ -46,12 +46,22 @@ function ThemeButton() {
   );
 }
 
+/** Idle, the pill says whether the active provider can answer at all, not only how the last run went. */
+function idleText(agentStatus: string, setup: ReadinessState | undefined): string {
+  if (setup === 'needs_login') return 'Not logged in';
+  if (setup === 'not_installed') return 'Not set up';
+  return agentStatus === 'error' ? 'Last run failed' : 'Ready';
+}
+
 function Status() {
   const agent = useStore((s) => s.agent);
   const active = useStore((s) => s.queue.active || s.activeTraceId !== null);
   const conn = useStore((s) => s.conn);
-  const text = conn.disconnected ? 'Offline' : active ? (agent.status === 'evaluating' ? 'Evaluating' : 'Running') : agent.status === 'error' ? 'Last run failed' : 'Ready';
-  const tone = conn.disconnected ? 'offline' : active ? 'busy' : agent.status === 'error' ? 'error' : 'idle';
+  const id = useStore((s) => s.registry?.active.provider ?? s.session?.provider);
+  const readiness = readinessOf(useStore((s) => (id ? s.cliStatus?.providers[id] : undefined)));
+  const setup = readiness && blocked(readiness.state) ? readiness.state : undefined;
+  const text = conn.disconnected ? 'Offline' : active ? (agent.status === 'evaluating' ? 'Evaluating' : 'Running') : idleText(agent.status, setup);
+  const tone = conn.disconnected ? 'offline' : active ? 'busy' : agent.status === 'error' || setup ? 'error' : 'idle';
   return (
     <span class={`status-pill ${tone}`} role="status" aria-live="polite" data-transport={conn.transport} data-phase={conn.phase}>
       <span class="dot" aria-hidden="true" />
