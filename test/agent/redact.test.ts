@@ -29,7 +29,6 @@ test('configured secrets: every occurrence, from 6 characters up', () => {
   assert.equal(redactSecrets('short abcde', ['abcde']), 'short abcde', 'values shorter than 6 are not treated as secrets');
   assert.equal(redactSecrets('one qwerty1 two zxcvbn2', ['qwerty1', 'zxcvbn2']), 'one [REDACTED] two [REDACTED]', 'every configured value');
   assert.equal(redactSecrets('nothing here', []), 'nothing here');
-  assert.equal(redactSecrets('nothing here'), 'nothing here');
 });
 
 test('each known shape, at its length limits', () => {
@@ -53,11 +52,11 @@ test('each known shape, at its length limits', () => {
     ['xoxz-1234567890', 'xoxz-1234567890'],
     ['{"api_key": "v1"}', '{"api_key": "[REDACTED]"}'],
     ['{"API-KEY":"v"} {"apikey":"v"} {"Authorization":"v"} {"x-api-key":"v"} {"x-goog-api-key":"v"}', '{"API-KEY":"[REDACTED]"} {"apikey":"[REDACTED]"} {"Authorization":"[REDACTED]"} {"x-api-key":"[REDACTED]"} {"x-goog-api-key":"[REDACTED]"}'],
-    ['{"password":"p"} {"secret":"s"} {"access_token":"a"} {"refresh-token":"r"} {"accesstoken":"a"}', '{"password":"[REDACTED]"} {"secret":"[REDACTED]"} {"access_token":"[REDACTED]"} {"refresh-token":"[REDACTED]"} {"accesstoken":"[REDACTED]"}'],
+    ['{"password":"p"} {"secret":"s"} {"access_token":"a"} {"refresh-token":"r"} {"accesstoken":"a"} {"refreshtoken":"r"}', '{"password":"[REDACTED]"} {"secret":"[REDACTED]"} {"access_token":"[REDACTED]"} {"refresh-token":"[REDACTED]"} {"accesstoken":"[REDACTED]"} {"refreshtoken":"[REDACTED]"}'],
     ['{"input_tokens":"5","apiKey2":"x"}', '{"input_tokens":"5","apiKey2":"x"}'],
     ['GITHUB_TOKEN=abc SECRET=x PASSWORD=y API_KEY=z', 'GITHUB_TOKEN=[REDACTED] SECRET=[REDACTED] PASSWORD=[REDACTED] API_KEY=[REDACTED]'],
     ['MY_APP_SECRET=s1 next', 'MY_APP_SECRET=[REDACTED] next'],
     ['TOKENS=5 MAX_TOKENS_X=1 token=abc', 'TOKENS=5 MAX_TOKENS_X=1 token=abc'],
   ];
-  for (const [input, expected] of cases) assert.equal(redactSecrets(input), expected, input);
+  for (const [input, expected] of cases) assert.equal(redactSecrets(input, []), expected, input);
 });
