@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ZodError, z } from 'zod';
 import { AppError } from '../../src/core/errors.ts';
-import { BODY_LIMIT_BYTES, toAppError } from '../../src/http/error-handler.ts';
+import type { Socket } from 'node:net';
+import { BODY_LIMIT_BYTES, toAppError, writeClientError } from '../../src/http/error-handler.ts';
 import { defineRoutes, route } from '../../src/http/routes.ts';
 import { moduleServer } from '../support/kit.ts';
 
@@ -101,4 +102,51 @@ test('a route that throws answers 500 INTERNAL, JSON, with no stack; the server 
   assert.equal(refused.statusCode, 401);
   assert.equal(refused.headers['www-authenticate'], 'Bearer realm="svc"');
   assert.equal(logged.length, 1, 'a refusal is not a fault');
+});
+
+test("a request Node's parser refused gets the one error shape on the raw socket; a dead socket is just closed", () => {
+  const fakeSocket = (state: { writable?: boolean; busy?: boolean } = {}) => {
+    const seen = { written: '', destroyed: false };
+    const socket = {
+      writable: state.writable ?? true,
+      ...(state.busy ? { _httpMessage: {} } : {}),
+      end: (text: string) => void (seen.written = text),
+      destroy: () => void (seen.destroyed = true),
+    };
+    return { socket: socket as unknown as Socket, seen };
+  };
+  const answer = (code?: string) => {
+    const { socket, seen } = fakeSocket();
+    writeClientError(Object.assign(new Error('parse'), code ? { code } : {}), socket);
+    assert.equal(seen.destroyed, false);
+    const [head, body] = seen.written.split('\r\n\r\n');
+    return { head: head!, body: JSON.parse(body!) };
+  };
+  const overflow = answer('HPE_HEADER_OVERFLOW');
+  assert.equal(
+    overflow.head,
+    `HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(JSON.stringify(overflow.body))}\r\nConnection: close`,
+  );
+  assert.equal(overflow.body.error, 'HEADERS_TOO_LARGE');
+  assert.match(overflow.body.message, /16 KiB/);
+  const table: [string, number, string][] = [
+    ['HPE_INVALID_CONTENT_LENGTH', 400, 'INVALID_CONTENT_LENGTH'],
+    ['HPE_UNEXPECTED_CONTENT_LENGTH', 400, 'INVALID_CONTENT_LENGTH'],
+    ['HPE_INVALID_METHOD', 400, 'BAD_REQUEST'],
+    ['HPE_INVALID_URL', 400, 'BAD_URL'],
+  ];
+  for (const [code, status, ours] of table) {
+    const { head, body } = answer(code);
+    assert.ok(head.startsWith(`HTTP/1.1 ${status} `), code);
+    assert.equal(body.error, ours, code);
+  }
+  const unknown = answer('HPE_SOMETHING_ELSE');
+  assert.ok(unknown.head.startsWith('HTTP/1.1 400 Bad Request'));
+  assert.deepEqual(unknown.body, { error: 'BAD_REQUEST', message: 'The request is not valid HTTP.' });
+  assert.equal(answer().body.error, 'BAD_REQUEST');
+  for (const state of [{ writable: false }, { busy: true }]) {
+    const { socket, seen } = fakeSocket(state);
+    writeClientError(Object.assign(new Error('parse'), { code: 'HPE_INVALID_URL' }), socket);
+    assert.deepEqual(seen, { written: '', destroyed: true }, JSON.stringify(state));
+  }
 });
