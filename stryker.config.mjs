@@ -13,7 +13,7 @@ export const MODULES = {
   'error-handler': { mutate: ['src/http/error-handler.ts'], tests: ['test/http/error-handler.test.ts', 'test/http/errors.test.ts'] },
   settings: { mutate: ['src/modules/settings/settings.model.ts', 'src/modules/settings/settings.service.ts'], tests: ['test/modules/settings/settings-redact.test.ts', 'test/modules/settings/settings-model.test.ts', 'test/modules/settings/settings.test.ts'] },
   redaction: { mutate: ['src/agent/redact.ts'], tests: ['test/agent/redact.test.ts'] },
-  media: { mutate: ['src/modules/media/media.service.ts'], tests: ['test/modules/media/media.test.ts', 'test/modules/media/upload.test.ts'] },
+  media: { mutate: ['src/modules/media/media.service.ts', 'src/modules/media/attachments.ts'], tests: ['test/modules/media/attachments.test.ts', 'test/modules/media/media-store.test.ts'] },
   sse: { mutate: ['src/events/stream.ts', 'src/events/slots.ts', 'src/events/wire.ts'], tests: ['test/events/bus.test.ts', 'test/modules/events/sse.test.ts'] },
   messages: { mutate: ['src/modules/chat/messages.repo.ts'], tests: ['test/modules/chat/fts-query.test.ts', 'test/modules/chat/search-window.test.ts', 'test/modules/chat/move-to-end.test.ts', 'test/modules/chat/messages.test.ts'] },
   runtime: { mutate: ['src/agent/runtime.ts'], tests: ['test/modules/runs/runs.test.ts', 'test/modules/runs/failures.test.ts', 'test/modules/runs/commands.test.ts'] },
