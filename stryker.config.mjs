@@ -9,7 +9,7 @@
  * e.g. test/http/guard.test.ts, still run in `npm test`); integration files only where no unit file exists.
  */
 export const MODULES = {
-  guard: { mutate: ['src/http/guard.ts', 'src/http/peers.ts'], tests: ['test/http/guard-rules.test.ts', 'test/http/peers.test.ts'] },
+  guard: { mutate: ['src/http/guard.ts', 'src/http/peers.ts'], tests: ['test/http/guard-rules.test.ts', 'test/http/guard-edges.test.ts', 'test/http/peers.test.ts'] },
   'error-handler': { mutate: ['src/http/error-handler.ts'], tests: ['test/http/error-handler.test.ts', 'test/http/errors.test.ts'] },
   settings: { mutate: ['src/modules/settings/settings.model.ts', 'src/modules/settings/settings.service.ts'], tests: ['test/modules/settings/settings-redact.test.ts', 'test/modules/settings/settings-model.test.ts', 'test/modules/settings/settings.test.ts'] },
   redaction: { mutate: ['src/agent/redact.ts'], tests: ['test/agent/redact.test.ts'] },
