@@ -8,12 +8,12 @@ const RULES: [RegExp, string][] = [
   [/\bAIza[0-9A-Za-z_-]{20,}/g, REDACTED_MARK], // Google API keys
   [/\bgh[pousr]_[A-Za-z0-9]{20,}/g, REDACTED_MARK], // GitHub tokens
   [/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, REDACTED_MARK], // Slack tokens
-  [/("(?:api[_-]?key|apikey|authorization|x-api-key|x-goog-api-key|password|secret|access[_-]?token|refresh[_-]?token)"\s*:\s*")[^"]*(")/gi, `$1${REDACTED_MARK}$2`],
+  [/("(?:api[_-]?key|authorization|x-api-key|x-goog-api-key|password|secret|access[_-]?token|refresh[_-]?token)"\s*:\s*")[^"]*(")/gi, `$1${REDACTED_MARK}$2`],
   [/\b((?:[A-Z0-9_]*_)?(?:API_KEY|TOKEN|SECRET|PASSWORD))=\S+/g, `$1=${REDACTED_MARK}`],
 ];
 
 /** Redacts known secret shapes, plus every exact value in `secrets` (configured API keys). */
-export function redactSecrets(text: string, secrets: readonly string[] = []): string {
+export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     if (secret.length >= 6) out = out.split(secret).join(REDACTED_MARK);

@@ -27,7 +27,7 @@ export function toAppError(error: unknown, bodyLimit = BODY_LIMIT_BYTES): AppErr
     const field = issue?.path.map(String).join('.') || 'body';
     return new AppError(400, 'VALIDATION_FAILED', `${field}: ${issue?.message ?? 'invalid'}`, { field });
   }
-  const fastifyError = error as FastifyError;
+  const fastifyError = (error ?? {}) as FastifyError; // `throw undefined` is still a fault, not a crash here
   if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     const limit = bodyLimit % MiB === 0 ? `${bodyLimit / MiB} MiB` : `${bodyLimit} bytes`;
     return new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body exceeds the ${limit} limit of this route.`);

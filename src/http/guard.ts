@@ -37,7 +37,7 @@ export function createGuard(options: GuardOptions) {
     const host = request.headers.host;
     if (!host) throw badRequest('BAD_REQUEST', 'The request has no Host header (HTTP/1.1 requires one).');
     if (!isAllowedHost(host, network.allowedHosts)) {
-      throw forbidden('HOST_NOT_ALLOWED', `Host '${host ?? ''}' is not served here. Use localhost or an IP address, or add the name to settings network.allowedHosts.`);
+      throw forbidden('HOST_NOT_ALLOWED', `Host '${host}' is not served here. Use localhost or an IP address, or add the name to settings network.allowedHosts.`);
     }
     const path = pathOf(request.url);
     const origin = request.headers.origin;

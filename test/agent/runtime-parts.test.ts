@@ -4,30 +4,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { redactSecrets, REDACTED_MARK } from '../../src/agent/redact.ts';
 import { boundInput, clip, ToolLog, MAX_TOOL_LOG_ENTRIES } from '../../src/agent/tool-log.ts';
 import { lineSplitter, reapOrphans } from '../../src/agent/process.ts';
 import { CommandRegistry } from '../../src/agent/commands.ts';
-
-test('redaction removes secrets but keeps token counts and session ids', () => {
-  const line = JSON.stringify({
-    session_id: '4109d688-248b-4046-b8d5-4ccdaebd3df3',
-    usage: { input_tokens: 120, output_tokens: 40 },
-    headers: { authorization: 'Bearer abcdefghijklmnop', 'x-api-key': 'whatever-value' },
-    text: 'key sk-ant-api03-AbCdEfGhIjKlMnOp and AIzaSyA1234567890abcdefghij and ghp_abcdefghijklmnopqrstuvwxyz123456 OPENAI_API_KEY=sk-live',
-  });
-  const out = redactSecrets(line, ['my-custom-secret-value']);
-  assert.ok(!out.includes('abcdefghijklmnop'));
-  assert.ok(!out.includes('sk-ant-api03'));
-  assert.ok(!out.includes('AIzaSy'));
-  assert.ok(!out.includes('ghp_'));
-  assert.ok(!out.includes('whatever-value'));
-  assert.match(out, /OPENAI_API_KEY=\[REDACTED\]/);
-  assert.match(out, /4109d688-248b-4046-b8d5-4ccdaebd3df3/);
-  assert.match(out, /"input_tokens":120/);
-  assert.equal(redactSecrets('use my-custom-secret-value here', ['my-custom-secret-value']), `use ${REDACTED_MARK} here`);
-  assert.equal(redactSecrets('short abc', ['abc']), 'short abc', 'values shorter than 6 are not treated as secrets');
-});
 
 test('tool log and fields are bounded', () => {
   assert.equal(clip('x'.repeat(10), 20), 'x'.repeat(10));

@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { statSync, readFileSync } from 'node:fs';
+import { statSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyPeer } from '../../src/http/peers.ts';
 import { startServer, type TestServer } from '../support/server.ts';
@@ -71,6 +71,21 @@ describe('auth and request guard', () => {
     assert.equal(right.status, 200);
   });
 
+  test('media files are not open: a remote peer needs the token to read an upload', async () => {
+    writeFileSync(join(server.home, 'media', 'upload-guard.txt'), 'private upload');
+    const without = await request(server, '/media/upload-guard.txt', { from: REMOTE });
+    assert.equal(without.status, 401);
+    assert.equal(without.body.error, 'UNAUTHORIZED');
+    assert.ok(!JSON.stringify(without.body).includes('private upload'));
+    const wrong = await request(server, '/media/upload-guard.txt', { from: REMOTE, headers: { authorization: 'Bearer nope' } });
+    assert.equal(wrong.status, 401);
+    const right = await request(server, '/media/upload-guard.txt', { from: REMOTE, headers: { authorization: `Bearer ${token}` } });
+    assert.equal(right.status, 200);
+    assert.equal(right.body, 'private upload');
+    const ui = await request(server, '/', { from: REMOTE });
+    assert.notEqual(ui.status, 401, 'the UI page itself is open');
+  });
+
   test('health stays open to a remote peer; the token route does not', async () => {
     assert.equal((await request(server, '/api/health', { from: REMOTE })).status, 200);
     const token403 = await request(server, '/api/auth/token', { from: REMOTE, headers: { authorization: `Bearer ${token}` } });
@@ -114,6 +129,16 @@ describe('auth and request guard', () => {
     assert.equal(otherPort.status, 403, 'another local web app is another origin');
     const noOriginCrossSite = await request(server, '/api/messages', { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'no-cors' } });
     assert.equal(noOriginCrossSite.status, 403);
+    // a sibling subdomain is another site's page too: same-site is not same-origin
+    const noOriginSameSite = await request(server, '/api/messages', { headers: { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'no-cors' } });
+    assert.equal(noOriginSameSite.status, 403);
+    assert.equal(noOriginSameSite.body.error, 'ORIGIN_NOT_ALLOWED');
+    const sameSiteNavigationToApi = await request(server, '/api/auth/token', { headers: { 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'navigate' } });
+    assert.equal(sameSiteNavigationToApi.status, 403, 'a navigation reaches pages, never the API');
+    const crossSiteNavigation = await request(server, '/', { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } });
+    assert.notEqual(crossSiteNavigation.status, 403, 'a link from elsewhere may open the UI');
+    const sameOriginNoOrigin = await request(server, '/api/messages', { headers: { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' } });
+    assert.equal(sameOriginNoOrigin.status, 200);
     const same = await request(server, '/api/session', { headers: { origin: server.url } });
     assert.equal(same.status, 200);
     const mutation = await request(server, '/api/chat-sessions', {

@@ -53,6 +53,25 @@ describe('messages and chat sessions', () => {
     assert.equal(body.hasMore, true);
   });
 
+  test('after= on the last page says hasMore: false, also when exactly limit messages remain', async () => {
+    const { body: latest } = await getJson(`${server.url}/api/messages?limit=5`);
+    const ids = latest.messages.map((m: any) => m.id);
+    const exact = await getJson(`${server.url}/api/messages?limit=4&after=${ids[0]}`);
+    assert.deepEqual(exact.body.messages.map((m: any) => m.id), ids.slice(1));
+    assert.equal(exact.body.hasMore, false);
+    const short = await getJson(`${server.url}/api/messages?limit=10&after=${ids[2]}`);
+    assert.deepEqual(short.body.messages.map((m: any) => m.id), ids.slice(3));
+    assert.equal(short.body.hasMore, false);
+    const none = await getJson(`${server.url}/api/messages?limit=10&after=${ids[4]}`);
+    assert.deepEqual(none.body.messages, []);
+    assert.equal(none.body.hasMore, false);
+    // and backwards: the page holding the first message, exactly limit long, is the last
+    const first = (await getJson(`${server.url}/api/messages?limit=1&after=0`)).body.messages[0].id;
+    const oldest = await getJson(`${server.url}/api/messages?limit=3&before=${first + 3}`);
+    assert.equal(oldest.body.messages.length, 3);
+    assert.equal(oldest.body.hasMore, false);
+  });
+
   test('limits are bounded and bad cursors are 400s naming the field', async () => {
     const tooMany = await getJson(`${server.url}/api/messages?limit=100000`);
     assert.equal(tooMany.status, 400);

@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import http from 'node:http';
 import { startServer, tempHome } from '../../support/server.ts';
 
-test('GET /media/:filename serves media files and nothing outside the media directory', async () => {
+test('GET /media/:filename serves media files and nothing outside the media directory', async (t) => {
   const server = await startServer();
+  t.after(() => server.close());
   const media = join(server.home, 'media');
   const png = Buffer.from('89504e470d0a1a0a', 'hex');
   writeFileSync(join(media, 'shot-1.png'), png);
@@ -54,5 +55,4 @@ test('GET /media/:filename serves media files and nothing outside the media dire
   const dotdot = await rawGet('/media/../token');
   assert.ok([400, 404].includes(dotdot.status));
   assert.ok(!JSON.stringify(dotdot.body).includes(server.app.services.token));
-  await server.close();
 });

@@ -10,8 +10,12 @@ import { getJson, sendJson } from '../../support/server.ts';
 const agentEvents = (sse: SseConnection, traceId: string) => sse.messages.map((m) => m.data).filter((d) => d.traceId === traceId);
 
 async function until(check: () => boolean, timeoutMs = 10_000) {
+  await untilAsync(async () => check(), timeoutMs);
+}
+
+async function untilAsync(check: () => Promise<boolean>, timeoutMs = 10_000) {
   const start = Date.now();
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() - start > timeoutMs) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -153,7 +157,7 @@ describe('agent runs through the real server (fake CLIs replaying recordings)', 
 
   test('stop mid-run kills the whole process tree and ends the stream as stopped', async () => {
     const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'long scenario:text delay:400 spawnchild' });
-    await stream.waitFor((l) => l.type === 'text', 15_000).catch(() => undefined);
+    await stream.waitFor((l) => l.type === 'text', 15_000);
     await until(() => server.invocations().some((i) => i.prompt.includes('spawnchild')));
     const cli = server.invocations().find((i) => i.prompt.includes('spawnchild'))!;
     await until(() => {
@@ -174,6 +178,36 @@ describe('agent runs through the real server (fake CLIs replaying recordings)', 
     assert.equal(lines.at(-1).status, 'stopped');
     await until(() => !isAlive(cli.pid) && !isAlive(grandchild), 5000);
     rmSync(join(server.stateDir, 'child.pid'));
+  });
+
+  test('stop with messages queued ends every queued stream, runs none of them, and notes them in the history', async () => {
+    const started = server.invocations().length;
+    const running = await postNdjson(`${server.url}/api/message`, { prompt: 'busy scenario:text delay:400' });
+    await running.waitFor((l) => l.type === 'text', 15_000);
+    const queued = [
+      await postNdjson(`${server.url}/api/message`, { prompt: 'queued one scenario:text' }),
+      await postNdjson(`${server.url}/api/message`, { prompt: 'queued two scenario:text' }),
+    ];
+    await untilAsync(async () => (await getJson(`${server.url}/api/runtime`)).body.agent.pending === 2);
+    const stop = await sendJson(`${server.url}/api/stop`, 'POST', {});
+    assert.equal(stop.status, 200);
+    assert.deepEqual(stop.body, { stopped: true, cleared: 2 });
+    for (const stream of queued) {
+      const lines = await stream.done;
+      assert.equal(lines.length, 1, JSON.stringify(lines));
+      assert.deepEqual(lines[0], { type: 'done', status: 'stopped', text: '', reason: 'removed from the queue by stop' });
+    }
+    assert.equal((await running.done).at(-1).status, 'stopped');
+    await untilAsync(async () => {
+      const { agent } = (await getJson(`${server.url}/api/runtime`)).body;
+      return agent.busy === false && agent.pending === 0;
+    });
+    assert.deepEqual(server.invocations().slice(started).map((i) => i.prompt), ['busy scenario:text delay:400'], 'no queued message reached a CLI');
+    const history = (await getJson(`${server.url}/api/messages?limit=10`)).body.messages;
+    const note = history.find((m: any) => m.role === 'system' && m.meta?.kind === 'queue_dropped');
+    assert.equal(note?.content, '2 queued messages were not sent to the agent: stopped by user.');
+    assert.equal(note.meta.count, 2);
+    assert.deepEqual(history.filter((m: any) => m.role === 'user').slice(-2).map((m: any) => m.content), ['queued one scenario:text', 'queued two scenario:text'], 'the messages stay where they were sent');
   });
 
   test('resume: the next message continues the provider session; a stale id falls back to a fresh one', async () => {

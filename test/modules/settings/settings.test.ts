@@ -55,6 +55,27 @@ describe('settings', () => {
     await again.close();
   });
 
+  test('string secrets of every section (vision.apiKey, memory.embeddings.apiKey) read *** once set, and are kept when echoed', async (t) => {
+    const server = await startServer();
+    t.after(() => server.close());
+    const url = `${server.url}/api/settings`;
+    const unset = (await getJson(url)).body;
+    assert.equal(unset.vision.apiKey, '', 'an unset secret reads empty, not ***');
+    assert.equal(unset.memory.embeddings.apiKey, '');
+    const put = await sendJson(url, 'PUT', { vision: { apiKey: 'sk-vision-0123456789' }, memory: { embeddings: { apiKey: 'sk-embed-0123456789' } } });
+    assert.equal(put.status, 200);
+    for (const answer of [put.body, (await getJson(url)).body]) {
+      assert.equal(answer.vision.apiKey, '***');
+      assert.equal(answer.memory.embeddings.apiKey, '***');
+      const raw = JSON.stringify(answer);
+      assert.ok(!raw.includes('sk-vision-0123456789') && !raw.includes('sk-embed-0123456789'), 'no secret in the answer');
+    }
+    await sendJson(url, 'PUT', { vision: { apiKey: '***' }, memory: { embeddings: { apiKey: '***' } } });
+    const kept = server.app.services.settings.get();
+    assert.equal(kept.vision.apiKey, 'sk-vision-0123456789');
+    assert.equal(kept.memory.embeddings.apiKey, 'sk-embed-0123456789');
+  });
+
   test('every change reaches event clients as settings_changed: the changed sections, secrets masked', async (t) => {
     const server = await startServer();
     t.after(() => server.close());

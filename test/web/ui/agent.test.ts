@@ -25,8 +25,9 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
   });
   after(() => browser?.close());
 
-  test('send with Enter: the answer streams in with its tool step, then the final answer', async () => {
+  test('send with Enter: the answer streams in with its tool step, then the final answer', async (t) => {
     const server = await startAgentServer();
+    t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
     // Shift+Enter is a new line, not a send
     await page.locator('#composer-input').fill('line one');
@@ -56,11 +57,11 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await shot(page, 'agent-tool-run');
     assert.deepEqual(realErrors(errors), []);
     await context.close();
-    await server.close();
   });
 
-  test('a second message while the first runs is queued, then answered in order', async () => {
+  test('a second message while the first runs is queued, then answered in order', async (t) => {
     const server = await startAgentServer();
+    t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
     await send(page, 'first scenario:text delay:200');
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor();
@@ -89,11 +90,11 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     assert.deepEqual(await order(), ['first', 'answer', 'second', 'answer']);
     assert.deepEqual(realErrors(errors), []);
     await context.close();
-    await server.close();
   });
 
-  test('Stop ends the run', async () => {
+  test('Stop ends the run', async (t) => {
     const server = await startAgentServer();
+    t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
     await send(page, 'a long one scenario:text delay:400');
     const run = runs(page).first();
@@ -105,11 +106,11 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     assert.equal((await getJson(`${server.url}/api/runtime`)).body.agent.busy, false);
     assert.deepEqual(realErrors(errors), []);
     await context.close();
-    await server.close();
   });
 
-  test('the steer box redirects the running agent', async () => {
+  test('the steer box redirects the running agent', async (t) => {
     const server = await startAgentServer({ provider: 'codex' });
+    t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
     await send(page, 'write a poem scenario:text delay:300');
     const first = runs(page).first();
@@ -124,11 +125,11 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     assert.equal(await page.locator('.msg-user', { hasText: 'make it about the sea' }).count(), 0, 'the steer reads as a note of the run, not a new turn');
     assert.deepEqual(realErrors(errors), []);
     await context.close();
-    await server.close();
   });
 
-  test('a page opened during a run shows it running with its output so far, with Stop, and gets its final answer', async () => {
+  test('a page opened during a run shows it running with its output so far, with Stop, and gets its final answer', async (t) => {
     const server = await startAgentServer();
+    t.after(() => server.close());
     const { postNdjson } = await import('../../support/ndjson.ts');
     const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'started elsewhere scenario:text delay:500' });
     const before = await until(async () => (await getJson(`${server.url}/api/runtime`)).body.agent.active?.output as string | undefined, 'some output before the page opens', 15_000);
@@ -150,11 +151,11 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await stream.done;
     assert.deepEqual(realErrors(errors), []);
     await context.close();
-    await server.close();
   });
 
-  test('attach files: picked files upload at once, go with the message to the agent, and show as a thumbnail and a chip (also after reload)', async () => {
+  test('attach files: picked files upload at once, go with the message to the agent, and show as a thumbnail and a chip (also after reload)', async (t) => {
     const server = await startAgentServer();
+    t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
     const png = new PNG({ width: 40, height: 30 });
     png.data.fill(200);
@@ -202,11 +203,11 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await check();
     assert.deepEqual(realErrors(errors), []);
     await context.close();
-    await server.close();
   });
 
-  test('a message the server refuses stays with its reason and a Retry button', async () => {
+  test('a message the server refuses stays with its reason and a Retry button', async (t) => {
     const server = await startAgentServer();
+    t.after(() => server.close());
     const { page, context } = await openPage(browser, server);
     await page.locator('#composer-input').fill('x'.repeat(100_001));
     await page.locator('#composer-input').press('Enter');
@@ -217,11 +218,11 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await failed.getByRole('button', { name: 'Dismiss' }).click();
     await until(async () => (await page.locator('.msg-user').count()) === 0, 'the bubble to go');
     await context.close();
-    await server.close();
   });
 
-  test('slash commands: completion from /api/commands, output shown', async () => {
+  test('slash commands: completion from /api/commands, output shown', async (t) => {
     const server = await startAgentServer();
+    t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
     await until(() => page.evaluate(() => true), 'the page');
     const box = page.locator('#composer-input');
@@ -253,6 +254,5 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     assert.match((await failed.locator('.command-out').textContent()) ?? '', /Unknown command/);
     assert.deepEqual(realErrors(errors).filter((e) => !/400/.test(e)), []);
     await context.close();
-    await server.close();
   });
 });

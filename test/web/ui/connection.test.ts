@@ -31,8 +31,9 @@ describe('web UI: live connection', () => {
   });
   after(() => browser?.close());
 
-  test('a drop without restart: reconnects with Last-Event-ID, missed events replayed, nothing reloaded', async () => {
+  test('a drop without restart: reconnects with Last-Event-ID, missed events replayed, nothing reloaded', async (t) => {
     const server = await startServer();
+    t.after(() => server.close());
     const sessionId = server.app.services.chat.activeSession().id;
     const messageRequests: string[] = [];
     const { page, context, errors } = await openPage(browser, server, {
@@ -67,7 +68,6 @@ describe('web UI: live connection', () => {
     assert.deepEqual(realErrors([...errors, ...second.errors]), []);
     await second.context.close();
     await context.close();
-    await server.close();
   });
 
   test('server down for 3 s: silent; events published meanwhile (on the new server) appear', async () => {
@@ -129,8 +129,9 @@ describe('web UI: live connection', () => {
     await server.close();
   });
 
-  test('SSE that never opens (blocked): the WebSocket carries the events', async () => {
+  test('SSE that never opens (blocked): the WebSocket carries the events', async (t) => {
     const server = await startServer();
+    t.after(() => server.close());
     const sessionId = server.app.services.chat.activeSession().id;
     const sockets: string[] = [];
     const { page, context, errors } = await openPage(browser, server, {
@@ -149,6 +150,5 @@ describe('web UI: live connection', () => {
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor({ timeout: 5000 });
     assert.deepEqual(realErrors(errors), []);
     await context.close();
-    await server.close();
   });
 });

@@ -83,13 +83,9 @@ describe('web UI: history, sessions, search, settings', () => {
 
     // Keep scrolling up to the first message.
     const firstId = lastId - TOTAL + 1;
-    for (let i = 0; i < 40 && (await page.locator(`[data-message-id="${firstId}"]`).count()) === 0; i++) {
-      await page.mouse.move(700, 300);
-      await page.mouse.wheel(0, -4000);
-      await page.waitForTimeout(60);
-    }
-    await until(async () => (await visibleIds(page)).includes(firstId) || (await page.evaluate(() => (document.querySelector('.vl-scroller')!.scrollTop = 0, false))), 'the first message', 5000).catch(() => undefined);
-    assert.ok((await visibleIds(page)).includes(firstId), 'reached the first message');
+    await page.mouse.move(700, 300);
+    // each poll scrolls up once more until the first message is in view (or the wait fails the test)
+    await until(async () => (await visibleIds(page)).includes(firstId) || (await page.mouse.wheel(0, -4000), false), 'the first message', 20_000);
     assert.equal(requests.length, TOTAL / 50, 'one request per page, never the whole table');
     assert.ok(requests.slice(1).every((u) => u.searchParams.get('before') && u.searchParams.get('limit') === '50'));
     // every row keeps its measured height when it leaves the DOM (a lost one would collapse to 0)
@@ -166,12 +162,8 @@ describe('web UI: history, sessions, search, settings', () => {
     assert.ok((await visibleIds(page)).includes(deepId), 'the result is in view');
     assert.ok((await page.locator('.vl-row').count()) <= 50);
     // newer messages load when scrolling down from there
-    for (let i = 0; i < 60 && (await page.locator('text=message number 300').count()) === 0; i++) {
-      await page.mouse.move(700, 300);
-      await page.mouse.wheel(0, 5000);
-      await page.waitForTimeout(50);
-    }
-    assert.equal(await page.locator('text=message number 300').count(), 1, 'scrolled down to the latest');
+    await page.mouse.move(700, 300);
+    await until(async () => (await page.locator('text=message number 300').count()) === 1 || (await page.mouse.wheel(0, 5000), false), 'scrolled down to the latest', 20_000);
     assert.deepEqual(realErrors(errors), []);
     await context.close();
   });
@@ -505,7 +497,7 @@ describe('web UI: history, sessions, search, settings', () => {
     await page.getByRole('button', { name: 'Open sessions and search' }).click();
     const sidebar = page.locator('nav.sidebar');
     await until(() => sidebar.isVisible(), 'the drawer');
-    await page.waitForTimeout(250);
+    await until(() => sidebar.evaluate((el) => el.getAnimations({ subtree: true }).every((a) => a.playState === 'finished')), 'the drawer to finish sliding in');
     const row = rowOf(page, long.id);
     await row.scrollIntoViewIfNeeded();
     // no hover on a phone: the buttons show anyway

@@ -49,7 +49,7 @@ describe('web UI: rendering messages and live runs', () => {
     assert.equal(await row.locator('img, script, iframe, [onerror], [onclick], [style], #clobber').count(), 0);
     assert.equal(await row.locator('a[href^="javascript"]').count(), 0);
     assert.equal(await row.locator('a[href="https://example.com"]').getAttribute('rel'), 'noopener noreferrer nofollow');
-    await page.waitForTimeout(100);
+    // nothing that could run is in the DOM (checked above), so nothing can have set the flag
     assert.equal(await page.evaluate(() => (window as any).__pwned), undefined);
     // highlighted code with a copy button
     const code = row.locator('.code-block');
@@ -194,7 +194,7 @@ describe('web UI: rendering messages and live runs', () => {
     await shot(page, 'narrow-dark');
     await page.getByRole('button', { name: 'Open sessions and search' }).click();
     await until(() => sidebar.isVisible(), 'the drawer');
-    await page.waitForTimeout(250);
+    await until(() => sidebar.evaluate((el) => el.getAnimations({ subtree: true }).every((a) => a.playState === 'finished')), 'the drawer to finish sliding in');
     await shot(page, 'narrow-drawer');
     await page.keyboard.press('Escape');
     await until(async () => !(await sidebar.isVisible()), 'the drawer to close');

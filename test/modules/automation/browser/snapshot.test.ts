@@ -108,6 +108,9 @@ describe('ref snapshots', { timeout: 180_000 }, () => {
     const s = await h.client.snapshot();
     const victim = refOf(s.text, 'button "Victim"');
     await evalJs('replaceVictim()');
+    // Reading the removed node is something Chromium would happily do (a detached element still has
+    // its text): only our own check can refuse it, so this fails if the lookup finds removed nodes.
+    await rejectsWith(h.client.act({ action: 'extract', target: victim, what: 'text' }), 409, 'REF_STALE', new RegExp(`Ref ${victim} is stale: its element is no longer in the page`));
     // An identical button (same role, same name, same place) now stands where the old one was.
     const err = await rejectsWith(h.client.act({ action: 'click', target: victim }), 409, 'REF_STALE', new RegExp(`Ref ${victim} is stale`));
     assert.equal(err.details?.ref, victim);
