@@ -42,8 +42,8 @@ export interface RuntimeDeps {
   cwd: string;
   /** The executable for a provider (settings override or the CLI's usual name). */
   executable(provider: ProviderId): string;
-  /** The system prompt of a run for this prompt (the user's setting, the skills' instructions, what memory knows of it). */
-  systemPrompt(prompt: string): string | Promise<string>;
+  /** The system prompt of a run for this prompt in this chat session (the user's setting, the skills' instructions, what memory knows of it, the orchestration phase). */
+  systemPrompt(prompt: string, sessionId: string): string | Promise<string>;
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
   /** Where each run's credential is issued (absent: runs get none). */
@@ -333,7 +333,7 @@ export class AgentRuntime {
 
   private async attempt(run: ActiveRun, provider: ProviderId, model: string): Promise<AttemptOutcome> {
     const { providerSessions } = this.deps;
-    run.systemPrompt ??= await this.deps.systemPrompt(run.submission.prompt);
+    run.systemPrompt ??= await this.deps.systemPrompt(run.submission.prompt, run.submission.sessionId);
     const agent = this.deps.settings();
     const sessionId = run.submission.sessionId;
     const attempt = new Attempt(

@@ -56,9 +56,19 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
+import {
+  EmployeeRepo,
+  OrchestrationRepo,
+  OrchestrationService,
+  orchestrationRoutes,
+  orchestrationSettings,
+  WorkerRunRepo,
+  WorkerService,
+  workerRoutes,
+} from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -95,6 +105,8 @@ export interface CoreServices {
   chat: ChatService;
   providerSessions: ProviderSessionRepo;
   runtime: AgentRuntime;
+  orchestration: OrchestrationService;
+  workers: WorkerService;
   /** The live main-agent runs' credentials (how routes tell the agent from a human). */
   credentials: RunCredentials;
   commands: CommandRegistry;
@@ -201,7 +213,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     pidDir: home.pids,
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-    systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
+    systemPrompt: async (prompt, sessionId) =>
+      [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt), orchestration.promptBlock(sessionId)].filter(Boolean).join('\n\n'),
     credentials,
     baseEnv: () => ({
       ...providerEnv(),
@@ -215,6 +228,34 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
     },
     retryBaseMs: options.retryBaseMs,
+    killGraceMs: options.killGraceMs,
+  });
+  const workingDir = () => settings.get().agent.workingDir || cwd;
+  const orchestration = new OrchestrationService({
+    repo: new OrchestrationRepo(db),
+    bus,
+    settings: () => settings.get().orchestration,
+    session: (id) => (id === undefined ? chat.activeSession().id : chat.requireSession(id).id),
+    cwd: workingDir,
+    env: providerEnv,
+    pidDir: home.pids,
+    cancelWorkers: (sessionId, reason) => workers.cancelSession(sessionId, reason),
+  });
+  const employees = new EmployeeRepo(db);
+  const workers = new WorkerService({
+    db,
+    repo: new WorkerRunRepo(db),
+    employees,
+    orchestration,
+    bus,
+    recorder,
+    settings: () => settings.get().orchestration,
+    defaultProvider: () => settings.get().agent.provider,
+    executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
+    env: () => ({ ...providerEnv(), SVC_HOME: home.root, ...(serverUrl ? { SVC_URL: serverUrl } : {}) }),
+    cwd: workingDir,
+    pidDir: home.pids,
+    deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
     killGraceMs: options.killGraceMs,
   });
   const rules = new RuleService(new RulesRepo(db), {
@@ -283,6 +324,15 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(mediaRoutes, { media });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
+  await http.register(orchestrationRoutes, { orchestration, workers, resolveRun: (token) => credentials.resolve(token), runtime: () => runtime.status() });
+  await http.register(workerRoutes, {
+    orchestration,
+    workers,
+    employees,
+    resolveRun: (token) => credentials.resolve(token),
+    traceDir: home.traces,
+    waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
+  });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
 
@@ -299,6 +349,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     chat,
     providerSessions,
     runtime,
+    orchestration,
+    workers,
     credentials,
     commands,
     rules,
@@ -317,6 +369,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       lock.listening(address);
       // after listening: the memory index is never on the start-up path
       memory.start();
+      // worker runs the last server left: orphaned ones end, undelivered results go out, the queue resumes
+      workers.recover();
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -331,6 +385,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       if (closed) return;
       closed = true;
       // Runs first: their CLIs are killed and their final events written while clients still listen.
+      await workers.close();
       await runtime.close();
       await memory.close();
       await detector.close();
