@@ -64,7 +64,7 @@ export const workerRoutes: FastifyPluginAsync<WorkerRouteDeps> = async (app, dep
     const runs = workers.list({ employeeId, limit: 10 });
     const item = (run: (typeof runs)[number] | undefined) =>
       run ? { runId: run.runId, status: run.status, taskPreview: run.task.slice(0, 200), steps: run.steps, ...(run.lastActivityAt ? { lastActivityAt: run.lastActivityAt } : {}), ...(run.reason ? { reason: run.reason } : {}) } : null;
-    const current = runs.find((r) => r.status === 'running' || r.status === 'queued');
+    const current = runs.find((r) => r.status === 'running') ?? runs.find((r) => r.status === 'queued');
     const previous = runs.find((r) => r !== current && r.status !== 'running' && r.status !== 'queued');
     return { employeeId, name, current: item(current), previous: item(previous) };
   };

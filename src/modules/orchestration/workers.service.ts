@@ -285,7 +285,8 @@ export class WorkerService {
     // the process died on its own (not stopped, not timed out): disconnected
     else if (status === 'failed' && !live.endReason && outcome.status === 'error' && outcome.failure === 'crash') deps.bus.publish('worker_disconnected', { runId: run.runId, sessionId: run.sessionId, reason });
     deps.bus.publish('worker_run', { runId: run.runId, sessionId: run.sessionId, status, reason, employeeId: run.employeeId, ...(verdict ? { verdict } : {}) });
-    this.deliver(run.runId);
+    // a server going down delivers nothing (the runtime is stopping too): the next start does
+    if (!this.closed) this.deliver(run.runId);
     const ended = deps.repo.get(run.runId)!;
     for (const wake of this.waiters.get(run.runId) ?? []) wake(ended);
     this.waiters.delete(run.runId);
