@@ -186,6 +186,41 @@ export class AgentRuntime {
     return 'resumed';
   }
 
+  /** The messages waiting behind the active run, in the order they will run. */
+  queued(): { requestId: string; sessionId: string; prompt: string; position: number }[] {
+    return this.queue.map((s, index) => ({ requestId: s.requestId, sessionId: s.sessionId, prompt: s.prompt, position: index + 1 }));
+  }
+
+  /** Takes one waiting message out of the queue (it stays in the history, noted as not sent). */
+  dropQueued(requestId: string): boolean {
+    const index = this.queue.findIndex((s) => s.requestId === requestId);
+    if (index < 0) return false;
+    const [submission] = this.queue.splice(index, 1);
+    this.finishSinks(submission!.sinks, { type: 'done', status: 'stopped', text: '', reason: 'removed from the queue' });
+    if (submission!.messageId !== undefined) {
+      this.deps.transcript.saveMessage({ sessionId: submission!.sessionId, role: 'system', content: 'A queued message was not sent to the agent: removed from the queue.', meta: { kind: 'queue_dropped', count: 1 } });
+    }
+    this.publishQueue();
+    return true;
+  }
+
+  /** Runs one waiting message next, interrupting the active run. */
+  runQueuedNow(requestId: string): boolean {
+    const index = this.queue.findIndex((s) => s.requestId === requestId);
+    if (index < 0) return false;
+    const [submission] = this.queue.splice(index, 1);
+    this.queue.unshift(submission!);
+    const run = this.active;
+    if (run && !run.stopReason) {
+      run.stopReason = 'interrupted by a queued message run now';
+      run.attempt?.stop(run.stopReason);
+      run.wake?.();
+    }
+    this.publishQueue();
+    this.pump();
+    return true;
+  }
+
   /** Forgets the provider sessions of a chat session: the next message starts a fresh conversation. */
   resetProviderSession(sessionId: string): void {
     this.forgetProviderSessions(sessionId);

@@ -62,6 +62,7 @@ import {
   OrchestrationService,
   orchestrationRoutes,
   orchestrationSettings,
+  orchestrationCommands,
   WorkerRunRepo,
   WorkerService,
   workerRoutes,
@@ -292,6 +293,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     visionClickCommand({ service: visionClick }),
     webAiCommand(webAi),
     memoryCommand(memory),
+    ...orchestrationCommands(orchestration, workers),
   );
 
   const http = await createServer({
@@ -314,7 +316,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(chatRoutes, { chat });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
-  await http.register(runRoutes, { runtime, chat, commands, media });
+  await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });
   await http.register(traceRoutes, { runs, dir: home.traces });
   await http.register(skillRoutes, { skills: SKILLS });
   await http.register(webRoutingRoutes, { rules });
@@ -324,7 +326,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(mediaRoutes, { media });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
-  await http.register(orchestrationRoutes, { orchestration, workers, resolveRun: (token) => credentials.resolve(token), runtime: () => runtime.status() });
+  await http.register(orchestrationRoutes, {
+    orchestration,
+    workers,
+    resolveRun: (token) => credentials.resolve(token),
+    runtime: () => runtime.status(),
+    queue: { list: () => runtime.queued(), drop: (id) => runtime.dropQueued(id), runNow: (id) => runtime.runQueuedNow(id) },
+  });
   await http.register(workerRoutes, {
     orchestration,
     workers,

@@ -8,3 +8,4 @@ export { EmployeeRepo, PRESETS } from './employees.ts';
 export { WorkerRunRepo } from './workers.repo.ts';
 export { WorkerService, READ_ONLY_PROVIDERS } from './workers.service.ts';
 export { workerRoutes, type WorkerRouteDeps } from './workers.routes.ts';
+export { orchestrationCommands } from './orchestration.commands.ts';

@@ -3,6 +3,7 @@
 // is allowed; the service and the machine decide the rest.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { notFound } from '../../core/errors.ts';
 import { callerOf } from '../../http/caller.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
@@ -18,7 +19,16 @@ export interface OrchestrationRouteDeps {
   resolveRun(token: string): RunIdentity | undefined;
   /** The main agent's runtime status (the snapshot's active run and queue). */
   runtime(): z.input<typeof RuntimeStatusSchema>;
+  /** The main agent's queue. */
+  queue: {
+    list(): { requestId: string; sessionId: string; prompt: string; position: number }[];
+    drop(requestId: string): boolean;
+    runNow(requestId: string): boolean;
+  };
 }
+
+const QueuedSchema = z.object({ requestId: z.string(), sessionId: z.string(), prompt: z.string(), position: z.number().int() });
+const queueParams = z.strictObject({ id: z.string().regex(/^req_[A-Za-z0-9_-]{4,40}$/, 'not a queued message id (req_…)') });
 
 const sessionQuery = z.strictObject({ sessionId: z.string().min(1).max(100).optional().describe('default: the active session (the agent: its own)') });
 const resetBody = z.strictObject({ sessionId: z.string().min(1).max(100).optional(), reason: z.string().max(2000).optional() }).optional();
@@ -71,13 +81,45 @@ export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = a
     }),
     route({
       method: 'GET',
+      url: '/api/orchestrate/queue',
+      summary: 'The messages waiting for the main agent, in the order they will run (worker results among them).',
+      response: z.object({ items: z.array(QueuedSchema) }),
+      handler: () => ({ items: deps.queue.list() }),
+    }),
+    route({
+      method: 'DELETE',
+      url: '/api/orchestrate/queue/:id',
+      summary: 'Takes a waiting message out of the queue (it stays in the history, noted as not sent).',
+      params: queueParams,
+      response: z.object({ removed: z.string() }),
+      handler: ({ params, request }) => {
+        acting(request);
+        if (!deps.queue.drop(params.id)) throw notFound('Queued message', params.id);
+        return { removed: params.id };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/orchestrate/queue/:id/steer',
+      summary: 'Runs a waiting message now: the active run is interrupted and this one goes first.',
+      params: queueParams,
+      body: z.strictObject({}).optional(),
+      response: z.object({ started: z.string() }),
+      handler: ({ params, request }) => {
+        acting(request);
+        if (!deps.queue.runNow(params.id)) throw notFound('Queued message', params.id);
+        return { started: params.id };
+      },
+    }),
+    route({
+      method: 'GET',
       url: '/api/orchestrate/snapshot',
       summary: 'In one call: the session\'s orchestration state, the main agent\'s active run and queue, and the session\'s worker runs.',
       query: sessionQuery,
-      response: z.object({ state: OrcStateSchema, runtime: RuntimeStatusSchema, workerRuns: z.array(WorkerRunSchema) }),
+      response: z.object({ state: OrcStateSchema, runtime: RuntimeStatusSchema, queue: z.array(QueuedSchema), workerRuns: z.array(WorkerRunSchema) }),
       handler: ({ query, request }) => {
         const { sessionId } = acting(request, query.sessionId);
-        return { state: orchestration.state(sessionId), runtime: deps.runtime(), workerRuns: workers.list({ sessionId, limit: 50 }) };
+        return { state: orchestration.state(sessionId), runtime: deps.runtime(), queue: deps.queue.list(), workerRuns: workers.list({ sessionId, limit: 50 }) };
       },
     }),
   ]);
