@@ -4,10 +4,13 @@
 // response.
 import { badRequest } from '../core/errors.ts';
 import type { RunSink } from '../protocol/stream-lines.ts';
+import type { Caller } from '../protocol/caller.ts';
 
 export interface CommandContext {
   /** Opens the streamed response; only commands that stream a run call it. */
   openStream(): RunSink;
+  /** Who sent the command: a human, or the agent of a run (by its credential). */
+  caller: Caller;
 }
 
 /** A command answers with text, or with `streamed` once it has handed the stream to a run. */

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 
 export interface RequestOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string | Buffer;
   /** Gives up (and rejects) when no answer has begun after this long. */

@@ -214,6 +214,74 @@ serverOptions(
   memoryClient('status', 'files, sections, index state, embeddings, summaries, last error').action((opts) => runMemory({ kind: 'status' }, opts));
   memoryClient('reindex', 're-read every memory file (joins a reindex that is already running)').action((opts) => runMemory({ kind: 'reindex' }, opts));
 
+  const runOrc = async (call: (m: typeof import('./orchestrate.ts')) => import('./orchestrate.ts').OrcCall | string, opts: TargetOptions & { json?: boolean }) => {
+    const orc = await import('./orchestrate.ts');
+    await withTarget(opts, (target) => orc.orcCommand(call(orc), target, Boolean(opts.json)));
+  };
+  serverOptions(
+    program
+      .command('orchestrate')
+      .description('the orchestration of a chat session: status, a phase (I P A B C D IDLE), plan, check, reset')
+      .argument('<action>', 'status | I | P | A | B | C | D | IDLE | plan | check | reset'),
+  )
+    .option('--session <id>', 'the chat session (default: the active one; for the agent, its own)')
+    .option('--approve', 'approve the gate of this move (humans only)')
+    .option('--reason <text>', 'why (kept in the history)')
+    .option('-f, --file <plan.md>', 'plan: the plan file (else stdin)')
+    .option('--json', "print the server's JSON answer")
+    .action(async (action: string, opts) => {
+      const text = action === 'plan' && !opts.file ? await readStdin() : undefined;
+      await runOrc((orc) => orc.orchestrateCall(action, { ...opts, text }), opts);
+    });
+  serverOptions(
+    program
+      .command('dispatch')
+      .description('give a task to a worker: an employee by id (svc worker employees) or a one-off --virtual one')
+      .argument('<task...>'),
+  )
+    .option('-e, --employee <id>', 'the employee id')
+    .option('--virtual <json>', 'a one-off worker: {"name","role","provider","model","instructions","capability"}')
+    .option('--phase <phase>', 'the phase it works for (A: its verdict is the audit)')
+    .option('--affects <path>', 'a file it will change (repeatable)', collect, [])
+    .option('--wait', 'wait until the run ends and print its result')
+    .option('--session <id>', 'the chat session its result goes to')
+    .option('--json', "print the server's JSON answer")
+    .action(async (words: string[], opts) => {
+      const orc = await import('./orchestrate.ts');
+      let virtual: unknown;
+      try {
+        virtual = opts.virtual ? JSON.parse(opts.virtual) : undefined;
+      } catch {
+        console.error('svc: --virtual must be JSON');
+        process.exitCode = 2;
+        return;
+      }
+      const body = {
+        task: words.join(' '),
+        ...(opts.employee ? { employee: opts.employee } : {}),
+        ...(virtual ? { virtual } : {}),
+        ...(opts.phase ? { phase: String(opts.phase).toUpperCase() } : {}),
+        ...(opts.affects.length ? { affectedFiles: opts.affects } : {}),
+        ...(opts.wait ? { wait: true } : {}),
+        ...(opts.session ? { sessionId: opts.session } : {}),
+      };
+      await withTarget(opts, (target) => orc.orcCommand({ label: 'dispatch', method: 'POST', path: '/api/orchestrate/dispatch', body }, target, Boolean(opts.json)));
+    });
+  serverOptions(
+    program
+      .command('worker')
+      .description('worker runs: list, show, output, cancel; and the employees')
+      .argument('<action>', 'list | show | output | cancel | employees')
+      .argument('[runId]'),
+  )
+    .option('--session <id>', 'list: only this chat session')
+    .option('--status <status>', 'list: only runs in this status')
+    .option('--offset <n>', 'output: from this character', parseCount)
+    .option('-n, --limit <n>', 'list: at most this many runs; output: this many characters', parseCount)
+    .option('--reason <text>', 'cancel: why')
+    .option('--json', "print the server's JSON answer")
+    .action((action: string, runId: string | undefined, opts) => runOrc((orc) => orc.workerCall(action, runId, opts), opts));
+
   return program;
 }
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ChatSessionSchema, MESSAGE_ROLES } from './chat.ts';
 import { MemoryStatusEventSchema } from './memory.ts';
+import { GATES, ORC_STATUSES, PHASES, WORKER_RUN_STATUSES } from './orchestration.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'memory' | 'schedule' | 'system';
@@ -92,6 +93,8 @@ export const catalogue = {
     status: z.enum(['running', 'ok', 'error']),
     input: open,
     output: z.string().optional(),
+    /** Set when the step is a worker run's (traceId is then that run's id), not the main agent's. */
+    workerRunId: z.string().optional(),
   })),
   // offset: where `content` starts in the run's whole output (UTF-16 units), so a client that loaded
   // the output so far (GET /api/runtime) can drop what it already has.
@@ -123,12 +126,24 @@ export const catalogue = {
   steer_started: define('agent', 'public', z.object({ prompt: z.string(), traceId: traceId.optional() })),
   queue_update: define('queue', 'public', z.object({ pending: z.number().int(), active: z.boolean() })),
   // ── orchestration, goals, memory, schedules, workers (payloads the spec leaves open are `open`) ──
-  orc_state: define('orchestrate', 'public', z.object({ phase: z.string(), status: z.string() })),
+  orc_state: define('orchestrate', 'public', z.object({
+    sessionId: z.string(),
+    phase: z.enum(PHASES),
+    status: z.enum(ORC_STATUSES),
+    waitingOn: z.enum(GATES).optional(),
+    round: z.number().int(),
+    planVersion: z.number().int().nullable(),
+  })),
+  // Open payloads (the spec leaves them open). svc publishes orchestrate_done with kind 'cycle' (a
+  // session reached D) or 'worker_result' (a worker run's result was delivered to its session), and
+  // orchestrate_warning with {message, sessionId?, runId?}.
   orchestrate_done: define('orchestrate', 'public', open),
   orchestrate_warning: define('orchestrate', 'public', open),
-  worker_stalled: define('orchestrate', 'public', open),
-  worker_disconnected: define('orchestrate', 'public', open),
-  worker_timeout: define('orchestrate', 'public', open),
+  worker_stalled: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
+  worker_disconnected: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
+  worker_timeout: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
+  // a worker run's changes (queued, started, ended): what the workers panel and worker-progress follow
+  worker_run: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), status: z.enum(WORKER_RUN_STATUSES) })),
   goal_done: define('goal', 'public', z.object({ goalId: z.string() })),
   goal_done_rejected: define('goal', 'public', z.object({ reason })),
   goal_cancel: define('goal', 'public', open),

@@ -23,6 +23,7 @@ import { ProviderSessionRepo, RunRepo } from '../agent/runs.repo.ts';
 import { agentSettings } from '../agent/settings.ts';
 import { reapOrphans } from '../agent/process.ts';
 import { runOnce } from '../agent/one-shot.ts';
+import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
 import type { ProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, settingsRoutes, type SettingsOf } from '../modules/settings/index.ts';
@@ -55,9 +56,20 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
+import {
+  EmployeeRepo,
+  OrchestrationRepo,
+  OrchestrationService,
+  orchestrationRoutes,
+  orchestrationSettings,
+  orchestrationCommands,
+  WorkerRunRepo,
+  WorkerService,
+  workerRoutes,
+} from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -94,6 +106,10 @@ export interface CoreServices {
   chat: ChatService;
   providerSessions: ProviderSessionRepo;
   runtime: AgentRuntime;
+  orchestration: OrchestrationService;
+  workers: WorkerService;
+  /** The live main-agent runs' credentials (how routes tell the agent from a human). */
+  credentials: RunCredentials;
   commands: CommandRegistry;
   rules: RuleService;
   /** The memory store (its index is brought up to date in the background once the server listens). */
@@ -141,10 +157,14 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const token = loadOrCreateToken(home.token);
   const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get())]);
   const shimDir = writeSvcShim(home.root);
+  // A credential reaches a CLI only from the runtime, for its own run: never inherited from the
+  // server's environment or set in agent.env.
   const providerEnv = () => {
-    const env = { ...process.env, ...settings.get().agent.env };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...settings.get().agent.env };
+    delete env[RUN_TOKEN_ENV];
     return { ...env, PATH: `${shimDir}:${env.PATH ?? ''}` };
   };
+  const credentials = new RunCredentials();
   // Detection starts on the first GET /api/cli-status, never on the start-up path.
   const detector = new CliDetector({
     paths: () => settings.get().agent.executables,
@@ -194,7 +214,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     pidDir: home.pids,
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-    systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
+    systemPrompt: async (prompt, sessionId) =>
+      [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt), orchestration.promptBlock(sessionId)].filter(Boolean).join('\n\n'),
+    credentials,
     baseEnv: () => ({
       ...providerEnv(),
       SVC_HOME: home.root,
@@ -207,6 +229,34 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
     },
     retryBaseMs: options.retryBaseMs,
+    killGraceMs: options.killGraceMs,
+  });
+  const workingDir = () => settings.get().agent.workingDir || cwd;
+  const orchestration = new OrchestrationService({
+    repo: new OrchestrationRepo(db),
+    bus,
+    settings: () => settings.get().orchestration,
+    session: (id) => (id === undefined ? chat.activeSession().id : chat.requireSession(id).id),
+    cwd: workingDir,
+    env: providerEnv,
+    pidDir: home.pids,
+    cancelWorkers: (sessionId, reason) => workers.cancelSession(sessionId, reason),
+  });
+  const employees = new EmployeeRepo(db);
+  const workers = new WorkerService({
+    db,
+    repo: new WorkerRunRepo(db),
+    employees,
+    orchestration,
+    bus,
+    recorder,
+    settings: () => settings.get().orchestration,
+    defaultProvider: () => settings.get().agent.provider,
+    executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
+    env: () => ({ ...providerEnv(), SVC_HOME: home.root, ...(serverUrl ? { SVC_URL: serverUrl } : {}) }),
+    cwd: workingDir,
+    pidDir: home.pids,
+    deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
     killGraceMs: options.killGraceMs,
   });
   const rules = new RuleService(new RulesRepo(db), {
@@ -243,6 +293,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     visionClickCommand({ service: visionClick }),
     webAiCommand(webAi),
     memoryCommand(memory),
+    ...orchestrationCommands(orchestration, workers),
   );
 
   const http = await createServer({
@@ -265,7 +316,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(chatRoutes, { chat });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
-  await http.register(runRoutes, { runtime, chat, commands, media });
+  await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });
   await http.register(traceRoutes, { runs, dir: home.traces });
   await http.register(skillRoutes, { skills: SKILLS });
   await http.register(webRoutingRoutes, { rules });
@@ -275,6 +326,21 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(mediaRoutes, { media });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
+  await http.register(orchestrationRoutes, {
+    orchestration,
+    workers,
+    resolveRun: (token) => credentials.resolve(token),
+    runtime: () => runtime.status(),
+    queue: { list: () => runtime.queued(), drop: (id) => runtime.dropQueued(id), runNow: (id) => runtime.runQueuedNow(id) },
+  });
+  await http.register(workerRoutes, {
+    orchestration,
+    workers,
+    employees,
+    resolveRun: (token) => credentials.resolve(token),
+    traceDir: home.traces,
+    waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
+  });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
 
@@ -291,6 +357,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     chat,
     providerSessions,
     runtime,
+    orchestration,
+    workers,
+    credentials,
     commands,
     rules,
     memory,
@@ -308,6 +377,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       lock.listening(address);
       // after listening: the memory index is never on the start-up path
       memory.start();
+      // worker runs the last server left: orphaned ones end, undelivered results go out, the queue resumes
+      workers.recover();
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -322,6 +393,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       if (closed) return;
       closed = true;
       // Runs first: their CLIs are killed and their final events written while clients still listen.
+      await workers.close();
       await runtime.close();
       await memory.close();
       await detector.close();

@@ -67,6 +67,11 @@ export interface InvocationRequest {
   resumeSessionId?: string;
   /** Auto-approve tool use (unattended runs). */
   autoApprove: boolean;
+  /**
+   * The run may not change files: enforced with the CLI's own permission mode or sandbox (autoApprove is
+   * then ignored). An adapter that cannot enforce it throws from buildInvocation.
+   */
+  readOnly?: boolean;
   /** A private per-run directory the runner creates and deletes; adapters may name files in it. */
   scratchDir: string;
   /** Extra arguments from settings (provider-specific), appended verbatim. */

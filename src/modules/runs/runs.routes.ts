@@ -3,6 +3,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { callerOf } from '../../http/caller.ts';
+import type { RunIdentity } from '../../protocol/caller.ts';
 import { lazySink, openNdjson } from '../../http/ndjson.ts';
 import type { RunSink } from '../../protocol/stream-lines.ts';
 import { StreamLineSchema } from '../../protocol/stream-lines.ts';
@@ -29,9 +31,11 @@ export interface RunRouteDeps {
   chat: ChatService;
   commands: CommandRegistry;
   media: MediaStore;
+  /** The live run a credential belongs to (commands tell the agent from a human by it). */
+  resolveRun?(token: string): RunIdentity | undefined;
 }
 
-export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime, chat, commands, media }) => {
+export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime, chat, commands, media, resolveRun }) => {
   defineRoutes(app, 'runs', [
     route({
       method: 'POST',
@@ -65,13 +69,14 @@ export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime
       body: commandBody,
       produces: 'ndjson',
       item: StreamLineSchema,
-      handler: async ({ body, reply }) => {
+      handler: async ({ body, reply, request }) => {
         const { command, args } = commands.resolve(body.text);
+        const caller = callerOf(request, (token) => resolveRun?.(token));
         // The response is opened when the first line is written, so a command can still fail with a
         // plain JSON error before that; a command that streams a run has it opened at once.
         let stream: RunSink | undefined;
         const open = () => (stream ??= openNdjson(reply));
-        const result = await command.run(args, { openStream: () => lazySink(open) });
+        const result = await command.run(args, { openStream: () => lazySink(open), caller });
         if (typeof result !== 'string') {
           open();
           return;

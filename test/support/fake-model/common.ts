@@ -304,6 +304,16 @@ export function planAnswer(req: NormalizedRequest, ctx: PlanContext): Answer {
     const result = collapse(toolResults[toolResults.length - 1]!);
     return msg('', 'text', { text: [...chunkWords(TOOL_DONE_PREFIX), ...chunkWords(result)] });
   }
+  // Scripted turns (tests that need a given answer or command): `say64:<base64url>` answers that text,
+  // `sh64:<base64url>` runs that shell command, read from the last prompt only.
+  const say = scriptedToken(req.turns, 'say64');
+  if (say !== undefined) return msg(say, 'text say64');
+  const sh = scriptedToken(req.turns, 'sh64');
+  const shellTool = sh !== undefined ? pickTool(req.tools, SHELL_TOOLS) : undefined;
+  if (sh !== undefined && shellTool) {
+    const args = shellArgs(shellTool, sh);
+    return msg(TOOL_PREFACE, `text+tool_call(${shellTool.name} sh64)`, { toolCall: { id: hexId(), name: shellTool.name, kind: 'function', args, input: JSON.stringify(args) } });
+  }
   if (earlier.length > 0) {
     const prev = collapse(earlier[earlier.length - 1]!);
     return msg(
@@ -399,3 +409,14 @@ export interface SseFrame {
   data: unknown;
   chunk?: boolean;
 }
+
+/** The decoded value of `<name>:<base64url>` in the last user prompt. */
+export function scriptedToken(turns: Turn[], name: string): string | undefined {
+  const prompts = turns.filter((t) => t.role === 'user');
+  const last = prompts[prompts.length - 1]?.text ?? '';
+  const m = new RegExp(`\\b${name}:([A-Za-z0-9_-]+)`).exec(last);
+  return m ? Buffer.from(m[1]!, 'base64url').toString('utf8') : undefined;
+}
+
+/** `<name>:<base64url of text>`, the token scriptedToken reads. */
+export const scriptToken = (name: 'say64' | 'sh64', text: string) => `${name}:${Buffer.from(text).toString('base64url')}`;

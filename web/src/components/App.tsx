@@ -8,6 +8,7 @@ import { getState, setState, useStore, type Row, type Theme } from '../store.ts'
 import { Composer } from './Composer.tsx';
 import { Icon } from './icons.tsx';
 import { MemoryPanel } from './Memory.tsx';
+import { PhaseStepper } from './Orchestration.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp, type ReadinessState } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
@@ -311,6 +312,7 @@ export function App() {
           {/* (the settings page has its own heading) */}
           {page === 'chat' && <h1 class="session-name">{title ?? 'svc'}</h1>}
           <ProviderPicker />
+          {page === 'chat' && <PhaseStepper />}
           <div class="topbar-right">
             <Status />
             <ThemeButton />

@@ -87,6 +87,9 @@ export interface ClaudeState {
 // ---------------------------------------------------------------------------------------------
 // Invocation
 
+/** Claude Code's tools that change files or run commands (what a read-only run does without). */
+export const CLAUDE_WRITE_TOOLS = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit'];
+
 function buildInvocation(req: InvocationRequest): Invocation {
   const args = [
     '-p',
@@ -99,7 +102,10 @@ function buildInvocation(req: InvocationRequest): Invocation {
     '--replay-user-messages', // steer acknowledgement (see the header)
   ];
   // The `--flag=value` form keeps a value that starts with "-" from being read as an option.
-  if (req.autoApprove) args.push('--dangerously-skip-permissions');
+  // Read-only: the tools that write or run commands are removed from the session, and nothing is
+  // auto-approved (in -p mode a tool that needs permission is denied).
+  if (req.readOnly) args.push('--permission-mode=default', `--disallowedTools=${CLAUDE_WRITE_TOOLS.join(',')}`);
+  else if (req.autoApprove) args.push('--dangerously-skip-permissions');
   if (req.model) args.push(`--model=${req.model}`);
   if (req.effort) args.push(`--effort=${req.effort}`);
   // Appended to Claude Code's own system prompt (not replacing it); never written into the project.
@@ -107,7 +113,7 @@ function buildInvocation(req: InvocationRequest): Invocation {
   if (req.resumeSessionId) args.push(`--resume=${req.resumeSessionId}`);
   if (req.extraArgs) args.push(...req.extraArgs);
   // Skipping permissions exits 1 under root unless the CLI is told it runs in a sandbox.
-  const env: Record<string, string | undefined> = req.autoApprove ? { IS_SANDBOX: '1' } : {};
+  const env: Record<string, string | undefined> = req.autoApprove && !req.readOnly ? { IS_SANDBOX: '1' } : {};
   return { command: req.executable, args, env, stdin: 'interactive' };
 }
 

@@ -74,7 +74,9 @@ export function tomlString(text: string): string {
 function buildInvocation(req: InvocationRequest): Invocation {
   // `--skip-git-repo-check`: codex exec refuses to run outside a git repository otherwise.
   const args = ['exec', '--json', '--skip-git-repo-check'];
-  if (req.autoApprove) args.push('--dangerously-bypass-approvals-and-sandbox');
+  // Read-only: codex's own sandbox refuses writes (file edits and shell commands alike).
+  if (req.readOnly) args.push('--sandbox', 'read-only');
+  else if (req.autoApprove) args.push('--dangerously-bypass-approvals-and-sandbox');
   if (req.model) args.push(`--model=${req.model}`);
   if (req.effort) args.push('-c', `model_reasoning_effort=${tomlString(req.effort)}`);
   // `developer_instructions` adds a developer message next to codex's own instructions (checked

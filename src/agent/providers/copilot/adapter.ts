@@ -115,7 +115,8 @@ export const SYSTEM_PROMPT_FILE = join('instructions', 'svc-system-prompt.instru
 
 function buildInvocation(req: InvocationRequest): Invocation {
   const args = ['--acp'];
-  if (req.autoApprove) args.push('--allow-all-tools');
+  // Read-only: no tool is pre-allowed and every permission request copilot sends is declined.
+  if (req.autoApprove && !req.readOnly) args.push('--allow-all-tools');
   if (req.model) args.push('--model', req.model);
   if (req.effort) args.push('--reasoning-effort', req.effort);
   args.push(...(req.extraArgs ?? []));
@@ -132,7 +133,7 @@ function initialState(req: InvocationRequest): CopilotState {
   const state: CopilotState = {
     prompt: req.prompt,
     cwd: req.cwd,
-    autoApprove: req.autoApprove,
+    autoApprove: req.autoApprove && !req.readOnly,
     phase: 'initializing',
     nextId: 1,
     pending: new Map(),

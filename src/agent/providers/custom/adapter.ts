@@ -81,6 +81,7 @@ function validateTemplate(template: string[] | undefined): [string, ...string[]]
 }
 
 function buildInvocation(req: InvocationRequest): Invocation {
+  if (req.readOnly) throw new Error('a custom command cannot be made read-only by svc; use claude, codex, gemini or copilot for a read-only worker');
   const template = validateTemplate(req.commandTemplate);
   const values = placeholderValues(req);
   const [commandTemplate, ...argTemplates] = template;

@@ -70,7 +70,9 @@ function buildInvocation(req: InvocationRequest): Invocation {
   if (req.model) args.push(`--model=${req.model}`);
   // Gemini has no effort setting: `req.effort` is ignored.
   // --skip-trust: in an untrusted folder gemini silently downgrades --yolo to the default mode.
-  if (req.autoApprove) args.push('--yolo', '--skip-trust');
+  // Read-only: the default approval mode; headless, gemini leaves out the tools that would need approval (edits, shell).
+  if (req.readOnly) args.push('--approval-mode=default');
+  else if (req.autoApprove) args.push('--yolo', '--skip-trust');
   if (req.resumeSessionId) args.push(`--resume=${req.resumeSessionId}`);
   if (req.extraArgs) args.push(...req.extraArgs);
   return { command: req.executable, args, env: {}, stdin: 'close' };

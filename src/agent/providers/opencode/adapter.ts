@@ -80,6 +80,8 @@ const TOOL_STEP_KINDS: Record<string, StepKind> = {
 };
 
 function buildInvocation(req: InvocationRequest): Invocation {
+  // opencode run has no read-only mode or sandbox flag: refusing beats pretending.
+  if (req.readOnly) throw new Error('opencode cannot be run read-only (it has no permission mode or sandbox flag for `run`); use claude, codex, gemini or copilot for a read-only worker');
   const args = ['run', '--format', 'json', '--thinking'];
   if (req.autoApprove) args.push('--auto');
   if (req.model) args.push('-m', req.model);

@@ -1,0 +1,11 @@
+// The orchestration module: per-session phases with gates on server-held records (machine.ts, the
+// service, the routes), employees and worker runs (dispatch, queue, read-only enforcement, delivery).
+export { OrchestrationService, type Acting } from './orchestration.service.ts';
+export { OrchestrationRepo } from './orchestration.repo.ts';
+export { orchestrationSettings, type OrchestrationSettings } from './orchestration.settings.ts';
+export { orchestrationRoutes, type OrchestrationRouteDeps } from './orchestration.routes.ts';
+export { EmployeeRepo, PRESETS } from './employees.ts';
+export { WorkerRunRepo } from './workers.repo.ts';
+export { WorkerService, READ_ONLY_PROVIDERS } from './workers.service.ts';
+export { workerRoutes, type WorkerRouteDeps } from './workers.routes.ts';
+export { orchestrationCommands } from './orchestration.commands.ts';

@@ -1,0 +1,417 @@
+// Worker runs: dispatch (single and batch), a queue bounded by the concurrency setting, one provider
+// CLI per run (read-only enforced by the CLI's own permission mode or sandbox), stall and timeout
+// policy, verdicts recorded for the gates, and the result delivered to the dispatching session's main
+// agent exactly once (claimed in the same SQLite transaction that saves the turn). Runs are rows from
+// the moment they are dispatched, so a restart finds them.
+import { randomBytes } from 'node:crypto';
+import { AppError, badRequest, conflict } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import type { EventBus } from '../../events/bus.ts';
+import type { Db } from '../../store/db.ts';
+import { Attempt, type AttemptOutcome } from '../../agent/attempt.ts';
+import { adapterOf, PROVIDER_IDS, type ProviderId } from '../../agent/providers/registry.ts';
+import type { TraceRecorder } from '../../agent/traces.ts';
+import { RUN_TOKEN_ENV } from '../../agent/run-credentials.ts';
+import { clip } from '../../agent/tool-log.ts';
+import {
+  TERMINAL_STATUSES,
+  type Batch,
+  type BatchEntry,
+  type DispatchBody,
+  type Employee,
+  type WorkerRunStatus,
+} from '../../protocol/orchestration.ts';
+import type { Acting, OrchestrationService } from './orchestration.service.ts';
+import type { OrchestrationSettings } from './orchestration.settings.ts';
+import type { EmployeeRepo } from './employees.ts';
+import { publicRun, type StoredRun, type WorkerRunRepo } from './workers.repo.ts';
+import { aggregateVerdict, mayStart } from './batch.ts';
+import { workerPrompt, type VerdictKind } from './worker-prompt.ts';
+import { parseAudit, parseVerification } from './verdict.ts';
+import { changedFiles, outsideScope } from './scope.ts';
+
+/** Providers whose CLI svc can hold to read-only (see each adapter's `readOnly`). */
+export const READ_ONLY_PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot'];
+const PERSIST_EVERY_MS = 1000;
+const DELIVERED_OUTPUT_CHARS = 6000;
+
+export interface WorkerDeps {
+  db: Db;
+  repo: WorkerRunRepo;
+  employees: EmployeeRepo;
+  orchestration: OrchestrationService;
+  bus: EventBus;
+  recorder: TraceRecorder;
+  settings(): OrchestrationSettings;
+  /** The agent's provider (a worker with provider '' uses it) and how to find each CLI. */
+  defaultProvider(): ProviderId;
+  executable(provider: ProviderId): string;
+  /** Provider CLI environment (never with a main-agent credential). */
+  env(): NodeJS.ProcessEnv;
+  cwd(): string;
+  pidDir: string;
+  /** Gives the result to the session's main agent as a turn (queued when it is busy); throws when it cannot take it now. */
+  deliver(sessionId: string, text: string): void;
+  killGraceMs?: number;
+}
+
+interface Live {
+  attempt?: Attempt;
+  output: string;
+  steps: { stepId: string; name: string; status: 'running' | 'ok' | 'error' }[];
+  lastActivityAt: number;
+  lastPersistAt: number;
+  stallTimer?: NodeJS.Timeout;
+  stalled: boolean;
+  /** Why it is being ended by svc (cancel, stall policy). */
+  endReason?: { status: WorkerRunStatus; reason: string };
+  scopeBefore?: Set<string>;
+}
+
+export class WorkerService {
+  private readonly live = new Map<string, Live>();
+  private readonly waiters = new Map<string, ((run: StoredRun) => void)[]>();
+  private readonly running = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  // ── dispatch ───────────────────────────────────────────────────────────────────────────
+
+  /** Queues one run (and starts it when a slot is free). */
+  dispatch(acting: Acting, body: Omit<DispatchBody, 'wait' | 'sessionId'>): StoredRun {
+    const prepared = this.prepare(body);
+    const runId = this.insert(acting.sessionId, prepared, body);
+    this.pump();
+    return this.deps.repo.get(runId)!;
+  }
+
+  /** Validates every entry first, then queues them all; overlapping affectedFiles run in order. */
+  dispatchBatch(acting: Acting, entries: BatchEntry[]): Batch {
+    const prepared = entries.map((entry, index) => {
+      try {
+        return this.prepare(entry);
+      } catch (err) {
+        if (err instanceof AppError) throw new AppError(err.status, err.code, `runs[${index}]: ${err.message}`, { ...err.details, index });
+        throw err;
+      }
+    });
+    const batchId = newId('wb');
+    this.deps.db.transaction(() => prepared.forEach((p, index) => this.insert(acting.sessionId, p, entries[index]!, { batchId, batchIndex: index })))();
+    this.pump();
+    return this.batch(batchId)!;
+  }
+
+  /** Resolves when the run ends (or at `timeoutMs`, with the run as it is then). */
+  wait(runId: string, timeoutMs: number): Promise<StoredRun> {
+    const run = this.deps.repo.get(runId);
+    if (!run || TERMINAL_STATUSES.includes(run.status)) return Promise.resolve(run!);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(this.deps.repo.get(runId)!), timeoutMs);
+      const done = (value: StoredRun) => {
+        clearTimeout(timer);
+        resolve(value);
+      };
+      this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), done]);
+    });
+  }
+
+  private prepare(body: Omit<DispatchBody, 'wait' | 'sessionId'>): { employee: Employee; verdict?: VerdictKind } {
+    const base: Employee = body.employee
+      ? this.deps.employees.require(body.employee)
+      : { id: 'virtual', preset: false, ...body.virtual!, name: body.virtual!.name ?? 'virtual worker' };
+    const provider = (base.provider || this.deps.defaultProvider()) as ProviderId;
+    if (!(PROVIDER_IDS as readonly string[]).includes(provider)) {
+      throw badRequest('UNKNOWN_PROVIDER', `Employee '${base.id}' names provider '${provider}'; use one of ${PROVIDER_IDS.join(', ')}.`);
+    }
+    if (base.capability === 'read-only' && !READ_ONLY_PROVIDERS.includes(provider)) {
+      throw badRequest('READ_ONLY_UNSUPPORTED', `${provider} cannot be held to read-only by svc; give this worker one of ${READ_ONLY_PROVIDERS.join(', ')}, or make it mutable.`);
+    }
+    const verdict = body.verdict ?? base.verdict ?? (body.phase === 'A' ? 'audit' : undefined);
+    return { employee: { ...base, provider }, ...(verdict ? { verdict } : {}) };
+  }
+
+  private insert(sessionId: string, prepared: { employee: Employee; verdict?: VerdictKind }, body: Omit<DispatchBody, 'wait' | 'sessionId'>, batch?: { batchId: string; batchIndex: number }): string {
+    const runId = newId('tr', 12);
+    const state = this.deps.orchestration.state(sessionId);
+    const employee = prepared.verdict ? { ...prepared.employee, verdict: prepared.verdict } : prepared.employee;
+    this.deps.repo.insert({
+      runId,
+      sessionId,
+      employee,
+      task: body.task,
+      phase: body.phase,
+      ...batch,
+      affectedFiles: body.affectedFiles,
+      planVersion: state.plan?.version,
+      round: state.round,
+      createdAt: Date.now(),
+    });
+    this.deps.bus.publish('worker_run', { runId, sessionId, status: 'queued', employeeId: employee.id, ...(batch ? { batchId: batch.batchId } : {}) });
+    return runId;
+  }
+
+  // ── the queue ──────────────────────────────────────────────────────────────────────────
+
+  private pump(): void {
+    if (this.closed) return;
+    const limit = this.deps.settings().concurrency;
+    for (const run of this.deps.repo.queued()) {
+      if (this.live.size >= limit) return;
+      if (run.batchId && !mayStart(run, this.deps.repo.list({ batchId: run.batchId, limit: 20 }))) continue;
+      const task = this.start(run).finally(() => {
+        this.running.delete(task);
+        this.pump();
+      });
+      this.running.add(task);
+    }
+  }
+
+  private async start(run: StoredRun): Promise<void> {
+    const { deps } = this;
+    const now = Date.now();
+    const live: Live = { output: '', steps: [], lastActivityAt: now, lastPersistAt: now, stalled: false };
+    this.live.set(run.runId, live);
+    deps.repo.started(run.runId, now);
+    deps.recorder.begin(run.runId);
+    deps.bus.publish('worker_run', { runId: run.runId, sessionId: run.sessionId, status: 'running', employeeId: run.employeeId });
+    const employee = run.employee;
+    const readOnly = employee.capability === 'read-only';
+    const cwd = deps.cwd();
+    if (!readOnly && employee.scope?.length) live.scopeBefore = changedFiles(cwd);
+    const settings = deps.settings();
+    const provider = employee.provider as ProviderId;
+    const plan = run.planVersion !== undefined ? deps.orchestration.state(run.sessionId).plan : null;
+    const attempt = new Attempt(
+      {
+        adapter: adapterOf(provider),
+        request: {
+          prompt: workerPrompt({ task: run.task, plan: plan?.version === run.planVersion ? plan : null, verdict: employee.verdict, readOnly, scope: employee.scope }),
+          cwd,
+          executable: deps.executable(provider),
+          model: employee.model || undefined,
+          systemPrompt: employee.instructions || undefined,
+          autoApprove: !readOnly,
+          readOnly,
+        },
+        // A worker gets a credential the server never issued: the svc CLI sends it, and a request that
+        // carries one is an agent's without a run, which may neither dispatch nor move phases.
+        env: { ...deps.env(), [RUN_TOKEN_ENV]: `svcworker_${randomBytes(18).toString('base64url')}` },
+        pidDir: deps.pidDir,
+        idleTimeoutMs: settings.workerTimeoutSec * 1000 + 1000,
+        maxRunMs: settings.workerTimeoutSec * 1000,
+        killGraceMs: deps.killGraceMs,
+      },
+      {
+        onEvent: (event) => {
+          this.activity(run, live);
+          if (event.kind === 'text_delta') live.output += event.text;
+          else if (event.kind === 'step_start') {
+            live.steps.push({ stepId: event.stepId, name: event.name, status: 'running' });
+            deps.bus.publish('agent_tool', { traceId: run.runId, workerRunId: run.runId, stepId: event.stepId, name: event.name, step: event.step, status: 'running', input: {} });
+          } else if (event.kind === 'step_end') {
+            const step = live.steps.find((s) => s.stepId === event.stepId);
+            if (step) step.status = event.ok ? 'ok' : 'error';
+            const output = event.output === undefined ? undefined : clip(event.output);
+            deps.bus.publish('agent_tool', { traceId: run.runId, workerRunId: run.runId, stepId: event.stepId, name: event.name, step: 'tool', status: event.ok ? 'ok' : 'error', input: {}, ...(output !== undefined ? { output } : {}) });
+          }
+        },
+        onRawLine: (stream, line) => {
+          this.activity(run, live);
+          deps.bus.publish('provider_line', { traceId: run.runId, stream, line });
+        },
+      },
+    );
+    live.attempt = attempt;
+    this.armStall(run, live);
+    if (live.endReason) attempt.stop(live.endReason.reason);
+    const outcome = await attempt.done;
+    clearTimeout(live.stallTimer);
+    await this.end(run, live, outcome);
+  }
+
+  private activity(run: StoredRun, live: Live): void {
+    const now = Date.now();
+    live.lastActivityAt = now;
+    live.stalled = false;
+    this.armStall(run, live);
+    if (now - live.lastPersistAt >= PERSIST_EVERY_MS) {
+      live.lastPersistAt = now;
+      this.deps.repo.progress(run.runId, { steps: live.steps, output: live.output, lastActivityAt: now });
+    }
+  }
+
+  private armStall(run: StoredRun, live: Live): void {
+    clearTimeout(live.stallTimer);
+    const { stallSec, stallAction } = this.deps.settings();
+    live.stallTimer = setTimeout(() => {
+      if (live.stalled) return;
+      live.stalled = true; // once per quiet spell: output clears it
+      const reason = `no output for ${stallSec} s (setting orchestration.stallSec)`;
+      this.deps.bus.publish('worker_stalled', { runId: run.runId, sessionId: run.sessionId, reason, action: stallAction });
+      if (stallAction === 'kill') {
+        live.endReason ??= { status: 'failed', reason: `stalled: ${reason}` };
+        live.attempt?.stop(live.endReason.reason);
+      }
+    }, stallSec * 1000);
+    live.stallTimer.unref();
+  }
+
+  private async end(run: StoredRun, live: Live, outcome: AttemptOutcome): Promise<void> {
+    const { deps } = this;
+    const settings = deps.settings();
+    let status: WorkerRunStatus;
+    let reason: string;
+    if (live.endReason) ({ status, reason } = live.endReason);
+    else if (outcome.status === 'ok') [status, reason] = ['succeeded', 'the CLI finished'];
+    else if (outcome.status === 'stopped') [status, reason] = ['cancelled', outcome.reason];
+    else if (outcome.failure === 'timeout') [status, reason] = ['timeout', `ran longer than ${settings.workerTimeoutSec} s (setting orchestration.workerTimeoutSec)`];
+    else [status, reason] = ['failed', `${outcome.failure}: ${outcome.message}`];
+    const text = outcome.text || live.output;
+    const verdict = this.recordVerdict(run, status === 'succeeded', text, reason);
+    let scopeViolations: string[] | undefined;
+    if (live.scopeBefore && run.employee.scope?.length) {
+      const after = changedFiles(deps.cwd());
+      scopeViolations = after ? outsideScope(live.scopeBefore, after, run.employee.scope) : undefined;
+      if (scopeViolations?.length) {
+        deps.bus.publish('orchestrate_warning', { sessionId: run.sessionId, runId: run.runId, message: `Worker ${run.employee.id} changed files outside its scope: ${scopeViolations.join(', ')}`, scopeViolations });
+      }
+    }
+    deps.repo.progress(run.runId, { steps: live.steps, output: text, lastActivityAt: live.lastActivityAt });
+    deps.repo.end(run.runId, { status, reason, verdict, scopeViolations, at: Date.now() });
+    this.live.delete(run.runId);
+    await deps.recorder.end(run.runId);
+    if (status === 'timeout') deps.bus.publish('worker_timeout', { runId: run.runId, sessionId: run.sessionId, reason });
+    // the process died on its own (not stopped, not timed out): disconnected
+    else if (status === 'failed' && !live.endReason && outcome.status === 'error' && outcome.failure === 'crash') deps.bus.publish('worker_disconnected', { runId: run.runId, sessionId: run.sessionId, reason });
+    deps.bus.publish('worker_run', { runId: run.runId, sessionId: run.sessionId, status, reason, employeeId: run.employeeId, ...(verdict ? { verdict } : {}) });
+    // a server going down delivers nothing (the runtime is stopping too): the next start does
+    if (!this.closed) this.deliver(run.runId);
+    const ended = deps.repo.get(run.runId)!;
+    for (const wake of this.waiters.get(run.runId) ?? []) wake(ended);
+    this.waiters.delete(run.runId);
+    if (run.batchId) this.batchEnded(run.batchId);
+  }
+
+  /** Reads the run's structured verdict and records it for its gate; returns it ('invalid' for a schema error). */
+  private recordVerdict(run: StoredRun, succeeded: boolean, text: string, reason: string): string | undefined {
+    const kind = run.employee.verdict;
+    if (!kind) return undefined;
+    const parsed = succeeded ? (kind === 'audit' ? parseAudit(text) : parseVerification(text)) : { ok: false as const, error: `the run did not succeed (${reason})` };
+    const recordedAt = Date.now();
+    const failing = kind === 'audit' ? 'fail' : 'not_done';
+    const verdict = parsed.ok ? parsed.value.verdict : failing;
+    const findings = parsed.ok ? parsed.value.findings : [];
+    const error = parsed.ok ? undefined : parsed.error;
+    try {
+      if (kind === 'audit') {
+        this.deps.orchestration.recordAudit(run.sessionId, { verdict: verdict as 'pass' | 'fail', findings, runId: run.runId, planVersion: run.planVersion ?? 0, ...(error ? { error } : {}), recordedAt });
+      } else {
+        this.deps.orchestration.recordVerification(run.sessionId, { verdict: verdict as 'done' | 'not_done', findings, runId: run.runId, round: run.round ?? 0, ...(error ? { error } : {}), recordedAt });
+      }
+    } catch (err) {
+      this.deps.bus.publish('orchestrate_warning', { sessionId: run.sessionId, runId: run.runId, message: `The ${kind} verdict could not be recorded: ${(err as Error).message}` });
+    }
+    if (error) this.deps.bus.publish('orchestrate_warning', { sessionId: run.sessionId, runId: run.runId, message: `Worker ${run.employee.id}: ${error}; the ${kind} counts as ${failing}.` });
+    return parsed.ok ? verdict : 'invalid';
+  }
+
+  /** Delivers an ended run's result to its session once: the claim and the saved turn commit together. */
+  private deliver(runId: string): void {
+    const run = this.deps.repo.get(runId);
+    if (!run) return;
+    try {
+      const delivered = this.deps.db.transaction(() => {
+        if (!this.deps.repo.claimDelivery(runId, Date.now())) return false;
+        this.deps.deliver(run.sessionId, resultMessage(run));
+        return true;
+      })();
+      if (delivered) this.deps.bus.publish('orchestrate_done', { kind: 'worker_result', sessionId: run.sessionId, runId, status: run.status, ...(run.verdict ? { verdict: run.verdict } : {}) });
+    } catch (err) {
+      // not claimed: the next start delivers it
+      this.deps.bus.publish('orchestrate_warning', { sessionId: run.sessionId, runId, message: `The result of worker run ${runId} could not be delivered yet (${(err as Error).message}); it will be at the next start.` });
+    }
+  }
+
+  private batchEnded(batchId: string): void {
+    const batch = this.batch(batchId);
+    if (batch?.status === 'done') this.deps.bus.publish('orchestrate_done', { kind: 'batch', sessionId: batch.sessionId, batchId, verdict: batch.verdict });
+  }
+
+  // ── reading and cancelling ─────────────────────────────────────────────────────────────
+
+  get(runId: string): StoredRun | undefined {
+    const run = this.deps.repo.get(runId);
+    const live = this.live.get(runId);
+    return run && live ? { ...run, steps: live.steps, output: live.output, outputChars: live.output.length, lastActivityAt: live.lastActivityAt } : run;
+  }
+
+  list(filter: { sessionId?: string; status?: WorkerRunStatus; employeeId?: string; limit: number }) {
+    return this.deps.repo.list(filter).map((r) => publicRun(this.get(r.runId) ?? r));
+  }
+
+  batch(batchId: string): Batch | undefined {
+    const runs = this.deps.repo.list({ batchId, limit: 20 }).sort((a, b) => (a.batchIndex ?? 0) - (b.batchIndex ?? 0));
+    if (!runs.length) return undefined;
+    const done = runs.every((r) => TERMINAL_STATUSES.includes(r.status));
+    return { batchId, sessionId: runs[0]!.sessionId, status: done ? 'done' : 'running', verdict: done ? aggregateVerdict(runs) : 'none', runs: runs.map((r) => publicRun(this.get(r.runId) ?? r)) };
+  }
+
+  cancel(runId: string, reason: string): StoredRun {
+    const run = this.deps.repo.get(runId);
+    if (!run) throw new AppError(404, 'NOT_FOUND', `Worker run '${runId}' not found.`);
+    if (TERMINAL_STATUSES.includes(run.status)) throw conflict('WORKER_RUN_ENDED', `Worker run '${runId}' already ended (${run.status}).`, { status: run.status });
+    const live = this.live.get(runId);
+    if (live) {
+      live.endReason ??= { status: 'cancelled', reason };
+      live.attempt?.stop(reason);
+    } else if (this.deps.repo.end(runId, { status: 'cancelled', reason, at: Date.now() })) {
+      this.deps.bus.publish('worker_run', { runId, sessionId: run.sessionId, status: 'cancelled', reason, employeeId: run.employeeId });
+      this.deliver(runId);
+      if (run.batchId) this.batchEnded(run.batchId);
+      this.pump();
+    }
+    return this.deps.repo.get(runId)!;
+  }
+
+  /** Cancels every queued and running run of a session (its orchestration was reset). */
+  cancelSession(sessionId: string, reason: string): void {
+    for (const status of ['queued', 'running'] as const) {
+      for (const run of this.deps.repo.list({ sessionId, status, limit: 1000 })) this.cancel(run.runId, reason);
+    }
+  }
+
+  // ── start and stop ─────────────────────────────────────────────────────────────────────
+
+  /**
+   * After a restart: runs that were running died with the old server (their processes were reaped
+   * from the pid files) and end as orphaned; ended results not yet delivered are delivered; the
+   * queue resumes.
+   */
+  recover(): void {
+    for (const runId of this.deps.repo.markOrphaned(Date.now())) {
+      const run = this.deps.repo.get(runId)!;
+      this.deps.bus.publish('worker_disconnected', { runId, sessionId: run.sessionId, reason: run.reason ?? 'orphaned' });
+      this.deps.bus.publish('worker_run', { runId, sessionId: run.sessionId, status: 'orphaned', reason: run.reason, employeeId: run.employeeId });
+    }
+    for (const run of this.deps.repo.undelivered()) this.deliver(run.runId);
+    this.pump();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const live of this.live.values()) {
+      live.endReason ??= { status: 'cancelled', reason: 'the server shut down' };
+      live.attempt?.stop(live.endReason.reason);
+    }
+    await Promise.all(this.running);
+  }
+}
+
+/** The turn the main agent receives when a worker run ends. */
+export function resultMessage(run: StoredRun): string {
+  const head = `[worker result] Run ${run.runId} of ${run.employee.id} (${run.employee.name}) ended: ${run.status}${run.reason ? ` (${run.reason})` : ''}${run.verdict ? `; verdict ${run.verdict}` : ''}.`;
+  const output = run.output.length > DELIVERED_OUTPUT_CHARS ? `…${run.output.slice(-DELIVERED_OUTPUT_CHARS)}` : run.output;
+  const more = run.output.length > DELIVERED_OUTPUT_CHARS ? `\n\nThe whole output: svc worker output ${run.runId}` : '';
+  return `${head}\n\nTask: ${run.task.slice(0, 500)}\n\nOutput:\n${output || '(none)'}${more}`;
+}
