@@ -16,6 +16,7 @@ import { Attempt, type AttemptOutcome } from './attempt.ts';
 import { describeFailure } from './failures.ts';
 import type { TraceRecorder } from './traces.ts';
 import { clip, boundInput, ToolLog } from './tool-log.ts';
+import { RUN_TOKEN_ENV, type RunCredentials } from './run-credentials.ts';
 
 /** Failures worth trying again with the same provider after a pause. */
 const RETRYABLE: ReadonlySet<FailureClass> = new Set(['rate_limit', 'overloaded', 'server_error', 'crash', 'unknown']);
@@ -45,6 +46,8 @@ export interface RuntimeDeps {
   systemPrompt(prompt: string): string | Promise<string>;
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
+  /** Where each run's credential is issued (absent: runs get none). */
+  credentials?: RunCredentials;
   /** Told how each provider attempt chain ended (the quota reader learns rate limits from this). */
   onProviderOutcome?(provider: ProviderId, outcome: { ok: true } | { ok: false; failure: FailureClass; message: string }): void;
   retryBaseMs?: number;
@@ -81,6 +84,8 @@ interface ActiveRun {
   stepKinds: Map<string, StepKind>;
   /** Made once per run (retries and fallbacks reuse it). */
   systemPrompt?: string;
+  /** The run's credential (SVC_RUN_TOKEN), valid while the run lives. */
+  credential?: string;
 }
 
 export class AgentRuntime {
@@ -252,9 +257,22 @@ export class AgentRuntime {
   // ── one run: retries and fallback around attempts ───────────────────────────────────────
 
   private async execute(run: ActiveRun): Promise<void> {
-    const { bus, recorder, runs } = this.deps;
     const agentSettings = this.deps.settings();
     const chain = [...new Set<ProviderId>([run.provider, ...agentSettings.fallback])];
+    // Bounded by the longest the run can last (every provider, every retry), in case its end is never seen.
+    const ttlMs = agentSettings.maxRunSec * 1000 * chain.length * (agentSettings.retries + 1) + 60_000;
+    run.credential = this.deps.credentials?.issue({ runId: run.traceId, sessionId: run.submission.sessionId }, ttlMs);
+    try {
+      await this.runChain(run, chain);
+    } finally {
+      // finish() revoked it already; this covers a run that failed on the way there
+      this.deps.credentials?.revoke(run.traceId);
+    }
+  }
+
+  private async runChain(run: ActiveRun, chain: ProviderId[]): Promise<void> {
+    const { bus, recorder, runs } = this.deps;
+    const agentSettings = this.deps.settings();
     recorder.begin(run.traceId);
     runs.start({ id: run.traceId, chatSessionId: run.submission.sessionId, requestId: run.submission.requestId, provider: run.provider, model: agentSettings.model, startedAt: run.startedAt });
     bus.publish('agent_status', { status: 'running', traceId: run.traceId, provider: run.provider, model: agentSettings.model || undefined });
@@ -332,7 +350,7 @@ export class AgentRuntime {
           autoApprove: agent.autoApprove,
           commandTemplate: agent.customCommand,
         },
-        env: this.deps.baseEnv(),
+        env: { ...this.deps.baseEnv(), ...(run.credential ? { [RUN_TOKEN_ENV]: run.credential } : {}) },
         pidDir: this.deps.pidDir,
         idleTimeoutMs: agent.idleTimeoutSec * 1000,
         maxRunMs: agent.maxRunSec * 1000,
@@ -420,6 +438,8 @@ export class AgentRuntime {
 
   private async finish(run: ActiveRun, outcome: AttemptOutcome): Promise<void> {
     const { bus, recorder, runs } = this.deps;
+    // dead before anyone hears the run ended
+    this.deps.credentials?.revoke(run.traceId);
     const traceId = run.traceId;
     const usage = Object.keys(run.usage).length ? run.usage : undefined;
     const durationMs = Date.now() - run.startedAt;

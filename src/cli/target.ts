@@ -7,12 +7,15 @@
 // A remote server needs its token: --token, or SVC_TOKEN.
 import { defaultHome, homePaths } from '../core/home.ts';
 import { readServerLock } from '../core/server-lock.ts';
+import { RUN_TOKEN_ENV, RUN_TOKEN_HEADER } from '../protocol/caller.ts';
 
 export const DEFAULT_PORT = 3457;
 
 export interface ServerTarget {
   url: string;
   token?: string;
+  /** The credential of the agent run this CLI was started by (SVC_RUN_TOKEN), when it was. */
+  runToken?: string;
 }
 
 export interface TargetOptions {
@@ -25,11 +28,13 @@ const nonEmpty = (value: string | undefined) => (value?.trim() ? value.trim() : 
 
 export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = process.env): ServerTarget {
   const token = nonEmpty(options.token) ?? nonEmpty(env.SVC_TOKEN);
+  const runToken = nonEmpty(env[RUN_TOKEN_ENV]);
+  const secrets = { ...(token ? { token } : {}), ...(runToken ? { runToken } : {}) };
   const explicit = nonEmpty(options.url) ?? (options.home ? undefined : nonEmpty(env.SVC_URL));
-  if (explicit) return { url: checkedUrl(explicit), ...(token ? { token } : {}) };
+  if (explicit) return { url: checkedUrl(explicit), ...secrets };
   const running = readServerLock(homePaths(options.home ?? defaultHome(env)).lock)?.url;
   const port = nonEmpty(env.SVC_PORT) ?? String(DEFAULT_PORT);
-  return { url: running ?? `http://127.0.0.1:${port}`, ...(token ? { token } : {}) };
+  return { url: running ?? `http://127.0.0.1:${port}`, ...secrets };
 }
 
 export class TargetError extends Error {}
@@ -45,5 +50,8 @@ function checkedUrl(raw: string): string {
   return raw.replace(/\/+$/, '');
 }
 
-/** The headers of a request to the target (its token, when there is one). */
-export const authHeaders = (target: ServerTarget): Record<string, string> => (target.token ? { authorization: `Bearer ${target.token}` } : {});
+/** The headers of a request to the target: its token, and the agent run's credential, when there are. */
+export const authHeaders = (target: ServerTarget): Record<string, string> => ({
+  ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+  ...(target.runToken ? { [RUN_TOKEN_HEADER]: target.runToken } : {}),
+});

@@ -23,6 +23,7 @@ import { ProviderSessionRepo, RunRepo } from '../agent/runs.repo.ts';
 import { agentSettings } from '../agent/settings.ts';
 import { reapOrphans } from '../agent/process.ts';
 import { runOnce } from '../agent/one-shot.ts';
+import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
 import type { ProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, settingsRoutes, type SettingsOf } from '../modules/settings/index.ts';
@@ -94,6 +95,8 @@ export interface CoreServices {
   chat: ChatService;
   providerSessions: ProviderSessionRepo;
   runtime: AgentRuntime;
+  /** The live main-agent runs' credentials (how routes tell the agent from a human). */
+  credentials: RunCredentials;
   commands: CommandRegistry;
   rules: RuleService;
   /** The memory store (its index is brought up to date in the background once the server listens). */
@@ -141,10 +144,14 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const token = loadOrCreateToken(home.token);
   const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get())]);
   const shimDir = writeSvcShim(home.root);
+  // A credential reaches a CLI only from the runtime, for its own run: never inherited from the
+  // server's environment or set in agent.env.
   const providerEnv = () => {
-    const env = { ...process.env, ...settings.get().agent.env };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...settings.get().agent.env };
+    delete env[RUN_TOKEN_ENV];
     return { ...env, PATH: `${shimDir}:${env.PATH ?? ''}` };
   };
+  const credentials = new RunCredentials();
   // Detection starts on the first GET /api/cli-status, never on the start-up path.
   const detector = new CliDetector({
     paths: () => settings.get().agent.executables,
@@ -195,6 +202,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
     systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
+    credentials,
     baseEnv: () => ({
       ...providerEnv(),
       SVC_HOME: home.root,
@@ -291,6 +299,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     chat,
     providerSessions,
     runtime,
+    credentials,
     commands,
     rules,
     memory,

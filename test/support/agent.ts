@@ -10,7 +10,7 @@ export const FAKE_CLIS = new URL('../fixtures/fake-clis/', import.meta.url).path
 
 export interface AgentTestServer extends TestServer {
   stateDir: string;
-  invocations(): { provider: string; args: string[]; prompt: string; resume?: string; file: string; pid: number }[];
+  invocations(): { provider: string; args: string[]; prompt: string; resume?: string; file: string; pid: number; runToken?: string }[];
 }
 
 /** `app`: more options of the server (e.g. `home`, to restart on the data of an earlier one). */
