@@ -37,6 +37,8 @@ import { providerRoutes } from '../modules/providers/index.ts';
 import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
+import { GoalRepo, GoalService, IDLE_ORCHESTRATION, goalCommand, goalRoutes, scheduleWakeupCall } from '../modules/goals/index.ts';
+import { TaskRepo, TaskService, taskCommand, taskRoutes } from '../modules/tasks/index.ts';
 import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
 import {
   lazyVisionClickService,
@@ -79,6 +81,8 @@ export interface CoreOptions {
   proxyPort?: number;
   /** Port of the browser server, started on the first browser command (default 3459). */
   browserPort?: number;
+  /** Delay before a goal's automatic next turn (default 2 s; tests make it short). */
+  goalTurnDelayMs?: number;
 }
 
 /** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
@@ -108,6 +112,8 @@ export interface CoreServices {
   visionClick: LazyVisionClick;
   /** The web-routing proxy, when started. */
   proxy?: RoutingProxy;
+  goals: GoalService;
+  tasks: TaskService;
   /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
   serverUrl?: string;
 }
@@ -191,7 +197,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       });
     },
   });
-  const runtime = new AgentRuntime({
+  const runtime: AgentRuntime = new AgentRuntime({
     bus,
     transcript: chat,
     settings: () => settings.get().agent,
@@ -201,7 +207,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     pidDir: home.pids,
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-    systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
+    systemPrompt: async (prompt, sessionId): Promise<string> => [settings.get().agent.systemPrompt, instructions, goals.policyFor(sessionId), await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
     credentials,
     baseEnv: () => ({
       ...providerEnv(),
@@ -214,8 +220,33 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
       else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
     },
+    onRunEnd: (end) => goals.onRunEnd(end),
     retryBaseMs: options.retryBaseMs,
     killGraceMs: options.killGraceMs,
+  });
+  const goals: GoalService = new GoalService({
+    db,
+    repo: new GoalRepo(db),
+    bus,
+    agent: { submit: (input): { requestId: string } => runtime.submit(input) },
+    // The orchestration module replaces this view (phase, busy workers, undelivered results) once it exists.
+    orchestration: IDLE_ORCHESTRATION,
+    activeSession: () => chat.activeSession().id,
+    defaultRoot: () => settings.get().agent.workingDir || cwd,
+    turnDelayMs: options.goalTurnDelayMs,
+  });
+  const tasks = new TaskService(new TaskRepo(db), bus);
+  // Claude Code's own ScheduleWakeup tool call becomes a wakeup of the chat it ran in.
+  bus.subscribe((event) => {
+    if (event.name !== 'agent_tool' || event.payload.status !== 'running') return;
+    const call = scheduleWakeupCall(String(event.payload.name), event.payload.input as Record<string, unknown>);
+    const sessionId = runtime.status().active?.sessionId;
+    if (!call || !sessionId) return;
+    try {
+      goals.wakeup(sessionId, call);
+    } catch {
+      // the refusal went out as schedule_wakeup_failed
+    }
   });
   const rules = new RuleService(new RulesRepo(db), {
     onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
@@ -251,6 +282,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     visionClickCommand({ service: visionClick }),
     webAiCommand(webAi),
     memoryCommand(memory),
+    goalCommand(goals),
+    taskCommand(tasks),
   );
 
   const http = await createServer({
@@ -281,6 +314,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(visionClickRoutes, { service: visionClick });
   await http.register(webAiRoutes, { api: webAi });
   await http.register(mediaRoutes, { media });
+  await http.register(goalRoutes, { goals, resolveRun: (token) => credentials.resolve(token) });
+  await http.register(taskRoutes, { tasks });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
@@ -306,6 +341,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     detector,
     browser,
     visionClick,
+    goals,
+    tasks,
   };
   let closed = false;
   return {
@@ -317,6 +354,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       lock.listening(address);
       // after listening: the memory index is never on the start-up path
       memory.start();
+      goals.start();
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -330,6 +368,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     async close() {
       if (closed) return;
       closed = true;
+      // Goals first: a turn the stop cuts stays on record as running, and resumes at the next start.
+      goals.close();
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await runtime.close();
       await memory.close();
