@@ -7,7 +7,7 @@
 import { splitOptions, usageError, type SlashCommand } from '../../agent/commands.ts';
 import { badRequest } from '../../core/errors.ts';
 import { GOAL_RUN_MODES, type Budget, type GoalRunMode } from '../../protocol/goals.ts';
-import { describeGoal, describeHistory, describeRun } from './describe.ts';
+import { describeGoal, describeHistory, describeRun } from '../../protocol/goals-text.ts';
 import type { GoalRunAction, GoalService } from './goals.service.ts';
 
 const USAGE = '/goal [status] | set <objective> [--root <dir>] [--turns N] [--minutes N] [--dispatches N] [--replace] | update <summary> [--next <action>] [--evidence <file>] [--check <cmd>] | refine <objective> | done | cancel | pause | resume | clear | history | run [preflight|start|approve|pause|resume|stop|complete] [--mode <mode>]';

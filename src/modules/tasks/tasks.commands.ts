@@ -3,12 +3,10 @@
 //   /task add <content> [--owner <name>] [--after <id>]...
 //   /task done <id> | /task start <id> | /task clear
 import { splitOptions, usageError, type SlashCommand } from '../../agent/commands.ts';
-import type { Task } from '../../protocol/goals.ts';
+import { describeTask } from '../../protocol/goals-text.ts';
 import type { TaskService } from './tasks.service.ts';
 
 const USAGE = '/task [list] | add <content> [--owner <name>] [--after <id>] | start <id> | done <id> | clear';
-
-export const describeTask = (t: Task) => `${t.id} [${t.status}] ${t.content}${t.owner !== 'main' ? ` (${t.owner})` : ''}${t.after.length ? ` after ${t.after.join(', ')}` : ''}`;
 
 export function taskCommand(tasks: TaskService): SlashCommand {
   return {

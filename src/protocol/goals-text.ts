@@ -1,5 +1,5 @@
-// Goals as plain text, for /goal and `svc goal` (which prints the same from the JSON answer).
-import type { Goal, GoalRunView, GoalView } from '../../protocol/goals.ts';
+// Goals, goal-runs and tasks as plain text: what /goal, /task and `svc goal|task` print.
+import type { Goal, GoalRunView, GoalView, Task } from './goals.ts';
 
 export function describeGoal(view: GoalView): string {
   const { goal, checkpoints, pauseGate } = view;
@@ -30,3 +30,5 @@ export function describeRun(run: GoalRunView): string {
   if (run.nextPrompt && run.mode === 'dry-run') lines.push('next prompt:', run.nextPrompt);
   return lines.join('\n');
 }
+
+export const describeTask = (t: Task) => `${t.id} [${t.status}] ${t.content}${t.owner !== 'main' ? ` (${t.owner})` : ''}${t.after.length ? ` after ${t.after.join(', ')}` : ''}`;
