@@ -8,6 +8,7 @@ import { getState, setState, useStore, type Row, type Theme } from '../store.ts'
 import { Composer } from './Composer.tsx';
 import { Icon } from './icons.tsx';
 import { MemoryPanel } from './Memory.tsx';
+import { GoalBanner } from './Goal.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
@@ -310,6 +311,7 @@ export function App() {
           </div>
         </header>
         <ConnectionBanner />
+        {page === 'chat' && <GoalBanner />}
         {page === 'settings' ? <Settings /> : <Conversation />}
       </div>
       <Toasts />
