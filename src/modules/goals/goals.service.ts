@@ -230,7 +230,7 @@ export class GoalService {
     const job = this.scheduler.byRequest(end.requestId);
     if (job && job.state === 'running') this.scheduler.finish(job.id, end.status === 'error' ? 'failed' : 'done', end.status === 'error' ? 'the turn failed' : undefined);
     const goal = repo.current(end.sessionId);
-    if (!goal || (goal.status !== 'active' && goal.status !== 'paused')) return;
+    if (!goal || goal.status !== 'active') return;
     const now = this.now();
     repo.addUsage(goal.id, { turns: 1, minutes: end.durationMs / 60_000 });
     let current = repo.get(goal.id)!;

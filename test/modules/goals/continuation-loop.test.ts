@@ -81,3 +81,68 @@ test('a wakeup is persisted and fires after a restart; a bad delay is schedule_w
     await server.close();
   }
 });
+
+test('the pause gate with real runs: a request during a run is detected at its end, one audit turn runs, then nothing continues', { timeout: 60_000 }, async (t) => {
+  const server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 10 });
+  t.after(() => server.close());
+  const seen = record(server.app);
+  const { services } = server.app;
+  await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'a goal the agent wants to pause' });
+  const answer = postNdjson(`${server.url}/api/message`, { prompt: 'work slowly delay:200' });
+  const traceId = await until(() => services.runtime.status().active?.traceId, 'the run to start');
+  // the agent's own call, with the credential of this run
+  const token = services.credentials.issue({ runId: traceId, sessionId: services.chat.activeSession().id }, 60_000);
+  const first = await getJson(`${server.url}/api/goal`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-run-token': token }, body: JSON.stringify({ action: 'pause', reason: 'I need a password' }) });
+  assert.equal(first.body.pauseGate.state, 'audit_scheduled');
+  await (await answer).done;
+  const detected = await until(() => seen.find((s) => s.name === 'goal_pause_detected'), 'goal_pause_detected');
+  assert.equal(detected.payload.traceId, traceId);
+  // the audit turn runs once, with the gate's question in its prompt, and ends without a decision
+  const gate = await until(async () => {
+    const { body } = await getJson(`${server.url}/api/goal`);
+    return body.pauseGate.state === 'audit_done' && body;
+  }, 'the audit turn to end');
+  assert.equal(gate.goal.status, 'active');
+  const audits = goalPrompts(server.invocations());
+  assert.equal(audits.length, 1);
+  assert.match(audits[0]!.prompt, /Pause audit turn[\s\S]*You asked to pause: I need a password/);
+  assert.equal(seen.filter((s) => s.name === 'goal_continuation').map((s) => s.payload.kind).join(), 'audit');
+  assert.equal(gate.goal.note, 'pause_gate_pending');
+  // a person resumes: the gate opens and the loop goes on
+  const resumed = await sendJson(`${server.url}/api/goal`, 'POST', { action: 'resume' });
+  assert.equal(resumed.body.pauseGate.state, 'open');
+  await until(() => seen.filter((s) => s.name === 'goal_continuation').length === 2, 'the next turn after resume');
+});
+
+test('supervised: each turn waits for a person to approve it', { timeout: 60_000 }, async (t) => {
+  const server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 10 });
+  t.after(() => server.close());
+  await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'careful work' });
+  const start = await sendJson(`${server.url}/api/goal-run`, 'POST', { action: 'start', mode: 'supervised' });
+  assert.equal(start.body.status, 'awaiting_approval');
+  assert.equal(goalPrompts(server.invocations()).length, 0);
+  const approved = await sendJson(`${server.url}/api/goal-run`, 'POST', { action: 'approve' });
+  assert.equal(approved.status, 200);
+  await until(async () => (await getJson(`${server.url}/api/goal`)).body.goal.usage.turns === 1, 'the approved turn');
+  const after = await until(async () => {
+    const { body } = await getJson(`${server.url}/api/goal-run`);
+    return body.status === 'awaiting_approval' && body;
+  }, 'the next approval to be awaited');
+  assert.equal(after.usage.turns, 1);
+  assert.equal(goalPrompts(server.invocations()).length, 1);
+});
+
+test("Claude Code's ScheduleWakeup tool call becomes a wakeup of the chat it ran in", { timeout: 30_000 }, async (t) => {
+  const server = await startAgentServer({ provider: 'claude' });
+  t.after(() => server.close());
+  const seen = record(server.app);
+  const { services } = server.app;
+  const answer = postNdjson(`${server.url}/api/message`, { prompt: 'work slowly delay:100' });
+  const traceId = await until(() => services.runtime.status().active?.traceId, 'the run to start');
+  services.bus.publish('agent_tool', { traceId, stepId: 's1', name: 'ScheduleWakeup', step: 'tool', status: 'running', input: { delaySeconds: 600, prompt: 'check the deploy', reason: 'deploy' } });
+  await (await answer).done;
+  const scheduled = seen.find((s) => s.name === 'schedule_wakeup');
+  assert.equal(scheduled?.payload.reason, 'deploy');
+  const { body } = await getJson(`${server.url}/api/wakeup`);
+  assert.deepEqual(body.wakeups.map((w: any) => [w.prompt, w.state, w.sessionId]), [['check the deploy', 'pending', services.chat.activeSession().id]]);
+});
