@@ -146,3 +146,29 @@ test("Claude Code's ScheduleWakeup tool call becomes a wakeup of the chat it ran
   const { body } = await getJson(`${server.url}/api/wakeup`);
   assert.deepEqual(body.wakeups.map((w: any) => [w.prompt, w.state, w.sessionId]), [['check the deploy', 'pending', services.chat.activeSession().id]]);
 });
+
+test('a goal turn cut by a stop is scheduled again once at the next start', { timeout: 60_000 }, async () => {
+  let server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 10 });
+  const home = server.home;
+  const stateDir = server.stateDir;
+  try {
+    await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'long work delay:300', budget: { maxTurns: 2 } });
+    await sendJson(`${server.url}/api/goal-run`, 'POST', { action: 'start', mode: 'bounded' });
+    await until(() => server.app.services.runtime.status().active, 'the goal turn to run');
+    await server.close({ removeHome: false });
+    const before = goalPrompts(invocationsIn(stateDir)).length;
+    server = await startAgentServer({ provider: 'claude', env: { FAKE_CLI_STATE: stateDir } }, { home, goalTurnDelayMs: 10 });
+    const seen = record(server.app);
+    const rows = () => server.app.services.db.prepare('SELECT state, reason FROM scheduled_turns ORDER BY id').all() as { state: string; reason: string }[];
+    await until(() => seen.find((s) => s.name === 'goal_continuation_limit'), 'the loop to reach its budget after the restart');
+    // the cut turn is not counted (it never finished): its replacement and one more use the budget of 2
+    assert.deepEqual(rows(), [
+      { state: 'interrupted', reason: 'goal-run started (bounded)' },
+      { state: 'done', reason: 'the server restarted during this turn' },
+      { state: 'done', reason: 'after the last turn' },
+    ]);
+    assert.equal(goalPrompts(invocationsIn(stateDir)).length - before, 2);
+  } finally {
+    await server.close();
+  }
+});
