@@ -156,7 +156,7 @@ export class GoalService {
         return { ...this.view(sessionId), outcome: t.outcome };
       }
       case 'resume': {
-        const t = this.apply(goal, { kind: 'resume', actor: caller.actor }, now, { note: null, runStatus: 'running' });
+        const t = this.resume(goal, caller.actor, now);
         return { ...this.view(sessionId), outcome: t.outcome };
       }
     }
@@ -174,6 +174,11 @@ export class GoalService {
     const goal = repo.create({ sessionId: caller.sessionId, objective: input.objective.trim(), projectRoot: input.projectRoot ?? null, budget: input.budget ?? {}, gate: OPEN_GATE, mode: 'assist' }, now);
     bus.publish('goal_update', { sessionId: caller.sessionId, goal });
     return { ...this.view(caller.sessionId), outcome: 'goal set; it continues after each turn of the agent' };
+  }
+
+  /** Resume (or withdraw the agent's pause request); the goal-run goes on in its mode. */
+  private resume(goal: Goal, actor: Actor, now: number): Transition {
+    return this.apply(goal, { kind: 'resume', actor }, now, { note: null, runStatus: goal.mode === 'supervised' ? 'awaiting_approval' : 'running' });
   }
 
   private checkObjective(objective: string): void {
@@ -213,7 +218,8 @@ export class GoalService {
           this.scheduleTurn(saved, 'audit', 'the agent asked to pause');
           break;
         case 'kick':
-          this.scheduleTurn(saved, 'continue', 'resumed', 0);
+          // a supervised goal waits for approval, a dry-run never runs
+          if (saved.mode === 'assist' || saved.mode === 'bounded') this.scheduleTurn(saved, 'continue', 'resumed', 0);
           break;
       }
     }
@@ -385,10 +391,8 @@ export class GoalService {
       case 'pause':
         this.apply(goal, { kind: 'pause', actor: 'human' }, now, { note: 'goal-run paused by a person' });
         return done('goal-run paused');
-      case 'resume': {
-        this.apply(goal, { kind: 'resume', actor: 'human' }, now, { note: null, runStatus: goal.mode === 'supervised' ? 'awaiting_approval' : 'running' });
-        return done('goal-run resumed');
-      }
+      case 'resume':
+        return done(this.resume(goal, 'human', now).outcome);
       case 'stop': {
         this.scheduler.cancelGoal(goal.id);
         const stopped = repo.update(goal.id, { runStatus: 'stopped', note: 'goal-run stopped by a person' }, goal.updatedAt);
