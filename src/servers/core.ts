@@ -37,7 +37,7 @@ import { providerRoutes } from '../modules/providers/index.ts';
 import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
-import { GoalRepo, GoalService, IDLE_ORCHESTRATION, goalCommand, goalRoutes, scheduleWakeupCall } from '../modules/goals/index.ts';
+import { GoalRepo, GoalService, IDLE_ORCHESTRATION, goalCommand, goalRoutes, goalSettings, scheduleWakeupCall } from '../modules/goals/index.ts';
 import { TaskRepo, TaskService, taskCommand, taskRoutes } from '../modules/tasks/index.ts';
 import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
 import {
@@ -60,7 +60,7 @@ import {
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, goals: goalSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -81,8 +81,6 @@ export interface CoreOptions {
   proxyPort?: number;
   /** Port of the browser server, started on the first browser command (default 3459). */
   browserPort?: number;
-  /** Delay before a goal's automatic next turn (default 2 s; tests make it short). */
-  goalTurnDelayMs?: number;
 }
 
 /** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
@@ -233,7 +231,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     orchestration: IDLE_ORCHESTRATION,
     activeSession: () => chat.activeSession().id,
     defaultRoot: () => settings.get().agent.workingDir || cwd,
-    turnDelayMs: options.goalTurnDelayMs,
+    settings: () => settings.get().goals,
   });
   const tasks = new TaskService(new TaskRepo(db), bus);
   // Claude Code's own ScheduleWakeup tool call becomes a wakeup of the chat it ran in.

@@ -19,6 +19,7 @@ import { assertDirectory, checkFiles, runCheck, verdict } from './evidence.ts';
 import type { GoalRepo } from './goals.repo.ts';
 import { TurnScheduler, type TurnJob } from './scheduler.ts';
 import type { Db } from '../../store/db.ts';
+import type { GoalSettings } from './settings.ts';
 
 /** The runtime as goals see it: a prompt goes in as a user message of a session. */
 export interface AgentTurns {
@@ -34,10 +35,8 @@ export interface GoalServiceDeps {
   activeSession(): string;
   /** Where evidence and checks live when a goal has no project root (the agent's working directory). */
   defaultRoot(): string;
-  /** Delay before an automatic turn (default 2 s). */
-  turnDelayMs?: number;
-  /** A goal unchanged for this long stops continuing (default 3 days). */
-  staleMs?: number;
+  /** The `goals` settings section as it is now. */
+  settings(): GoalSettings;
   now?: () => number;
 }
 
@@ -251,7 +250,7 @@ export class GoalService {
 
   private afterTurn(goal: Goal, lastTurn: RunEnd['status'], now: number): void {
     if (this.scheduler.pendingFor(goal.id)) return; // e.g. the audit turn the gate just scheduled
-    const decision = decide({ goal, now, staleMs: this.deps.staleMs ?? 3 * 86_400_000, lastTurn, busyWorkers: this.deps.orchestration.busyWorkers() });
+    const decision = decide({ goal, now, staleMs: this.deps.settings().staleDays * 86_400_000, lastTurn, busyWorkers: this.deps.orchestration.busyWorkers() });
     switch (decision.next) {
       case 'schedule':
         this.scheduleTurn(goal, decision.kind, 'after the last turn');
@@ -271,7 +270,7 @@ export class GoalService {
     }
   }
 
-  private scheduleTurn(goal: Goal, kind: TurnKind, reason: string, delayMs = this.deps.turnDelayMs ?? 2000): void {
+  private scheduleTurn(goal: Goal, kind: TurnKind, reason: string, delayMs = this.deps.settings().turnDelaySec * 1000): void {
     const over = budgetExceeded(goal.budget, goal.usage);
     if (over && kind === 'continue') {
       this.deps.repo.update(goal.id, { runStatus: 'stopped', note: over }, goal.updatedAt);

@@ -6,3 +6,4 @@ export { goalRoutes, type GoalRouteDeps } from './goals.routes.ts';
 export { goalCommand } from './goals.commands.ts';
 export { IDLE_ORCHESTRATION, type OrchestrationView } from './continuation.ts';
 export { scheduleWakeupCall } from './wakeup.ts';
+export { goalSettings, type GoalSettings } from './settings.ts';

@@ -16,10 +16,17 @@ const invocationsIn = (stateDir: string): { prompt: string }[] => {
   return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
 };
 
+/** A server whose goals take their next turn after `delaySec` (the `goals` setting, kept across a restart). */
+async function goalServer(delaySec: number) {
+  const server = await startAgentServer({ provider: 'claude' });
+  server.app.services.settings.update({ goals: { turnDelaySec: delaySec } });
+  return server;
+}
+
 const goalPrompts = (invocations: { prompt: string }[]) => invocations.filter((i) => i.prompt.startsWith('[goal '));
 
 test('an active goal continues after each turn and stops at its turn budget', { timeout: 60_000 }, async (t) => {
-  const server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 10 });
+  const server = await goalServer(0.01);
   t.after(() => server.close());
   const seen = record(server.app);
   await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'say hello three times', budget: { maxTurns: 3 } });
@@ -36,7 +43,7 @@ test('an active goal continues after each turn and stops at its turn budget', { 
 });
 
 test('a restart between turns resumes the loop once, not twice', { timeout: 60_000 }, async () => {
-  let server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 1500 });
+  let server = await goalServer(1.5);
   const home = server.home;
   try {
     const seen = record(server.app);
@@ -46,7 +53,7 @@ test('a restart between turns resumes the loop once, not twice', { timeout: 60_0
     await server.close({ removeHome: false });
     assert.equal(goalPrompts(server.invocations()).length, 0, 'nothing ran before the stop');
     const stateDir = server.stateDir;
-    server = await startAgentServer({ provider: 'claude', env: { FAKE_CLI_STATE: stateDir } }, { home, goalTurnDelayMs: 1500 });
+    server = await startAgentServer({ provider: 'claude', env: { FAKE_CLI_STATE: stateDir } }, { home });
     const after = record(server.app);
     await until(() => after.find((s) => s.name === 'goal_continuation_limit'), 'the budget reached after the restart');
     assert.equal(goalPrompts(invocationsIn(stateDir)).length, 1);
@@ -83,7 +90,7 @@ test('a wakeup is persisted and fires after a restart; a bad delay is schedule_w
 });
 
 test('the pause gate with real runs: a request during a run is detected at its end, one audit turn runs, then nothing continues', { timeout: 60_000 }, async (t) => {
-  const server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 10 });
+  const server = await goalServer(0.01);
   t.after(() => server.close());
   const seen = record(server.app);
   const { services } = server.app;
@@ -115,7 +122,7 @@ test('the pause gate with real runs: a request during a run is detected at its e
 });
 
 test('supervised: each turn waits for a person to approve it', { timeout: 60_000 }, async (t) => {
-  const server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 10 });
+  const server = await goalServer(0.01);
   t.after(() => server.close());
   await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'careful work' });
   const start = await sendJson(`${server.url}/api/goal-run`, 'POST', { action: 'start', mode: 'supervised' });
@@ -148,7 +155,7 @@ test("Claude Code's ScheduleWakeup tool call becomes a wakeup of the chat it ran
 });
 
 test('a goal turn cut by a stop is scheduled again once at the next start', { timeout: 60_000 }, async () => {
-  let server = await startAgentServer({ provider: 'claude' }, { goalTurnDelayMs: 10 });
+  let server = await goalServer(0.01);
   const home = server.home;
   const stateDir = server.stateDir;
   try {
@@ -157,7 +164,7 @@ test('a goal turn cut by a stop is scheduled again once at the next start', { ti
     await until(() => server.app.services.runtime.status().active, 'the goal turn to run');
     await server.close({ removeHome: false });
     const before = goalPrompts(invocationsIn(stateDir)).length;
-    server = await startAgentServer({ provider: 'claude', env: { FAKE_CLI_STATE: stateDir } }, { home, goalTurnDelayMs: 10 });
+    server = await startAgentServer({ provider: 'claude', env: { FAKE_CLI_STATE: stateDir } }, { home });
     const seen = record(server.app);
     const rows = () => server.app.services.db.prepare('SELECT state, reason FROM scheduled_turns ORDER BY id').all() as { state: string; reason: string }[];
     await until(() => seen.find((s) => s.name === 'goal_continuation_limit'), 'the loop to reach its budget after the restart');

@@ -18,11 +18,12 @@ test('the real claude CLI reaches goal_done through svc goal update --evidence a
   timeout: 180_000,
 }, async () => {
   const fake = await startFakeModel({ shellCommand: 'svc goal update "wrote the report" --evidence report.md --next "none" && svc goal done --note "report written"' });
-  const server = await startServer({ retryBaseMs: 10, goalTurnDelayMs: 50 });
+  const server = await startServer({ retryBaseMs: 10 });
   const seen = record(server.app);
   const { env, cwd } = prepareRealCliEnv('claude', fake.url, mkdtempSync(join(tmpdir(), 'svc-goal-claude-')));
   server.app.services.settings.update({
     agent: { provider: 'claude', executables: { claude: realCliPath('claude')! }, env, workingDir: cwd, retries: 0, idleTimeoutSec: 120 },
+    goals: { turnDelaySec: 0.05 },
   });
   try {
     writeFileSync(join(cwd, 'report.md'), '# Report\n');
