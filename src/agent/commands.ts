@@ -101,3 +101,22 @@ export function tokenizeArgs(input: string): ArgToken[] | string {
   }
   return out;
 }
+
+/** Words and `--name value` options of a command's arguments (an option given twice keeps both values). */
+export function splitOptions(input: string): { words: string[]; options: Map<string, string[]> } | string {
+  const tokens = tokenizeArgs(input);
+  if (typeof tokens === 'string') return tokens;
+  const words: string[] = [];
+  const options = new Map<string, string[]>();
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const flag = !token.quoted && /^--([a-z][\w-]*)(?:=([\s\S]*))?$/.exec(token.value);
+    if (!flag) {
+      words.push(token.value);
+      continue;
+    }
+    const value = flag[2] ?? (tokens[i + 1] && !/^--/.test(tokens[i + 1]!.value) ? tokens[++i]!.value : '');
+    options.set(flag[1]!, [...(options.get(flag[1]!) ?? []), value]);
+  }
+  return { words, options };
+}

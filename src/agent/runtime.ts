@@ -50,8 +50,19 @@ export interface RuntimeDeps {
   credentials?: RunCredentials;
   /** Told how each provider attempt chain ended (the quota reader learns rate limits from this). */
   onProviderOutcome?(provider: ProviderId, outcome: { ok: true } | { ok: false; failure: FailureClass; message: string }): void;
+  /** Told when a run has ended and its answer is saved (goals schedule their next turn from this). */
+  onRunEnd?(end: RunEnd): void;
   retryBaseMs?: number;
   killGraceMs?: number;
+}
+
+/** How a run ended, for the parts that act between turns. */
+export interface RunEnd {
+  requestId: string;
+  sessionId: string;
+  traceId: string;
+  status: 'ok' | 'error' | 'stopped';
+  durationMs: number;
 }
 
 interface Submission {
@@ -127,11 +138,11 @@ export class AgentRuntime {
   }
 
   /** Saves the user's message and runs it now, or queues it behind the active run. */
-  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink }): { requestId: string; queued: boolean } {
+  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink; meta?: Record<string, unknown> }): { requestId: string; queued: boolean } {
     this.admit();
     const requestId = newId('req');
     const queued = Boolean(this.active) || this.queue.length > 0;
-    const saved = this.deps.transcript.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { requestId } });
+    const saved = this.deps.transcript.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { ...input.meta, requestId } });
     this.deps.bus.publish('new_message', { role: 'user', content: input.prompt, sessionId: input.sessionId, queued, requestId });
     this.queue.push({ requestId, messageId: saved.id, sessionId: input.sessionId, prompt: input.prompt, provider: input.provider, sinks: new Set(input.sink ? [input.sink] : []) });
     this.publishQueue();
@@ -498,6 +509,7 @@ export class AgentRuntime {
     runs.finish(traceId, { status: outcome.status, provider: run.provider, error: outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : undefined, messageId, usage, eventCount });
     // Last: a client that reads the trace as soon as its stream says `done` finds it complete.
     this.finishSinks(run.submission.sinks, done!);
+    if (!run.discardAnswer) this.deps.onRunEnd?.({ requestId: run.submission.requestId, sessionId: run.submission.sessionId, traceId, status: outcome.status, durationMs });
   }
 
   /**

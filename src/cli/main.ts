@@ -282,7 +282,101 @@ serverOptions(
     .option('--json', "print the server's JSON answer")
     .action((action: string, runId: string | undefined, opts) => runOrc((orc) => orc.workerCall(action, runId, opts), opts));
 
+  goalCommands(program);
   return program;
+}
+
+/** `svc goal …`, `svc task …`, `svc wakeup …` (src/cli/goals.ts); each takes the server options and --json. */
+function goalCommands(program: Command): void {
+  type Opts = TargetOptions & { json?: boolean } & Record<string, any>;
+  const run = async (make: (api: typeof import('./goals.ts')) => import('./goals.ts').ApiCall, opts: Opts) => {
+    const api = await import('./goals.ts');
+    await withTarget(opts, (target) => api.runCall(make(api), target, Boolean(opts.json)));
+  };
+  const client = (parent: Command, name: string, description: string, isDefault = false) =>
+    serverOptions(parent.command(name, { isDefault }).description(description)).option('--json', "print the server's JSON answer");
+  const budget = (opts: Opts) => {
+    const b = { maxTurns: opts.turns, maxMinutes: opts.minutes, maxDispatches: opts.dispatches };
+    return Object.values(b).some((v) => v !== undefined) ? b : undefined;
+  };
+
+  const goal = program.command('goal').description("the chat's goal: the agent works on it until it is done with evidence (`svc goal` shows it)");
+  client(goal, 'status', 'the goal, its pause gate and last checkpoint (the default)', true).action((opts: Opts) => run((a) => a.goalStatus(), opts));
+  client(goal, 'set', 'set the goal of the active chat')
+    .argument('<objective...>')
+    .option('--root <dir>', 'the project root (absolute): evidence files and checks live there')
+    .option('--turns <n>', 'turn budget', parseCount)
+    .option('--minutes <n>', 'time budget (minutes of agent turns)', parseCount)
+    .option('--dispatches <n>', 'worker dispatch budget', parseCount)
+    .option('--replace', 'end the current goal and set this one')
+    .action((words: string[], opts: Opts) => run((a) => a.goalCall('set', { objective: words.join(' '), projectRoot: opts.root, budget: budget(opts), replace: opts.replace }), opts));
+  client(goal, 'update', 'record a checkpoint: what was done, what is next, the evidence')
+    .argument('<summary...>')
+    .option('--next <action>', 'the next action')
+    .option('-e, --evidence <file>', 'a file under the project root that shows the work (repeatable)', collect, [])
+    .option('--check <command>', 'a command the server runs in the project root; exit 0 is evidence')
+    .action((words: string[], opts: Opts) => run((a) => a.goalCall('update', { summary: words.join(' '), nextAction: opts.next, evidence: opts.evidence.length ? opts.evidence : undefined, check: opts.check }), opts));
+  client(goal, 'refine', 'restate the objective').argument('<objective...>').action((words: string[], opts: Opts) => run((a) => a.goalCall('refine', { objective: words.join(' ') }), opts));
+  client(goal, 'done', 'complete the goal (refused unless the latest checkpoint has checkable evidence)')
+    .option('--note <text>', 'a closing note')
+    .action((opts: Opts) => run((a) => a.goalCall('done', { note: opts.note }), opts));
+  client(goal, 'cancel', 'cancel the goal').argument('[reason...]').action((words: string[], opts: Opts) => run((a) => a.goalCall('cancel', { reason: words.join(' ') || undefined }), opts));
+  client(goal, 'pause', "pause the goal (the agent: --reason first, which arms the pause gate; --audit in the audit turn)")
+    .option('--reason <why>', 'why it should pause')
+    .option('--audit <why>', 'why it cannot go on (the second request)')
+    .action((opts: Opts) => run((a) => a.goalCall('pause', { reason: opts.reason, audit: opts.audit }), opts));
+  client(goal, 'resume', 'resume a paused goal, or withdraw a pause request').action((opts: Opts) => run((a) => a.goalCall('resume'), opts));
+  client(goal, 'clear', 'cancel and forget the goal').action((opts: Opts) => run((a) => a.goalCall('clear'), opts));
+  client(goal, 'history', "the chat's goals, newest first")
+    .option('-n, --limit <n>', 'at most this many (default 10)', parseCount)
+    .action((opts: Opts) => run((a) => a.goalHistory(opts.limit), opts));
+  client(goal, 'run', 'the goal-run: status, preflight, start, approve, pause, resume, stop, complete')
+    .argument('[action]', 'status (default), preflight, start, approve, pause, resume, stop or complete', 'status')
+    .option('--mode <mode>', 'dry-run, assist, bounded or supervised')
+    .option('--turns <n>', 'turn budget', parseCount)
+    .option('--minutes <n>', 'time budget', parseCount)
+    .option('--dispatches <n>', 'dispatch budget', parseCount)
+    .action((action: string, opts: Opts) => run((a) => a.goalRun(action, { mode: opts.mode, budget: budget(opts) }), opts));
+
+  const task = program.command('task').description('the task list shared by goals and workers');
+  client(task, 'list', 'the tasks (the default)', true)
+    .option('--status <status>', 'pending, in_progress, done or cancelled')
+    .option('--owner <name>', 'main or a worker')
+    .option('--goal <id>', 'of this goal')
+    .action((opts: Opts) => run((a) => a.taskList({ status: opts.status, owner: opts.owner, goalId: opts.goal }), opts));
+  client(task, 'add', 'add a task')
+    .argument('<content...>')
+    .option('--owner <name>', 'main (default) or a worker')
+    .option('--after <id>', 'a task this one waits for (repeatable)', collect, [])
+    .option('--goal <id>', 'the goal it serves')
+    .action((words: string[], opts: Opts) => run((a) => a.taskCall('add', { content: words.join(' '), owner: opts.owner, after: opts.after.length ? opts.after : undefined, goalId: opts.goal }), opts));
+  client(task, 'update', 'change a task')
+    .argument('<id>')
+    .option('--status <status>', 'pending, in_progress, done or cancelled')
+    .option('--content <text>')
+    .option('--owner <name>')
+    .option('--after <id>', 'a task this one waits for (repeatable; replaces the list)', collect, [])
+    .action((id: string, opts: Opts) => run((a) => a.taskCall('update', { id, status: opts.status, content: opts.content, owner: opts.owner, after: opts.after.length ? opts.after : undefined }), opts));
+  client(task, 'done', 'mark a task done').argument('<id>').action((id: string, opts: Opts) => run((a) => a.taskCall('done', { id }), opts));
+  client(task, 'clear', 'remove the finished tasks').action((opts: Opts) => run((a) => a.taskCall('clear'), opts));
+
+  serverOptions(
+    program
+      .command('wakeup')
+      .description('resume the agent later with a prompt (`svc wakeup --in 10m "check the build"`; `svc wakeup list`)')
+      .argument('<prompt...>', "the prompt, or 'list'")
+      .option('--in <delay>', 'e.g. 90s, 10m, 2h, 1d')
+      .option('--reason <text>', 'why (shown in the UI)')
+      .option('--json', "print the server's JSON answer"),
+  ).action((words: string[], opts: Opts) => {
+    if (words.length === 1 && words[0] === 'list') return run((a) => a.wakeupList(), opts);
+    if (!opts.in) {
+      console.error('svc wakeup: say when with --in (e.g. --in 10m)');
+      process.exitCode = 2;
+      return;
+    }
+    return run((a) => a.wakeupCall({ in: opts.in, prompt: words.join(' '), reason: opts.reason }), opts);
+  });
 }
 
 function parseCount(value: string): number {

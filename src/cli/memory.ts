@@ -10,8 +10,8 @@ import {
   type MemorySearch,
   type MemoryStatus,
 } from '../protocol/memory.ts';
-import { jsonOf, requestText, type TextResponse } from './http-client.ts';
-import { authHeaders, type ServerTarget } from './target.ts';
+import { runCall } from './api-call.ts';
+import type { ServerTarget } from './target.ts';
 
 
 export type MemoryCall =
@@ -90,22 +90,6 @@ function render(call: MemoryCall, answer: unknown): string {
 }
 
 /** Runs one call against the server; returns the exit code (0 ok, 1 error). */
-export async function memoryCommand(call: MemoryCall, target: ServerTarget, json: boolean): Promise<number> {
-  const { method, path, body } = memoryRequest(call);
-  const headers: Record<string, string> = { accept: 'application/json', ...authHeaders(target) };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  let response: TextResponse;
-  try {
-    response = await requestText(`${target.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch (err) {
-    console.error(`svc memory: cannot reach ${target.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
-    return 1;
-  }
-  const answer = jsonOf(response);
-  if (!response.ok) {
-    console.error(`svc memory ${call.kind}: ${String(answer.message ?? `HTTP ${response.status}`)}`);
-    return 1;
-  }
-  console.log(json ? JSON.stringify(answer, null, 2) : render(call, answer));
-  return 0;
+export function memoryCommand(call: MemoryCall, target: ServerTarget, json: boolean): Promise<number> {
+  return runCall({ name: `memory ${call.kind}`, ...memoryRequest(call), render: (answer) => render(call, answer) }, target, json);
 }

@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { ChatSessionSchema, MESSAGE_ROLES } from './chat.ts';
 import { MemoryStatusEventSchema } from './memory.ts';
 import { GATES, ORC_STATUSES, PHASES, WORKER_RUN_STATUSES } from './orchestration.ts';
+import { GoalSchema, TaskSchema } from './goals.ts';
 
 export type Visibility = 'public' | 'internal';
-export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'memory' | 'schedule' | 'system';
+export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system';
 
 interface EventDef<S extends z.ZodType, V extends Visibility = Visibility> {
   topic: Topic;
@@ -144,15 +145,25 @@ export const catalogue = {
   worker_timeout: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
   // a worker run's changes (queued, started, ended): what the workers panel and worker-progress follow
   worker_run: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), status: z.enum(WORKER_RUN_STATUSES) })),
-  goal_done: define('goal', 'public', z.object({ goalId: z.string() })),
-  goal_done_rejected: define('goal', 'public', z.object({ reason })),
-  goal_cancel: define('goal', 'public', open),
-  goal_pause_detected: define('goal', 'public', z.object({ reason })),
-  goal_pause_gate_pending: define('goal', 'public', z.object({ reason })),
+  // Goal events go to every client, whatever session it shows (spec §6: goal lifecycle is instance-wide).
+  goal_done: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string() })),
+  goal_done_rejected: define('goal', 'public', z.object({ reason, goalId: z.string(), sessionId: z.string() })),
+  goal_cancel: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string(), reason })),
+  /** A run ended with the agent's request to pause on record (the gate is armed, not the goal paused). */
+  goal_pause_detected: define('goal', 'public', z.object({ reason, goalId: z.string(), sessionId: z.string(), traceId: z.string() })),
+  goal_pause_gate_pending: define('goal', 'public', z.object({ reason, goalId: z.string(), sessionId: z.string() })),
+  /** The goal's next turn is scheduled (`kind` continue or audit). */
+  goal_continuation: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string(), kind: z.enum(['continue', 'audit']), dueAt: z.number(), reason })),
+  /** The budget stopped the goal's continuation. */
+  goal_continuation_limit: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string(), reason })),
+  /** Any change of a session's goal (status, gate, checkpoint, usage): the whole goal, for the UI. */
+  goal_update: define('goal', 'public', z.object({ sessionId: z.string(), goal: GoalSchema.nullable() })),
+  /** The task list changed: the task added or changed, or how many `clear` removed. */
+  task_update: define('task', 'public', z.object({ action: z.enum(['add', 'update', 'done', 'clear']), task: TaskSchema.optional(), removed: z.number().int().optional() })),
   /** The memory store changed (a save, an outside edit, reindex progress…): the reason and the whole status. */
   memory_status: define('memory', 'public', MemoryStatusEventSchema),
-  schedule_wakeup: define('schedule', 'public', open),
-  schedule_wakeup_failed: define('schedule', 'public', open),
+  schedule_wakeup: define('schedule', 'public', z.object({ id: z.number().int(), sessionId: z.string(), dueAt: z.number(), reason })),
+  schedule_wakeup_failed: define('schedule', 'public', z.object({ reason, id: z.number().int().optional(), sessionId: z.string() })),
   // ── settings ─────────────────────────────────────────────────────────────────────────
   /** Settings changed (by the API, a slash command or the CLI): the changed sections, secrets masked as in GET /api/settings. */
   settings_changed: define('system', 'public', z.object({

@@ -37,6 +37,8 @@ import { providerRoutes } from '../modules/providers/index.ts';
 import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
+import { GoalRepo, GoalService, goalCommand, goalRoutes, goalSettings, scheduleWakeupCall } from '../modules/goals/index.ts';
+import { TaskRepo, TaskService, taskCommand, taskRoutes } from '../modules/tasks/index.ts';
 import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
 import {
   lazyVisionClickService,
@@ -69,7 +71,7 @@ import {
 } from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -121,6 +123,8 @@ export interface CoreServices {
   visionClick: LazyVisionClick;
   /** The web-routing proxy, when started. */
   proxy?: RoutingProxy;
+  goals: GoalService;
+  tasks: TaskService;
   /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
   serverUrl?: string;
 }
@@ -204,7 +208,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       });
     },
   });
-  const runtime = new AgentRuntime({
+  const runtime: AgentRuntime = new AgentRuntime({
     bus,
     transcript: chat,
     settings: () => settings.get().agent,
@@ -215,7 +219,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
     systemPrompt: async (prompt, sessionId) =>
-      [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt), orchestration.promptBlock(sessionId)].filter(Boolean).join('\n\n'),
+      [settings.get().agent.systemPrompt, instructions, goals.policyFor(sessionId), await memory.promptBlock(prompt), orchestration.promptBlock(sessionId)]
+        .filter(Boolean)
+        .join('\n\n'),
     credentials,
     baseEnv: () => ({
       ...providerEnv(),
@@ -228,6 +234,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
       else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
     },
+    onRunEnd: (end) => goals.onRunEnd(end),
     retryBaseMs: options.retryBaseMs,
     killGraceMs: options.killGraceMs,
   });
@@ -243,9 +250,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     cancelWorkers: (sessionId, reason) => workers.cancelSession(sessionId, reason),
   });
   const employees = new EmployeeRepo(db);
+  const workerRuns = new WorkerRunRepo(db);
   const workers = new WorkerService({
     db,
-    repo: new WorkerRunRepo(db),
+    repo: workerRuns,
     employees,
     orchestration,
     bus,
@@ -258,6 +266,33 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     pidDir: home.pids,
     deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
     killGraceMs: options.killGraceMs,
+  });
+  const goals: GoalService = new GoalService({
+    db,
+    repo: new GoalRepo(db),
+    bus,
+    agent: { submit: (input): { requestId: string } => runtime.submit(input) },
+    orchestration: {
+      phaseOf: (sessionId) => orchestration.state(sessionId).phase,
+      busyWorkers: () => workers.list({ status: 'running', limit: 1000 }).length,
+      undeliveredResults: (sessionId) => workerRuns.undelivered().filter((run) => run.sessionId === sessionId).length,
+    },
+    activeSession: () => chat.activeSession().id,
+    defaultRoot: () => settings.get().agent.workingDir || cwd,
+    settings: () => settings.get().goals,
+  });
+  const tasks = new TaskService(new TaskRepo(db), bus);
+  // Claude Code's own ScheduleWakeup tool call becomes a wakeup of the chat it ran in.
+  bus.subscribe((event) => {
+    if (event.name !== 'agent_tool' || event.payload.status !== 'running') return;
+    const call = scheduleWakeupCall(String(event.payload.name), event.payload.input as Record<string, unknown>);
+    const sessionId = runtime.status().active?.sessionId;
+    if (!call || !sessionId) return;
+    try {
+      goals.wakeup(sessionId, call);
+    } catch {
+      // the refusal went out as schedule_wakeup_failed
+    }
   });
   const rules = new RuleService(new RulesRepo(db), {
     onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
@@ -294,6 +329,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     webAiCommand(webAi),
     memoryCommand(memory),
     ...orchestrationCommands(orchestration, workers),
+    goalCommand(goals),
+    taskCommand(tasks),
   );
 
   const http = await createServer({
@@ -324,6 +361,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(visionClickRoutes, { service: visionClick });
   await http.register(webAiRoutes, { api: webAi });
   await http.register(mediaRoutes, { media });
+  await http.register(goalRoutes, { goals, resolveRun: (token) => credentials.resolve(token) });
+  await http.register(taskRoutes, { tasks });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
   await http.register(orchestrationRoutes, {
@@ -366,6 +405,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     detector,
     browser,
     visionClick,
+    goals,
+    tasks,
   };
   let closed = false;
   return {
@@ -379,6 +420,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       memory.start();
       // worker runs the last server left: orphaned ones end, undelivered results go out, the queue resumes
       workers.recover();
+      goals.start();
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -392,6 +434,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     async close() {
       if (closed) return;
       closed = true;
+      // Goals first: a turn the stop cuts stays on record as running, and resumes at the next start.
+      goals.close();
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await workers.close();
       await runtime.close();

@@ -7,7 +7,16 @@ import { m003WebRouting } from './003-web-routing.ts';
 import { m004QuotaObservations } from './004-quota-observations.ts';
 import { m005Memory } from './005-memory.ts';
 import { m006Orchestration } from './006-orchestration.ts';
+import { m007Goals } from './007-goals.ts';
 
 export type { Migration };
 
-export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations, m005Memory, m006Orchestration];
+export const migrations: readonly Migration[] = [
+  m001Core,
+  m002Agent,
+  m003WebRouting,
+  m004QuotaObservations,
+  m005Memory,
+  m006Orchestration,
+  m007Goals,
+];

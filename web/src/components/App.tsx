@@ -9,6 +9,7 @@ import { Composer } from './Composer.tsx';
 import { Icon } from './icons.tsx';
 import { MemoryPanel } from './Memory.tsx';
 import { PhaseStepper } from './Orchestration.tsx';
+import { GoalBanner } from './Goal.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp, type ReadinessState } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
@@ -322,6 +323,7 @@ export function App() {
           </div>
         </header>
         <ConnectionBanner />
+        {page === 'chat' && <GoalBanner />}
         {page === 'settings' ? <Settings /> : <Conversation />}
       </div>
       <Toasts />

@@ -22,6 +22,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const INFO: Record<string, { label: string; help?: string; multiline?: boolean }> = {
   agent: { label: 'Agent' },
   network: { label: 'Network' },
+  goals: { label: 'Goals' },
   'agent.provider': { label: 'Provider', help: 'The command-line tool that runs the agent.' },
   'agent.model': { label: 'Model', help: "The provider's models, or Custom… to type another name." },
   'agent.effort': { label: 'Reasoning effort', help: 'Where the provider supports it; Default leaves it to the provider.' },
@@ -35,6 +36,8 @@ const INFO: Record<string, { label: string; help?: string; multiline?: boolean }
   'agent.customCommand': { label: 'Custom command', help: 'For the custom provider: one argument per line; {prompt} {model} {cwd} are filled in.' },
   'agent.executables': { label: 'Executables', help: 'Path of a provider tool when it is not on PATH under its usual name (provider → path).' },
   'agent.env': { label: 'Environment variables', help: 'Passed to provider tools (API keys…). Values are secret: they are never shown again.' },
+  'goals.turnDelaySec': { label: 'Seconds before a goal\'s next turn' },
+  'goals.staleDays': { label: 'Days before an unchanged goal stops', help: 'A goal with no checkpoint or action for this long stops continuing until it is resumed.' },
   'network.trustedLanBypass': { label: 'Trust the local network', help: 'Accept private-network requests without the access token.' },
   'network.allowedHosts': { label: 'Allowed host names', help: 'Besides IP addresses and localhost. One per line.' },
   'network.allowedOrigins': { label: 'Allowed browser origins', help: "Besides this server's own. One per line." },

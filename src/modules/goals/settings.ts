@@ -1,0 +1,14 @@
+// The `goals` settings section: how soon a goal's next turn starts, and when an untouched goal stops.
+import { z } from 'zod';
+import { settingsSection } from '../../protocol/settings.ts';
+
+export const goalSettingsSchema = z.strictObject({
+  /** Seconds between the end of a turn and the goal's next turn. */
+  turnDelaySec: z.number().min(0).max(3600),
+  /** A goal nobody changed (no checkpoint, no action) for this many days stops continuing. */
+  staleDays: z.number().min(0.01).max(365),
+});
+
+export type GoalSettings = z.infer<typeof goalSettingsSchema>;
+
+export const goalSettings = settingsSection(goalSettingsSchema, { turnDelaySec: 2, staleDays: 3 });

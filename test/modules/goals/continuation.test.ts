@@ -1,0 +1,63 @@
+// When a goal gets another turn, and what that turn's prompt says.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Goal } from '../../../src/protocol/goals.ts';
+import { budgetExceeded, continuationPrompt, decide } from '../../../src/modules/goals/continuation.ts';
+import { OPEN_GATE } from '../../../src/modules/goals/machine.ts';
+
+const NOW = 10_000_000;
+const goal = (over: Partial<Goal> = {}): Goal => ({
+  id: 'goal_1', sessionId: 's', objective: 'ship it', status: 'active', projectRoot: '/p', budget: {}, usage: { turns: 0, minutes: 0, dispatches: 0 },
+  gate: OPEN_GATE, mode: 'assist', runStatus: 'running', note: null, lastDoneRejection: null, createdAt: NOW, updatedAt: NOW, endedAt: null, ...over,
+});
+const input = (g: Goal | null, over: Partial<Parameters<typeof decide>[0]> = {}) => ({ goal: g, now: NOW, staleMs: 1000, lastTurn: 'ok' as const, busyWorkers: 0, ...over });
+
+test('an active goal with budget left continues', () => {
+  assert.deepEqual(decide(input(goal())), { next: 'schedule', kind: 'continue' });
+});
+
+test('no goal, a paused or ended goal, a stopped run: no turn', () => {
+  assert.equal(decide(input(null)).next, 'none');
+  for (const status of ['paused', 'complete', 'cancelled'] as const) assert.equal(decide(input(goal({ status }))).next, 'none');
+  assert.equal(decide(input(goal({ runStatus: 'stopped' }))).next, 'none');
+});
+
+test('the gate: a scheduled audit is the next turn; while it runs or after it, nothing continues', () => {
+  assert.deepEqual(decide(input(goal({ gate: { ...OPEN_GATE, state: 'audit_scheduled' } }))), { next: 'schedule', kind: 'audit' });
+  for (const state of ['audit_running', 'audit_done'] as const) assert.deepEqual(decide(input(goal({ gate: { ...OPEN_GATE, state } }))), { next: 'none', reason: 'pause_gate_pending' });
+});
+
+test('each budget stops the loop at its limit', () => {
+  assert.equal(budgetExceeded({ maxTurns: 3 }, { turns: 2, minutes: 0, dispatches: 0 }), null);
+  assert.match(budgetExceeded({ maxTurns: 3 }, { turns: 3, minutes: 0, dispatches: 0 })!, /3\/3 turns/);
+  assert.match(budgetExceeded({ maxMinutes: 5 }, { turns: 0, minutes: 5.2, dispatches: 0 })!, /minutes/);
+  assert.equal(budgetExceeded({ maxDispatches: 2 }, { turns: 0, minutes: 0, dispatches: 2 }), null);
+  assert.match(budgetExceeded({ maxDispatches: 2 }, { turns: 0, minutes: 0, dispatches: 3 })!, /dispatch/);
+  assert.equal(decide(input(goal({ budget: { maxTurns: 1 }, usage: { turns: 1, minutes: 0, dispatches: 0 } }))).next, 'limit');
+});
+
+test('a failed or stopped turn, a stale goal, busy workers, dry-run: no turn; supervised waits for approval', () => {
+  assert.equal(decide(input(goal(), { lastTurn: 'error' })).next, 'none');
+  assert.equal(decide(input(goal(), { lastTurn: 'stopped' })).next, 'none');
+  assert.match((decide(input(goal({ updatedAt: NOW - 2000 }))) as { reason: string }).reason, /goal_stale/);
+  assert.equal(decide(input(goal(), { busyWorkers: 1 })).next, 'none');
+  assert.equal(decide(input(goal({ mode: 'dry-run' }))).next, 'none');
+  assert.deepEqual(decide(input(goal({ mode: 'supervised' }))), { next: 'await_approval' });
+});
+
+test('the continuation prompt is short structured state', () => {
+  const prompt = continuationPrompt({
+    goal: goal({ budget: { maxTurns: 5 }, usage: { turns: 2, minutes: 1, dispatches: 0 }, lastDoneRejection: 'no evidence' }),
+    checkpoint: { id: 1, summary: 'wrote the parser', nextAction: 'test it', evidence: [], check: null, actor: 'agent', createdAt: NOW },
+    phase: 'IDLE',
+    undeliveredResults: 0,
+    kind: 'continue',
+  });
+  assert.match(prompt, /Objective: ship it/);
+  assert.match(prompt, /Last checkpoint: wrote the parser/);
+  assert.match(prompt, /Next action: test it/);
+  assert.match(prompt, /Budget left: 3 turns/);
+  assert.match(prompt, /Orchestration: IDLE/);
+  assert.match(prompt, /rejected: no evidence/);
+  assert.ok(prompt.length < 1500, `${prompt.length} characters`);
+});

@@ -1,0 +1,71 @@
+// The goal banner and the tasks panel in real Chromium against the real server: a goal set through the
+// API appears live (SSE), checkpoints and the budget used follow, the agent's pause request shows the gate,
+// Pause/Resume/Cancel act, and tasks come and go as task_update events arrive.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { getJson, sendJson, startServer, type TestServer } from '../../support/server.ts';
+import { buildWeb, launch, openPage, realErrors, shot } from './helpers.ts';
+
+describe('web UI: the goal banner and tasks', () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    buildWeb();
+    server = await startServer();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('goal and tasks live over SSE; the gate; pause, resume and cancel', async () => {
+    const { page, errors } = await openPage(browser, server);
+    const banner = page.getByTestId('goal-banner');
+    assert.equal(await banner.count(), 0, 'no goal, no task: no banner');
+
+    const goal = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      getJson(`${server.url}/api/goal`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    await goal({ action: 'set', objective: 'Ship the release notes', budget: { maxTurns: 8 } });
+    await banner.waitFor();
+    assert.match(await banner.innerText(), /Ship the release notes/);
+    assert.equal(await page.getByTestId('goal-status').innerText(), 'active');
+    assert.match(await page.getByTestId('goal-budget').innerText(), /0\/8 turns/);
+
+    await goal({ action: 'update', summary: 'drafted the notes', nextAction: 'proofread' });
+    await page.getByTestId('goal-checkpoints').getByText('drafted the notes').waitFor();
+
+    // the agent's first pause request: the gate shows, the goal stays active
+    const sessionId = server.app.services.chat.activeSession().id;
+    const token = server.app.services.credentials.issue({ runId: 'tr_ui', sessionId }, 60_000);
+    await goal({ action: 'pause', reason: 'waiting for the changelog' }, { 'x-svc-run-token': token });
+    const gate = page.getByTestId('goal-gate');
+    await gate.waitFor();
+    assert.match(await gate.innerText(), /waiting for the changelog/);
+    await shot(page, 'goal-gate');
+
+    // Resume withdraws the request; Pause pauses at once; Resume again; Cancel ends it
+    await banner.getByRole('button', { name: 'Resume' }).click();
+    await gate.waitFor({ state: 'detached' });
+    await banner.getByRole('button', { name: 'Pause' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="goal-status"]')?.textContent === 'paused');
+    assert.equal((await getJson(`${server.url}/api/goal`)).body.goal.status, 'paused');
+    await banner.getByRole('button', { name: 'Resume' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="goal-status"]')?.textContent === 'active');
+
+    const added = await sendJson(`${server.url}/api/task`, 'POST', { action: 'add', content: 'Proofread the notes', owner: 'worker-1' });
+    const item = page.locator(`[data-task="${added.body.task.id}"]`);
+    await item.waitFor();
+    assert.match(await item.innerText(), /Proofread the notes\s*worker-1/);
+    await page.getByRole('button', { name: 'Mark done: Proofread the notes' }).click();
+    await item.waitFor({ state: 'detached' });
+    assert.equal((await getJson(`${server.url}/api/task?status=done`)).body.tasks.length, 1);
+
+    await banner.getByRole('button', { name: 'Cancel' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="goal-status"]')?.textContent === 'cancelled');
+    await shot(page, 'goal-cancelled');
+    assert.deepEqual(realErrors(errors), []);
+    await page.context().close();
+  });
+});
