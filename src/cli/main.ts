@@ -179,6 +179,22 @@ serverOptions(
     await (await loadOcrProcess()).runOcrProcess();
   });
 
+  const audit = program.command('audit').description('the security audit log of a running server: tail, verify');
+  const runAudit = async (call: import('./audit.ts').AuditCall, opts: TargetOptions & { json?: boolean }) => {
+    const { auditCommand } = await import('./audit.ts');
+    await withTarget(opts, (target) => auditCommand(call, target, Boolean(opts.json)));
+  };
+  serverOptions(audit.command('tail').description('the newest entries'))
+    .option('-n, --limit <n>', 'at most this many entries (default 100)', parseCount)
+    .option('--action <name>', 'only this action, or a dotted prefix of it (e.g. channel)')
+    .option('--outcome <outcome>', 'only ok, refused or failed')
+    .option('--json', "print the server's JSON answer")
+    .action((opts: TargetOptions & { json?: boolean; limit?: number; action?: string; outcome?: string }) =>
+      runAudit({ kind: 'tail', limit: opts.limit, action: opts.action, outcome: opts.outcome }, opts));
+  serverOptions(audit.command('verify').description('recompute the hash chain; exit 1 and name the first bad entry when it is broken'))
+    .option('--json', "print the server's JSON answer")
+    .action((opts: TargetOptions & { json?: boolean }) => runAudit({ kind: 'verify' }, opts));
+
   const memory = program.command('memory').description('the memory of a running server: search, context, save, read, list, status, reindex');
   /** What every memory subcommand shares: the server options and --json. */
   const memoryClient = (name: string, description: string) =>

@@ -54,6 +54,7 @@ import {
   webRoutingSkill,
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
+import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
@@ -98,6 +99,8 @@ export interface CoreServices {
   rules: RuleService;
   /** The memory store (its index is brought up to date in the background once the server listens). */
   memory: MemoryService;
+  /** The security audit log (other parts record into it). */
+  audit: SecurityAudit;
   detector: CliDetector;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
@@ -233,6 +236,16 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
   const peers = options.classifyPeer ?? classifyPeer;
+  const audit = new SecurityAudit(db);
+  const actorOf = (address: string | undefined) => (peers(address) === 'loopback' ? 'local' : `remote:${address ?? '?'}`);
+  let settingsBefore = settings.get();
+  bus.subscribe((event) => {
+    if (event.name !== 'settings_changed') return;
+    const after = settings.get();
+    const { fields, secrets } = coreSettings.changedFields(settingsBefore, after);
+    settingsBefore = after;
+    audit.record({ actor: 'user', action: secrets.length ? 'settings.secrets' : 'settings.change', target: (event.payload.sections as string[]).join(','), outcome: 'ok', details: { fields, secrets } });
+  });
 
   const commands = new CommandRegistry();
   commands.register(
@@ -249,7 +262,28 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     info: { title: 'svc', version: VERSION, description: 'The core server of svc, a local agent runtime.' },
     logLevel: options.logLevel,
     websocket: true,
-    guard: { token, classifyPeer: peers, network: () => settings.get().network },
+    guard: {
+      token,
+      classifyPeer: peers,
+      network: () => settings.get().network,
+      onRefused: (refusal) =>
+        audit.recordLimited(`${refusal.code}:${refusal.peer}`, {
+          actor: actorOf(refusal.peer),
+          action: 'auth.refused',
+          target: `${refusal.method} ${refusal.path}`,
+          outcome: 'refused',
+          details: { code: refusal.code },
+        }),
+    },
+  });
+  http.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url !== '/api/auth/token') return;
+    // 401s were refused (and recorded) by the guard before the route ran
+    if (reply.statusCode === 401) return;
+    const issued = reply.statusCode === 200;
+    const input = { actor: actorOf(request.socket.remoteAddress), action: 'token.issue', target: '/api/auth/token', outcome: issued ? ('ok' as const) : ('refused' as const), details: { status: reply.statusCode } };
+    if (issued) audit.record(input);
+    else audit.recordLimited(`token:${request.socket.remoteAddress}`, input);
   });
   await http.register(systemRoutes, {
     version: VERSION,
@@ -275,6 +309,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(mediaRoutes, { media });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
+  await http.register(auditRoutes, { audit });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
 
@@ -294,6 +329,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     commands,
     rules,
     memory,
+    audit,
     detector,
     browser,
     visionClick,
