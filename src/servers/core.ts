@@ -55,10 +55,20 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
+import {
+  ChannelService,
+  ChannelSessionRepo,
+  channelRoutes,
+  channelsSettings,
+  discordAdapter,
+  inboundHandler,
+  telegramAdapter,
+  type ChannelName,
+} from '../modules/channels/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, channels: channelsSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -101,6 +111,8 @@ export interface CoreServices {
   memory: MemoryService;
   /** The security audit log (other parts record into it). */
   audit: SecurityAudit;
+  /** The chat channels (Telegram, Discord). */
+  channels: ChannelService;
   detector: CliDetector;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
@@ -258,6 +270,42 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     memoryCommand(memory),
   );
 
+  const channelSessions = new ChannelSessionRepo(db);
+  const channels = new ChannelService({
+    settings: () => settings.get().channels,
+    allow: (name, chatId) => {
+      const allowlist = settings.get().channels[name].allowlist;
+      if (!allowlist.includes(chatId)) settings.update({ channels: { [name]: { allowlist: [...allowlist, chatId] } } });
+    },
+    adapters: { telegram: telegramAdapter, discord: discordAdapter },
+    audit,
+    bus,
+    paths: () => ({ workingDir: settings.get().agent.workingDir || cwd, mediaDir: home.media, home: home.root }),
+    onInbound: inboundHandler({
+      sessions: channelSessions,
+      chat: { createSession: (title, activate) => chat.createSession(title, activate), exists: (id) => chat.sessions.get(id) !== undefined },
+      runtime,
+      commands,
+      media,
+    }),
+  });
+  let channelsBefore = settings.get().channels;
+  bus.subscribe((event) => {
+    if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('channels')) {
+      const after = settings.get().channels;
+      for (const name of ['telegram', 'discord'] as ChannelName[]) {
+        const [a, b] = [channelsBefore[name], after[name]];
+        const added = b.allowlist.filter((id) => !a.allowlist.includes(id));
+        const removed = a.allowlist.filter((id) => !b.allowlist.includes(id));
+        if (added.length || removed.length) audit.record({ actor: 'user', action: 'channel.allowlist', target: name, outcome: 'ok', details: { added, removed } });
+        if (a.enabled !== b.enabled || a.botToken !== b.botToken || a.apiBaseUrl !== b.apiBaseUrl) void channels.restart(name, 'settings');
+      }
+      channelsBefore = after;
+    }
+    // answers of runs started in the web UI or the CLI go to the last chat, where a channel forwards
+    if (event.name === 'message' && event.payload.role === 'assistant' && !channelSessions.chatOf(event.payload.sessionId as string)) void channels.forward(event.payload.content as string);
+  });
+
   const http = await createServer({
     info: { title: 'svc', version: VERSION, description: 'The core server of svc, a local agent runtime.' },
     logLevel: options.logLevel,
@@ -310,6 +358,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
   await http.register(auditRoutes, { audit });
+  await http.register(channelRoutes, { channels, actorOf });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
 
@@ -330,6 +379,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     rules,
     memory,
     audit,
+    channels,
     detector,
     browser,
     visionClick,
@@ -342,8 +392,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       const address = await http.listen({ port, host });
       serverUrl = services.serverUrl = address;
       lock.listening(address);
-      // after listening: the memory index is never on the start-up path
+      // after listening: the memory index and the chat channels are never on the start-up path
       memory.start();
+      channels.start();
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -359,6 +410,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       closed = true;
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await runtime.close();
+      await channels.close();
       await memory.close();
       await detector.close();
       await visionClick.close();

@@ -7,7 +7,8 @@ import { m003WebRouting } from './003-web-routing.ts';
 import { m004QuotaObservations } from './004-quota-observations.ts';
 import { m005Memory } from './005-memory.ts';
 import { m006SecurityAudit } from './006-security-audit.ts';
+import { m007Channels } from './007-channels.ts';
 
 export type { Migration };
 
-export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations, m005Memory, m006SecurityAudit];
+export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations, m005Memory, m006SecurityAudit, m007Channels];
