@@ -65,10 +65,11 @@ import {
   telegramAdapter,
   type ChannelName,
 } from '../modules/channels/index.ts';
+import { VoiceService, voiceRoutes, voiceSettings } from '../modules/voice/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, channels: channelsSettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, channels: channelsSettings, voice: voiceSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -270,6 +271,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     memoryCommand(memory),
   );
 
+  const voice = new VoiceService(() => settings.get().voice);
   const channelSessions = new ChannelSessionRepo(db);
   const channels = new ChannelService({
     settings: () => settings.get().channels,
@@ -287,6 +289,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       runtime,
       commands,
       media,
+      // voice notes are transcribed when an engine is set, and attached either way
+      transcribe: async (audio, mime, name) => (voice.configured ? (await voice.transcribe(audio, mime, name)).text : ''),
     }),
   });
   let channelsBefore = settings.get().channels;
@@ -359,6 +363,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
   await http.register(auditRoutes, { audit });
   await http.register(channelRoutes, { channels, actorOf });
+  await http.register(voiceRoutes, {
+    voice,
+    submit: (text) => {
+      const sessionId = chat.activeSession().id;
+      return { sessionId, ...runtime.submit({ prompt: text, sessionId }) };
+    },
+  });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
 
