@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { startAgentServer } from '../../support/agent.ts';
 import { getJson, sendJson } from '../../support/server.ts';
 import { startFakeTelegram } from '../../support/fake-telegram.ts';
+import { postNdjson } from '../../support/ndjson.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 const ANSWER = 'Hello from the fake model. This is a plain text answer.';
 
@@ -122,6 +125,42 @@ test('telegram through grammY against a local Bot API', { timeout: 120_000 }, as
     assert.ok(saved, 'the photo is in the media directory');
     assert.ok(prompt.includes(saved!), 'the prompt names the saved file');
     assert.deepEqual(readFileSync(join(server.home, 'media', saved!)), bytes);
+  });
+
+  await t.test('a voice note is saved, transcribed and reaches the agent as text and attachment', async () => {
+    const whisper = createServer(async (req, res) => {
+      for await (const _ of req) void _;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: 'remind me at noon scenario:text' }));
+    });
+    await new Promise<void>((resolve) => whisper.listen(0, '127.0.0.1', resolve));
+    try {
+      server.app.services.settings.update({ voice: { baseUrl: `http://127.0.0.1:${(whisper.address() as AddressInfo).port}/v1` } });
+      fake.addFile('vo-1', Buffer.from('OggS-fake-opus'), 'voice/file_2.oga');
+      const before = invocations().length;
+      fake.push({ voice: { file_id: 'vo-1', file_unique_id: 'u2', duration: 2, mime_type: 'audio/ogg', file_size: 14 } });
+      await until(() => invocations().length > before, 'the run of the voice note');
+      const prompt = invocations().at(-1)!.prompt;
+      assert.match(prompt, /^remind me at noon scenario:text/);
+      assert.match(prompt, /voice-\d+\.ogg/);
+    } finally {
+      server.app.services.settings.update({ voice: { baseUrl: '' } });
+      await new Promise<void>((r) => whisper.close(() => r()));
+    }
+  });
+
+  await t.test('forwardReplies: an answer to a web run goes to the last chat', async () => {
+    server.app.services.settings.update({ channels: { telegram: { forwardReplies: true } } });
+    try {
+      const sends = fake.calls.filter((c) => c.method === 'sendMessage').length;
+      const answer = await postNdjson(`${server.url}/api/message`, { prompt: 'from the web scenario:text' });
+      const lines = await answer.done;
+      assert.equal(lines.at(-1).status, 'ok');
+      await fake.waitFor((calls) => calls.filter((c) => c.method === 'sendMessage').length > sends);
+      const forwarded = fake.calls.filter((c) => c.method === 'sendMessage').at(-1)!;
+      assert.deepEqual([String(forwarded.params.chat_id), forwarded.params.text], ['4242', ANSWER]);
+    } finally {
+      server.app.services.settings.update({ channels: { telegram: { forwardReplies: false } } });
+    }
   });
 
   await t.test('outbound: text as Telegram HTML, files from the working directory, the message id answered', async () => {
