@@ -147,6 +147,7 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
 async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, startedAt: number): Promise<CoreServer> {
   const cwd = options.cwd ?? process.cwd();
   const db = openDatabase(home.database);
+  const audit = new SecurityAudit(db);
   const bus = new EventBus((err, event) => console.error(`svc: listener of '${event.name}' failed:`, err));
   // Provider CLIs left running by a server that crashed are ended before anything else starts.
   reapOrphans(home.pids);
@@ -228,13 +229,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const rules = new RuleService(new RulesRepo(db), {
     onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
   });
-  const visionClick = lazyVisionClickService({
+  const visionClick = auditedDesktopActions(lazyVisionClickService({
     settings: () => settings.get().vision,
     mediaDir: home.media,
     browser,
     env: providerEnv,
     executable: (provider) => settings.get().agent.executables[provider],
-  });
+  }), audit, () => settings.get().vision.target);
   // Attachments come from the working directory (or uploads); code is written only under it.
   const webAi = new WebAiService(webAiClient((method, path, body, timeoutMs) => browser.request(method, path, body, timeoutMs)), {
     workingDir: () => settings.get().agent.workingDir || cwd,
@@ -249,7 +250,6 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
   const peers = options.classifyPeer ?? classifyPeer;
-  const audit = new SecurityAudit(db);
   const actorOf = (address: string | undefined) => (peers(address) === 'loopback' ? 'local' : `remote:${address ?? '?'}`);
   let settingsBefore = settings.get();
   bus.subscribe((event) => {
@@ -329,6 +329,16 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     },
   });
   http.addHook('onResponse', async (request, reply) => {
+    // media fetched by anything but the UI's own pages (a script, another machine, a link opened elsewhere)
+    if (request.routeOptions.url === '/media/:filename' && reply.statusCode === 200 && request.headers['sec-fetch-site'] !== 'same-origin') {
+      audit.recordLimited(`media:${request.socket.remoteAddress}`, {
+        actor: actorOf(request.socket.remoteAddress),
+        action: 'media.serve',
+        target: (request.params as { filename: string }).filename,
+        outcome: 'ok',
+      });
+      return;
+    }
     if (request.routeOptions.url !== '/api/auth/token') return;
     // 401s were refused (and recorded) by the guard before the route ran
     if (reply.statusCode === 401) return;
@@ -434,6 +444,25 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       closeDatabase(db);
       lock.release();
     },
+  };
+}
+
+/** Vision actions on the desktop (not in the controlled browser) reach outside svc: each one is an audit entry. */
+function auditedDesktopActions(inner: LazyVisionClick, audit: SecurityAudit, defaultTarget: () => string): LazyVisionClick {
+  return {
+    async run(request) {
+      if ((request.target ?? defaultTarget()) !== 'desktop') return inner.run(request);
+      const entry = { actor: 'agent', action: 'vision.desktop', target: request.action, details: { description: request.description ?? '', dryRun: Boolean(request.dryRun) } };
+      try {
+        const result = await inner.run(request);
+        audit.record({ ...entry, outcome: 'ok' });
+        return result;
+      } catch (err) {
+        audit.record({ ...entry, outcome: 'failed', details: { ...entry.details, error: (err as { code?: string }).code ?? 'INTERNAL' } });
+        throw err;
+      }
+    },
+    close: () => inner.close(),
   };
 }
 

@@ -84,3 +84,21 @@ test('the table refuses edits; an edit or a deletion made anyway is found and na
   assert.deepEqual({ ok: deleted.ok, firstBadSeq: deleted.firstBadSeq }, { ok: false, firstBadSeq: 2 });
   assert.match(deleted.problem, /missing/);
 });
+
+test('media fetched outside the UI and vision actions on the desktop are logged', async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const upload = await getJson(`${server.url}/api/upload?filename=a.txt`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: 'hello' });
+  assert.equal(upload.status, 201);
+  assert.equal((await getJson(`${server.url}/media/${upload.body.filename}`, { headers: { 'sec-fetch-site': 'same-origin' } })).status, 200);
+  assert.equal((await getJson(`${server.url}/media/${upload.body.filename}`)).status, 200);
+  const served = (await getJson(`${server.url}/api/security-audit/entries?action=media`)).body.entries;
+  assert.deepEqual(served.map((e: { target: string; actor: string }) => [e.target, e.actor]), [[upload.body.filename, 'local']], 'only the fetch from outside the UI');
+
+  const desktop = await sendJson(`${server.url}/api/vision-click`, 'POST', { action: 'click', description: 'the OK button', target: 'desktop', dryRun: true });
+  const vision = (await getJson(`${server.url}/api/security-audit/entries?action=vision.desktop`)).body.entries;
+  assert.equal(vision.length, 1);
+  assert.equal(vision[0].target, 'click');
+  assert.equal(vision[0].outcome, desktop.status === 200 ? 'ok' : 'failed');
+  assert.deepEqual(vision[0].details.description, 'the OK button');
+});
