@@ -26,6 +26,8 @@ export interface FakeTelegram {
   /** The next call of `method` fails with this error (error_code, description, parameters). */
   failNext(method: string, error: { error_code: number; description: string; parameters?: Record<string, unknown> }): void;
   waitFor(predicate: (calls: SentCall[]) => boolean, timeoutMs?: number): Promise<void>;
+  /** The token stops working (as when it is revoked in @BotFather): every call is a 401 from now on. */
+  revoke(): void;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
   const waiters = new Set<() => void>();
   const failures = new Map<string, { error_code: number; description: string; parameters?: Record<string, unknown> }>();
   const files = new Map<string, { bytes: Buffer; path: string }>();
+  let revoked = false;
   let nextUpdate = 1;
   let nextMessage = 5000;
   const wake = () => {
@@ -126,7 +129,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
       return send(res, 400, { ok: false, error_code: 400, description: `Bad Request: ${(err as Error).message}` });
     }
     const { params, files: uploaded } = body;
-    if (given !== token) return send(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
+    if (given !== token || revoked) return send(res, 401, { ok: false, error_code: 401, description: 'Unauthorized' });
     const failure = failures.get(method);
     if (failure) {
       failures.delete(method);
@@ -202,6 +205,10 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
     },
     addFile(fileId, bytes, path) {
       files.set(fileId, { bytes, path });
+    },
+    revoke() {
+      revoked = true;
+      wake();
     },
     failNext(method, error) {
       failures.set(method, error);

@@ -52,8 +52,11 @@ export interface ChannelAdapter {
   readonly name: ChannelName;
   /** The longest message the channel takes. */
   readonly maxLength: number;
-  /** Connects and starts receiving; resolves with the bot's name once connected. */
-  start(config: ChannelConfig, onMessage: (message: InboundMessage) => void, onError: (err: Error) => void): Promise<{ botName: string }>;
+  /**
+   * Connects and starts receiving; resolves with the bot's name once connected. `onError` hears what went
+   * wrong later; `fatal` when the connection is gone for good (polling ended, the session was invalidated).
+   */
+  start(config: ChannelConfig, onMessage: (message: InboundMessage) => void, onError: (err: Error, fatal: boolean) => void): Promise<{ botName: string }>;
   stop(): Promise<void>;
   /** Markdown as the channel shows it, cut under its limit. */
   render(markdown: string): { text: string; html: boolean }[];

@@ -3,6 +3,7 @@
 // one-time code, and writes what matters to the security audit log. Strangers are counted, never answered.
 import { basename } from 'node:path';
 import { statSync } from 'node:fs';
+import type { z } from 'zod';
 import { AppError, badRequest } from '../../core/errors.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { ChannelSendBodySchema, ChannelSendResult, ChannelState } from '../../protocol/channels.ts';
@@ -12,7 +13,6 @@ import { Pairing } from './pairing.ts';
 import { withRetryAfter, type RetryLimits } from './retry.ts';
 import { resolveSendFile } from './send-path.ts';
 import type { ChannelSettings, ChannelsSettings } from './settings.ts';
-import type { z } from 'zod';
 
 const FILE_LIMITS: Record<ChannelName, Record<FileKind, number>> = {
   telegram: { photo: 10 * 2 ** 20, document: 50 * 2 ** 20, voice: 50 * 2 ** 20 },
@@ -114,9 +114,13 @@ export class ChannelService {
       const { botName } = await adapter.start(
         { token: config.botToken, apiBaseUrl: config.apiBaseUrl },
         (message) => this.receive(name, message),
-        (err) => {
+        (err, fatal) => {
           live.lastError = this.redact(name, err.message);
           console.error(`svc: ${name}: ${live.lastError}`);
+          if (fatal && live.adapter === adapter && live.connected) {
+            live.connected = false;
+            this.deps.bus.publish('channel_disconnected', { channel: name, reason: live.lastError });
+          }
         },
       );
       live.connected = true;
@@ -183,7 +187,7 @@ export class ChannelService {
     live.lastChat = target;
     this.lastActive = name;
     const key = message.threadId ? `${message.chatId}:${message.threadId}` : message.chatId;
-    const replier: Replier = { text: (markdown) => this.reply(name, target, markdown), typing: () => this.adapterOf(name).typing(target) };
+    const replier: Replier = { text: (markdown) => this.reply(name, target, markdown), typing: async () => this.adapterOf(name).typing(target) };
     const previous = live.chats.get(key) ?? Promise.resolve();
     const next = previous
       .then(() => this.deps.onInbound(name, message, replier))

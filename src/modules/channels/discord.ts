@@ -60,7 +60,8 @@ export function discordAdapter(): ChannelAdapter {
         rest: { api: config.apiBaseUrl.replace(/\/+$/, '') },
       });
       client = next;
-      next.on(Events.Error, onError);
+      next.on(Events.Error, (err) => onError(err, false));
+      next.on(Events.Invalidated, () => onError(new Error('Discord invalidated the session'), true));
       next.on(Events.MessageCreate, (message) => {
         if (message.author.bot || !next.user) return;
         onMessage(inbound(message, next.user.id));

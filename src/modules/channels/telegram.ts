@@ -86,9 +86,10 @@ export function telegramAdapter(): ChannelAdapter {
         if (ctx.message.from?.is_bot) return;
         onMessage(inbound(ctx.message, me, next.token, apiRoot));
       });
-      bot.catch((err) => onError(err.error instanceof Error ? err.error : new Error(String(err.error))));
+      bot.catch((err) => onError(err.error instanceof Error ? err.error : new Error(String(err.error)), false));
       const started = new Promise<void>((resolve) => {
-        polling = bot!.start({ drop_pending_updates: true, onStart: () => resolve() }).catch((err: Error) => onError(err));
+        // polling ends with an error when Telegram refuses the bot (token revoked, another poller: 409)
+        polling = bot!.start({ drop_pending_updates: true, onStart: () => resolve() }).catch((err: Error) => onError(err, true));
       });
       await started;
       return { botName: `@${me.username}` };

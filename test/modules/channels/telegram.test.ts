@@ -10,6 +10,7 @@ import { startAgentServer } from '../../support/agent.ts';
 import { getJson, sendJson } from '../../support/server.ts';
 import { startFakeTelegram } from '../../support/fake-telegram.ts';
 import { postNdjson } from '../../support/ndjson.ts';
+import { openSse } from '../../support/sse.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -214,6 +215,22 @@ test('telegram through grammY against a local Bot API', { timeout: 120_000 }, as
     assert.equal(retried.params.text, 'after the wait');
     assert.ok(retried.at - failed.at >= 1000, `waited ${retried.at - failed.at} ms`);
     assert.ok(Date.now() - started < 10_000);
+  });
+
+  await t.test('a token revoked while polling: disconnected, with the reason, announced', async () => {
+    const events = await openSse(`${server.url}/api/events`);
+    try {
+      fake.revoke();
+      const event = await until(() => events.messages.find((m) => m.data.event === 'channel_disconnected')?.data, 'channel_disconnected');
+      assert.equal(event.channel, 'telegram');
+      assert.match(event.reason, /Unauthorized|401/);
+      const tg = (await getJson(`${server.url}/api/channels`)).body.channels[0];
+      assert.equal(tg.connected, false);
+      const refused = await sendJson(`${server.url}/api/channel/send`, 'POST', { channel: 'telegram', text: 'x', target: '4242' });
+      assert.deepEqual([refused.status, refused.body.error], [503, 'CHANNEL_NOT_CONNECTED']);
+    } finally {
+      events.close();
+    }
   });
 
   await t.test('the bot token never appears in a GET, the audit log, a log line or a trace', async () => {
