@@ -17,6 +17,8 @@ export const GUILD = 'g1';
 export const CHANNEL = '100000000000000001';
 export const OTHER_CHANNEL = '100000000000000002';
 export const BOT_ID = '900000000000000001';
+/** A thread under CHANNEL. */
+export const THREAD = '100000000000000003';
 
 const user = (id: string, username: string, bot = false) => ({ id, username, discriminator: '0', global_name: null, avatar: null, bot });
 
@@ -125,7 +127,11 @@ export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklm
         const channel = (id: string, name: string) => ({ id, type: 0, name, guild_id: GUILD, position: 0, permission_overwrites: [], nsfw: false, parent_id: null, topic: null, last_message_id: null, rate_limit_per_user: 0 });
         dispatch(ws, 'GUILD_CREATE', {
           id: GUILD, name: 'Test', icon: null, owner_id: '1', unavailable: false, large: false, member_count: 2, joined_at: new Date().toISOString(),
-          channels: [channel(CHANNEL, 'general'), channel(OTHER_CHANNEL, 'random')], threads: [], members: [], voice_states: [], presences: [], stage_instances: [],
+          channels: [channel(CHANNEL, 'general'), channel(OTHER_CHANNEL, 'random')],
+          threads: [{
+            id: THREAD, type: 11, name: 'a topic', guild_id: GUILD, parent_id: CHANNEL, owner_id: '300000000000000001', member_count: 1, message_count: 0,
+            rate_limit_per_user: 0, thread_metadata: { archived: false, auto_archive_duration: 60, archive_timestamp: new Date().toISOString(), locked: false },
+          }], members: [], voice_states: [], presences: [], stage_instances: [],
           guild_scheduled_events: [], soundboard_sounds: [],
           roles: [{ id: GUILD, name: '@everyone', permissions: '0', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
           emojis: [], stickers: [], features: [], afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0,

@@ -17,10 +17,8 @@ export interface InboundFile {
 
 export interface InboundMessage {
   chatId: string;
-  /** A forum topic (Telegram) or a thread (Discord): its own session. */
+  /** A forum topic (Telegram) or a thread (Discord, whose `chatId` is then the parent channel): its own session. */
   threadId?: string;
-  /** A thread's parent channel, which the allowlist may name instead of the thread. */
-  parentId?: string;
   group: boolean;
   /** The bot was mentioned or replied to (the mention is stripped from `text`). */
   addressed: boolean;

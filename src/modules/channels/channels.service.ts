@@ -163,7 +163,7 @@ export class ChannelService {
   private receive(name: ChannelName, message: InboundMessage): void {
     const live = this.live[name];
     const config = this.deps.settings()[name];
-    const allowed = config.allowlist.includes(message.chatId) || (message.parentId !== undefined && config.allowlist.includes(message.parentId));
+    const allowed = config.allowlist.includes(message.chatId);
     const target: SendTarget = { chatId: message.chatId, threadId: message.threadId };
     if (!allowed) {
       if (this.pairing.redeem(name, message.text)) {

@@ -36,9 +36,11 @@ export function discordAdapter(): ChannelAdapter {
       };
     });
     const channelName = 'name' in message.channel && message.channel.name ? `#${message.channel.name}` : message.author.username;
+    // a thread is addressed as its parent channel (what the allowlist names) plus the thread
+    const parent = thread?.parentId ?? undefined;
     return {
-      chatId: message.channelId,
-      parentId: thread?.parentId ?? undefined,
+      chatId: parent ?? message.channelId,
+      threadId: parent ? message.channelId : undefined,
       group: message.guildId !== null,
       addressed: message.guildId === null || mentioned,
       senderId: message.author.id,

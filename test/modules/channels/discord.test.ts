@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgentServer } from '../../support/agent.ts';
 import { getJson, sendJson } from '../../support/server.ts';
-import { CHANNEL, OTHER_CHANNEL, startFakeDiscord } from '../../support/fake-discord.ts';
+import { CHANNEL, OTHER_CHANNEL, THREAD, startFakeDiscord } from '../../support/fake-discord.ts';
 
 const ANSWER = 'Hello from the fake model. This is a plain text answer.';
 
@@ -46,6 +46,16 @@ test('discord through discord.js against a local gateway and REST API', { timeou
     assert.ok(!fake.calls.slice(before).some((c) => c.body.content === ANSWER));
     const discord = (await getJson(`${server.url}/api/channels`)).body.channels[1];
     assert.equal(discord.counts.ignored, 1);
+  });
+
+  await t.test('a thread of an allowed channel is allowed, has its own session, and is answered in the thread', async () => {
+    fake.push({ content: 'in the thread scenario:text', channelId: THREAD });
+    await fake.waitFor((calls) => calls.some((c) => c.path === `/channels/${THREAD}/messages` && c.body.content === ANSWER));
+    const sessions = (await getJson(`${server.url}/api/chat-sessions`)).body.sessions.filter((s: { title: string }) => s.title.startsWith('Discord'));
+    assert.deepEqual(sessions.map((s: { title: string }) => s.title).sort(), ['Discord · #a topic', 'Discord · #general']);
+    const sent = await sendJson(`${server.url}/api/chatappb/send`, 'POST', { text: 'to the thread', target: `${CHANNEL}:${THREAD}` });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    assert.equal(fake.calls.at(-1)!.path, `/channels/${THREAD}/messages`);
   });
 
   await t.test('outbound text and a file; a 429 is waited out; strangers refused', async () => {
