@@ -63,7 +63,6 @@ import {
   discordAdapter,
   inboundHandler,
   telegramAdapter,
-  type ChannelName,
 } from '../modules/channels/index.ts';
 import { VoiceService, voiceRoutes, voiceSettings } from '../modules/voice/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
@@ -293,19 +292,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       transcribe: async (audio, mime, name) => (voice.configured ? (await voice.transcribe(audio, mime, name)).text : ''),
     }),
   });
-  let channelsBefore = settings.get().channels;
   bus.subscribe((event) => {
-    if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('channels')) {
-      const after = settings.get().channels;
-      for (const name of ['telegram', 'discord'] as ChannelName[]) {
-        const [a, b] = [channelsBefore[name], after[name]];
-        const added = b.allowlist.filter((id) => !a.allowlist.includes(id));
-        const removed = a.allowlist.filter((id) => !b.allowlist.includes(id));
-        if (added.length || removed.length) audit.record({ actor: 'user', action: 'channel.allowlist', target: name, outcome: 'ok', details: { added, removed } });
-        if (a.enabled !== b.enabled || a.botToken !== b.botToken || a.apiBaseUrl !== b.apiBaseUrl) void channels.restart(name, 'settings');
-      }
-      channelsBefore = after;
-    }
+    if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('channels')) channels.settingsChanged();
     // answers of runs started in the web UI or the CLI go to the last chat, where a channel forwards
     if (event.name === 'message' && event.payload.role === 'assistant' && !channelSessions.chatOf(event.payload.sessionId as string)) void channels.forward(event.payload.content as string);
   });

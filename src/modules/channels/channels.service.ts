@@ -59,8 +59,11 @@ export class ChannelService {
   private readonly live: Record<ChannelName, Live>;
   private lastActive?: ChannelName;
   private closed = false;
+  /** The settings as this service last saw them (to tell what a change changed). */
+  private seen: ChannelsSettings;
 
   constructor(private readonly deps: ChannelServiceDeps) {
+    this.seen = deps.settings();
     const fresh = (): Live => ({ connected: false, counts: { received: 0, ignored: 0, sent: 0, failed: 0 }, lifecycle: Promise.resolve(), chats: new Map() });
     this.live = { telegram: fresh(), discord: fresh() };
   }
@@ -88,6 +91,19 @@ export class ChannelService {
       ...(this.pairing.pending(name) ? { pairingUntil: this.pairing.pending(name)!.expiresAt } : {}),
       counts: { ...live.counts },
     };
+  }
+
+  /** After a settings change: allowlist changes go to the audit log; a new token, address or switch reconnects. */
+  settingsChanged(): void {
+    const before = this.seen;
+    const after = (this.seen = this.deps.settings());
+    for (const name of ['telegram', 'discord'] as const) {
+      const [a, b] = [before[name], after[name]];
+      const added = b.allowlist.filter((id) => !a.allowlist.includes(id));
+      const removed = a.allowlist.filter((id) => !b.allowlist.includes(id));
+      if (added.length || removed.length) this.deps.audit.record({ actor: 'user', action: 'channel.allowlist', target: name, outcome: 'ok', details: { added, removed } });
+      if (a.enabled !== b.enabled || a.botToken !== b.botToken || a.apiBaseUrl !== b.apiBaseUrl) void this.restart(name, 'settings');
+    }
   }
 
   /** Stops the channel and connects it again when it is enabled and has a token. */
