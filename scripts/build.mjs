@@ -53,6 +53,8 @@ await build({
   external: [
     'better-sqlite3', 'playwright-core', 'tesseract.js', '@tesseract.js-data/*', 'pngjs', 'bufferutil', 'utf-8-validate',
     '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'pino', 'light-my-request',
+    // the chat channels' SDKs load only when a channel is enabled
+    'grammy', 'discord.js',
   ],
   plugins: [englishZod],
   // The script is one function expression: run-bundle.js calls it with what a CommonJS module gets.

@@ -179,6 +179,46 @@ serverOptions(
     await (await loadOcrProcess()).runOcrProcess();
   });
 
+  const channel = program.command('channel').description('the chat channels of a running server: list, send, pair');
+  const runChannel = async (call: import('./channel.ts').ChannelCall, opts: TargetOptions & { json?: boolean }) => {
+    const { channelCommand } = await import('./channel.ts');
+    await withTarget(opts, (target) => channelCommand(call, target, Boolean(opts.json)));
+  };
+  serverOptions(channel.command('list').description('each channel: connected, bot, allowlist size, counts'))
+    .option('--json', "print the server's JSON answer")
+    .action((opts: TargetOptions & { json?: boolean }) => runChannel({ kind: 'list' }, opts));
+  serverOptions(channel.command('send').description('send text or a file to a chat on the allowlist').argument('[text...]', 'the text (Markdown)'))
+    .option('-c, --channel <name>', 'telegram, discord or active (default: the channel written to last)', 'active')
+    .option('--type <type>', 'text, photo, document or voice', 'text')
+    .option('-f, --file <path>', 'the file to send (in the media or working directory)')
+    .option('--caption <text>', "the file's caption")
+    .option('-t, --target <chat>', 'a chat id on the allowlist (default: the last chat that wrote)')
+    .option('--json', "print the server's JSON answer")
+    .action((words: string[], opts: TargetOptions & { json?: boolean; channel: string; type: string; file?: string; caption?: string; target?: string }) => {
+      const text = words.join(' ');
+      const body = { channel: opts.channel, type: opts.type, ...(text ? { text } : {}), file: opts.file, caption: opts.caption, target: opts.target };
+      return runChannel({ kind: 'send', body: body as import('../protocol/channels.ts').ChannelSendBody }, opts);
+    });
+  serverOptions(channel.command('pair').description('a one-time code to send to the bot from the chat to allow').argument('<channel>', 'telegram or discord'))
+    .option('--json', "print the server's JSON answer")
+    .action((name: string, opts: TargetOptions & { json?: boolean }) => runChannel({ kind: 'pair', channel: name }, opts));
+
+  const audit = program.command('audit').description('the security audit log of a running server: tail, verify');
+  const runAudit = async (call: import('./audit.ts').AuditCall, opts: TargetOptions & { json?: boolean }) => {
+    const { auditCommand } = await import('./audit.ts');
+    await withTarget(opts, (target) => auditCommand(call, target, Boolean(opts.json)));
+  };
+  serverOptions(audit.command('tail').description('the newest entries'))
+    .option('-n, --limit <n>', 'at most this many entries (default 100)', parseCount)
+    .option('--action <name>', 'only this action, or a dotted prefix of it (e.g. channel)')
+    .option('--outcome <outcome>', 'only ok, refused or failed')
+    .option('--json', "print the server's JSON answer")
+    .action((opts: TargetOptions & { json?: boolean; limit?: number; action?: string; outcome?: string }) =>
+      runAudit({ kind: 'tail', limit: opts.limit, action: opts.action, outcome: opts.outcome }, opts));
+  serverOptions(audit.command('verify').description('recompute the hash chain; exit 1 and name the first bad entry when it is broken'))
+    .option('--json', "print the server's JSON answer")
+    .action((opts: TargetOptions & { json?: boolean }) => runAudit({ kind: 'verify' }, opts));
+
   const memory = program.command('memory').description('the memory of a running server: search, context, save, read, list, status, reindex');
   /** What every memory subcommand shares: the server options and --json. */
   const memoryClient = (name: string, description: string) =>

@@ -10,6 +10,15 @@ export interface GuardOptions {
   token?: string;
   classifyPeer: PeerClassifier;
   network: () => { trustedLanBypass: boolean; allowedHosts: string[]; allowedOrigins: string[] };
+  /** Told of every request the guard refuses (for the security audit log). */
+  onRefused?: (refusal: Refusal) => void;
+}
+
+export interface Refusal {
+  method: string;
+  path: string;
+  peer: string;
+  code: string;
 }
 
 /** Streams that browsers open with EventSource/WebSocket, which cannot send an Authorization header. */
@@ -32,7 +41,19 @@ export function peerKind(request: FastifyRequest, classify: PeerClassifier): Pee
 }
 
 export function createGuard(options: GuardOptions) {
+  const check = checker(options);
   return async function guard(request: FastifyRequest): Promise<void> {
+    try {
+      check(request);
+    } catch (err) {
+      options.onRefused?.({ method: request.method, path: pathOf(request.url), peer: request.socket.remoteAddress ?? '', code: (err as { code?: string }).code ?? 'UNKNOWN' });
+      throw err;
+    }
+  };
+}
+
+function checker(options: GuardOptions) {
+  return function check(request: FastifyRequest): void {
     const network = options.network();
     const host = request.headers.host;
     if (!host) throw badRequest('BAD_REQUEST', 'The request has no Host header (HTTP/1.1 requires one).');

@@ -170,6 +170,11 @@ export const catalogue = {
     sections: z.array(z.string()),
     values: z.record(z.string(), z.unknown()),
   })),
+  // ── chat channels ────────────────────────────────────────────────────────────────────
+  /** A chat channel's bot connected (or reconnected after a restart). */
+  channel_connected: define('system', 'public', z.object({ channel: z.string(), botName: z.string() })),
+  /** A chat channel's bot disconnected: stopped, disabled, or its connection failed. */
+  channel_disconnected: define('system', 'public', z.object({ channel: z.string(), reason: z.string() })),
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */
   provider_line: define('agent', 'internal', z.object({

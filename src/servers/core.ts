@@ -57,6 +57,17 @@ import {
   webRoutingSkill,
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
+import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
+import {
+  ChannelService,
+  ChannelSessionRepo,
+  channelRoutes,
+  channelsSettings,
+  discordAdapter,
+  inboundHandler,
+  telegramAdapter,
+} from '../modules/channels/index.ts';
+import { VoiceService, voiceRoutes, voiceSettings } from '../modules/voice/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 import {
   EmployeeRepo,
@@ -71,7 +82,7 @@ import {
 } from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings, channels: channelsSettings, voice: voiceSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -116,6 +127,10 @@ export interface CoreServices {
   rules: RuleService;
   /** The memory store (its index is brought up to date in the background once the server listens). */
   memory: MemoryService;
+  /** The security audit log (other parts record into it). */
+  audit: SecurityAudit;
+  /** The chat channels (Telegram, Discord). */
+  channels: ChannelService;
   detector: CliDetector;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
@@ -151,6 +166,7 @@ export async function createCoreServer(options: CoreOptions): Promise<CoreServer
 async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, startedAt: number): Promise<CoreServer> {
   const cwd = options.cwd ?? process.cwd();
   const db = openDatabase(home.database);
+  const audit = new SecurityAudit(db);
   const bus = new EventBus((err, event) => console.error(`svc: listener of '${event.name}' failed:`, err));
   // Provider CLIs left running by a server that crashed are ended before anything else starts.
   reapOrphans(home.pids);
@@ -297,13 +313,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const rules = new RuleService(new RulesRepo(db), {
     onInvalidRule: (rule, err) => console.error(`svc: web-routing rule #${rule.id} is skipped: ${(err as Error).message}`),
   });
-  const visionClick = lazyVisionClickService({
+  const visionClick = auditedDesktopActions(lazyVisionClickService({
     settings: () => settings.get().vision,
     mediaDir: home.media,
     browser,
     env: providerEnv,
     executable: (provider) => settings.get().agent.executables[provider],
-  });
+  }), audit, () => settings.get().vision.target);
   // Attachments come from the working directory (or uploads); code is written only under it.
   const webAi = new WebAiService(webAiClient((method, path, body, timeoutMs) => browser.request(method, path, body, timeoutMs)), {
     workingDir: () => settings.get().agent.workingDir || cwd,
@@ -318,6 +334,15 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
   const peers = options.classifyPeer ?? classifyPeer;
+  const actorOf = (address: string | undefined) => (peers(address) === 'loopback' ? 'local' : `remote:${address ?? '?'}`);
+  let settingsBefore = settings.get();
+  bus.subscribe((event) => {
+    if (event.name !== 'settings_changed') return;
+    const after = settings.get();
+    const { fields, secrets } = coreSettings.changedFields(settingsBefore, after);
+    settingsBefore = after;
+    audit.record({ actor: 'user', action: secrets.length ? 'settings.secrets' : 'settings.change', target: (event.payload.sections as string[]).join(','), outcome: 'ok', details: { fields, secrets } });
+  });
 
   const commands = new CommandRegistry();
   commands.register(
@@ -333,11 +358,70 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     taskCommand(tasks),
   );
 
+  const voice = new VoiceService(() => settings.get().voice);
+  const channelSessions = new ChannelSessionRepo(db);
+  const channels = new ChannelService({
+    settings: () => settings.get().channels,
+    allow: (name, chatId) => {
+      const allowlist = settings.get().channels[name].allowlist;
+      if (!allowlist.includes(chatId)) settings.update({ channels: { [name]: { allowlist: [...allowlist, chatId] } } });
+    },
+    adapters: { telegram: telegramAdapter, discord: discordAdapter },
+    audit,
+    bus,
+    paths: () => ({ workingDir: settings.get().agent.workingDir || cwd, mediaDir: home.media, home: home.root }),
+    onInbound: inboundHandler({
+      sessions: channelSessions,
+      chat: { createSession: (title, activate) => chat.createSession(title, activate), exists: (id) => chat.sessions.get(id) !== undefined },
+      runtime,
+      commands,
+      media,
+      // voice notes are transcribed when an engine is set, and attached either way
+      transcribe: async (audio, mime, name) => (voice.configured ? (await voice.transcribe(audio, mime, name)).text : ''),
+    }),
+  });
+  bus.subscribe((event) => {
+    if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('channels')) channels.settingsChanged();
+    // answers of runs started in the web UI or the CLI go to the last chat, where a channel forwards
+    if (event.name === 'message' && event.payload.role === 'assistant' && !channelSessions.chatOf(event.payload.sessionId as string)) void channels.forward(event.payload.content as string);
+  });
+
   const http = await createServer({
     info: { title: 'svc', version: VERSION, description: 'The core server of svc, a local agent runtime.' },
     logLevel: options.logLevel,
     websocket: true,
-    guard: { token, classifyPeer: peers, network: () => settings.get().network },
+    guard: {
+      token,
+      classifyPeer: peers,
+      network: () => settings.get().network,
+      onRefused: (refusal) =>
+        audit.recordLimited(`${refusal.code}:${refusal.peer}`, {
+          actor: actorOf(refusal.peer),
+          action: 'auth.refused',
+          target: `${refusal.method} ${refusal.path}`,
+          outcome: 'refused',
+          details: { code: refusal.code },
+        }),
+    },
+  });
+  http.addHook('onResponse', async (request, reply) => {
+    // media fetched by anything but the UI's own pages (a script, another machine, a link opened elsewhere)
+    if (request.routeOptions.url === '/media/:filename' && reply.statusCode === 200 && request.headers['sec-fetch-site'] !== 'same-origin') {
+      audit.recordLimited(`media:${request.socket.remoteAddress}`, {
+        actor: actorOf(request.socket.remoteAddress),
+        action: 'media.serve',
+        target: (request.params as { filename: string }).filename,
+        outcome: 'ok',
+      });
+      return;
+    }
+    if (request.routeOptions.url !== '/api/auth/token') return;
+    // 401s were refused (and recorded) by the guard before the route ran
+    if (reply.statusCode === 401) return;
+    const issued = reply.statusCode === 200;
+    const input = { actor: actorOf(request.socket.remoteAddress), action: 'token.issue', target: '/api/auth/token', outcome: issued ? ('ok' as const) : ('refused' as const), details: { status: reply.statusCode } };
+    if (issued) audit.record(input);
+    else audit.recordLimited(`token:${request.socket.remoteAddress}`, input);
   });
   await http.register(systemRoutes, {
     version: VERSION,
@@ -380,6 +464,15 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     traceDir: home.traces,
     waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
   });
+  await http.register(auditRoutes, { audit });
+  await http.register(channelRoutes, { channels, actorOf });
+  await http.register(voiceRoutes, {
+    voice,
+    submit: (text) => {
+      const sessionId = chat.activeSession().id;
+      return { sessionId, ...runtime.submit({ prompt: text, sessionId }) };
+    },
+  });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
 
@@ -402,6 +495,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     commands,
     rules,
     memory,
+    audit,
+    channels,
     detector,
     browser,
     visionClick,
@@ -416,11 +511,12 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       const address = await http.listen({ port, host });
       serverUrl = services.serverUrl = address;
       lock.listening(address);
-      // after listening: the memory index is never on the start-up path
+      // after listening: the memory index and the chat channels are never on the start-up path
       memory.start();
       // worker runs the last server left: orphaned ones end, undelivered results go out, the queue resumes
       workers.recover();
       goals.start();
+      channels.start();
       if (options.proxyPort !== undefined) {
         try {
           services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
@@ -439,6 +535,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await workers.close();
       await runtime.close();
+      await channels.close();
       await memory.close();
       await detector.close();
       await visionClick.close();
@@ -451,6 +548,25 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       closeDatabase(db);
       lock.release();
     },
+  };
+}
+
+/** Vision actions on the desktop (not in the controlled browser) reach outside svc: each one is an audit entry. */
+function auditedDesktopActions(inner: LazyVisionClick, audit: SecurityAudit, defaultTarget: () => string): LazyVisionClick {
+  return {
+    async run(request) {
+      if ((request.target ?? defaultTarget()) !== 'desktop') return inner.run(request);
+      const entry = { actor: 'agent', action: 'vision.desktop', target: request.action, details: { description: request.description ?? '', dryRun: Boolean(request.dryRun) } };
+      try {
+        const result = await inner.run(request);
+        audit.record({ ...entry, outcome: 'ok' });
+        return result;
+      } catch (err) {
+        audit.record({ ...entry, outcome: 'failed', details: { ...entry.details, error: (err as { code?: string }).code ?? 'INTERNAL' } });
+        throw err;
+      }
+    },
+    close: () => inner.close(),
   };
 }
 

@@ -86,13 +86,14 @@ async function failure(response: Response): Promise<ApiError> {
   return new ApiError(response.status, code, message, body);
 }
 
-export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+/** `rawType`: the Content-Type of a Blob body (default application/octet-stream, what POST /api/upload wants). */
+export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, rawType = 'application/octet-stream'): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
       // a file goes as raw bytes (POST /api/upload); everything else as JSON
-      headers: headers(body instanceof Blob ? 'application/octet-stream' : body === undefined ? undefined : 'application/json'),
+      headers: headers(body instanceof Blob ? rawType : body === undefined ? undefined : 'application/json'),
       body: body === undefined || body instanceof Blob ? body : JSON.stringify(body),
       signal,
       cache: 'no-store',
@@ -195,6 +196,8 @@ export const api = {
   commands: () => get<{ commands: CommandInfo[] }>('/api/commands'),
   /** Always sent as application/octet-stream: the server refuses the types a cross-site form could send. */
   upload: (file: File) => post<UploadedFile>(`/api/upload?${new URLSearchParams({ filename: file.name || 'pasted-file' })}`, file),
+  /** A recording to text (POST /api/voice), sent with its own audio type. */
+  voice: (audio: Blob) => request<{ text: string; engine: string; durationMs: number }>('POST', '/api/voice', audio, undefined, audio.type || 'audio/webm'),
   stop: () => post<unknown>('/api/stop', {}),
   clear: () => post<unknown>('/api/clear', {}),
   resetSession: () => post<unknown>('/api/session/reset', {}),

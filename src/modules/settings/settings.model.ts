@@ -71,6 +71,27 @@ export class SettingsModel<T extends Sections> {
     return values;
   }
 
+  /** The names of the fields that differ between two documents (a section's top-level keys, a secret by its path); never values. */
+  changedFields(before: SettingsOf<T>, after: SettingsOf<T>): { fields: string[]; secrets: string[] } {
+    const fields: string[] = [];
+    const secrets: string[] = [];
+    const differ = (a: Json, b: Json) => JSON.stringify(a) !== JSON.stringify(b);
+    for (const [name, section] of Object.entries(this.sections)) {
+      const a = (before as Record<string, Json>)[name];
+      const b = (after as Record<string, Json>)[name];
+      if (!differ(a, b)) continue;
+      for (const secret of section.secrets) {
+        const x = secretSlot(a, secret);
+        const y = secretSlot(b, secret);
+        if (differ(x.holder?.[x.key], y.holder?.[y.key])) secrets.push(`${name}.${secret}`);
+      }
+      if (isObject(a) && isObject(b)) {
+        for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) if (differ(a[key], b[key])) fields.push(`${name}.${key}`);
+      } else fields.push(name);
+    }
+    return { fields, secrets };
+  }
+
   /** A copy with every secret that is set shown as `***` (and the names of secret maps kept). */
   redact(settings: Partial<SettingsOf<T>>): Record<string, Json> {
     const copy = structuredClone(settings) as Record<string, Json>;

@@ -8,6 +8,8 @@ import { m004QuotaObservations } from './004-quota-observations.ts';
 import { m005Memory } from './005-memory.ts';
 import { m006Orchestration } from './006-orchestration.ts';
 import { m007Goals } from './007-goals.ts';
+import { m008SecurityAudit } from './008-security-audit.ts';
+import { m009Channels } from './009-channels.ts';
 
 export type { Migration };
 
@@ -19,4 +21,6 @@ export const migrations: readonly Migration[] = [
   m005Memory,
   m006Orchestration,
   m007Goals,
+  m008SecurityAudit,
+  m009Channels,
 ];

@@ -8,6 +8,7 @@ import type { AttachmentRef } from '../attachments.ts';
 import { formatSize, MAX_ATTACHMENTS, UPLOAD_LIMIT_BYTES } from '../../../src/protocol/media-limits.ts';
 import type { ComponentChildren } from 'preact';
 import { Icon } from './icons.tsx';
+import { MicButton } from './MicButton.tsx';
 
 const MAX_HEIGHT_VH = 0.4;
 
@@ -264,6 +265,12 @@ export function Composer({ onSent, above }: { onSent?: () => void; above?: Compo
           <button type="button" class="icon-btn attach-btn" aria-label="Attach files" title="Attach files (or paste, or drop them here)" onClick={() => picker.current?.click()}>
             <Icon name="paperclip" size={18} />
           </button>
+          <MicButton
+            onText={(spoken) => {
+              setText((before) => (before.trim() ? `${before.trimEnd()} ${spoken}` : spoken));
+              area.current?.focus();
+            }}
+          />
           {(pending > 0 || active) && (
             <span class="queue-chip" role="status" aria-live="polite">
               {pending > 0 ? `${pending} queued` : 'Running'}

@@ -6,6 +6,7 @@ import { api, ApiError, type ProviderInfo } from '../api.ts';
 import { loadRegistry } from '../actions.ts';
 import { setState, useStore } from '../store.ts';
 import { Icon } from './icons.tsx';
+import { ChannelStatus } from './Channels.tsx';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = { [key: string]: Json };
@@ -23,6 +24,23 @@ const INFO: Record<string, { label: string; help?: string; multiline?: boolean }
   agent: { label: 'Agent' },
   network: { label: 'Network' },
   goals: { label: 'Goals' },
+  channels: { label: 'Chat channels' },
+  voice: { label: 'Voice input' },
+  'channels.telegram': { label: 'Telegram', help: 'A bot from @BotFather. Only chats on the allowlist are answered; pair a chat below.' },
+  'channels.discord': { label: 'Discord', help: 'A bot application with the Message Content intent. Only channels on the allowlist are answered.' },
+  'channels.telegram.allowlist': { label: 'Allowed chats', help: 'Chat ids, one per line. Empty: nobody.' },
+  'channels.discord.allowlist': { label: 'Allowed channels', help: 'Channel ids, one per line. Empty: nobody.' },
+  'channels.telegram.mentionOnly': { label: 'In groups, only when mentioned' },
+  'channels.discord.mentionOnly': { label: 'In servers, only when mentioned' },
+  'channels.telegram.forwardReplies': { label: 'Forward answers of web and CLI runs to the last chat' },
+  'channels.discord.forwardReplies': { label: 'Forward answers of web and CLI runs to the last channel' },
+  'channels.telegram.apiBaseUrl': { label: 'Bot API address' },
+  'channels.discord.apiBaseUrl': { label: 'API address' },
+  'voice.baseUrl': { label: 'Transcription endpoint', help: 'OpenAI-compatible …/v1 (a local whisper server, or https://api.openai.com/v1). Empty: voice input is off.' },
+  'channels.telegram.botToken': { label: 'Bot token', help: 'Secret: never shown again once saved.' },
+  'channels.discord.botToken': { label: 'Bot token', help: 'Secret: never shown again once saved.' },
+  'voice.apiKey': { label: 'API key', help: 'Secret; empty sends none.' },
+  'voice.language': { label: 'Language', help: 'Two letters such as en; empty lets the engine detect it.' },
   'agent.provider': { label: 'Provider', help: 'The command-line tool that runs the agent.' },
   'agent.model': { label: 'Model', help: "The provider's models, or Custom… to type another name." },
   'agent.effort': { label: 'Reasoning effort', help: 'Where the provider supports it; Default leaves it to the provider.' },
@@ -533,6 +551,7 @@ export function Settings() {
                     }}
                   />
                 ))}
+                {section === 'channels' && <ChannelStatus />}
               </fieldset>
             ) : null,
           )}

@@ -86,6 +86,12 @@ const paths: Record<string, ComponentChild> = {
     </>
   ),
   paperclip: <path d="m20 11.5-8.1 8.1a5 5 0 0 1-7.1-7.1l8.5-8.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4l7.8-7.8" />,
+  mic: (
+    <>
+      <rect x="9" y="3" width="6" height="11" rx="3" />
+      <path d="M5 11a7 7 0 0 0 14 0M12 18v3" />
+    </>
+  ),
   back: <path d="M15 6l-6 6 6 6" />,
   retry: <path d="M4 12a8 8 0 1 0 2.4-5.7M4 4v4h4" />,
   pencil: <path d="M4 20h4L19 9a2.1 2.1 0 0 0-4-4L4 16v4zM13.5 6.5l4 4" />,

@@ -1,0 +1,324 @@
+// The chat channels: connects the enabled adapters, keeps each one's state, answers allowed chats
+// (inbound.ts), sends on request (POST /api/channel/send, `svc channel send`), pairs new chats with a
+// one-time code, and writes what matters to the security audit log. Strangers are counted, never answered.
+import { basename } from 'node:path';
+import { statSync } from 'node:fs';
+import type { z } from 'zod';
+import { AppError, badRequest } from '../../core/errors.ts';
+import type { EventBus } from '../../events/bus.ts';
+import type { ChannelSendBodySchema, ChannelSendResult, ChannelState } from '../../protocol/channels.ts';
+import type { AuditSink } from '../security-audit/index.ts';
+import type { ChannelAdapter, ChannelName, FileKind, InboundMessage, SendTarget } from './adapter.ts';
+import { Pairing } from './pairing.ts';
+import { withRetryAfter, type RetryLimits } from './retry.ts';
+import { resolveSendFile } from './send-path.ts';
+import type { ChannelSettings, ChannelsSettings } from './settings.ts';
+
+const FILE_LIMITS: Record<ChannelName, Record<FileKind, number>> = {
+  telegram: { photo: 10 * 2 ** 20, document: 50 * 2 ** 20, voice: 50 * 2 ** 20 },
+  discord: { photo: 10 * 2 ** 20, document: 10 * 2 ** 20, voice: 10 * 2 ** 20 },
+};
+
+export interface ChannelServiceDeps {
+  settings(): ChannelsSettings;
+  /** Adds a chat to an allowlist (pairing) through the settings, so the change is saved and published. */
+  allow(channel: ChannelName, chatId: string): void;
+  adapters: Record<ChannelName, () => ChannelAdapter>;
+  audit: AuditSink;
+  bus: EventBus;
+  paths: () => { workingDir: string; mediaDir: string; home: string };
+  /** Handles a message from an allowed chat (runs the agent, answers). */
+  onInbound(channel: ChannelName, message: InboundMessage, reply: Replier): Promise<void>;
+  retry?: RetryLimits;
+}
+
+/** How inbound handling talks back to the chat it came from. */
+export interface Replier {
+  text(markdown: string): Promise<string[]>;
+  typing(): Promise<void>;
+}
+
+interface Live {
+  adapter?: ChannelAdapter;
+  connected: boolean;
+  botName?: string;
+  lastError?: string;
+  /** The last allowed chat that wrote: the default target of sends. */
+  lastChat?: SendTarget;
+  counts: ChannelState['counts'];
+  /** Serializes starts and stops. */
+  lifecycle: Promise<void>;
+  /** One message at a time per chat, in order. */
+  chats: Map<string, Promise<void>>;
+}
+
+export type SendRequest = z.output<typeof ChannelSendBodySchema>;
+
+export class ChannelService {
+  readonly pairing = new Pairing();
+  private readonly live: Record<ChannelName, Live>;
+  private lastActive?: ChannelName;
+  private closed = false;
+  /** The settings as this service last saw them (to tell what a change changed). */
+  private seen: ChannelsSettings;
+
+  constructor(private readonly deps: ChannelServiceDeps) {
+    this.seen = deps.settings();
+    const fresh = (): Live => ({ connected: false, counts: { received: 0, ignored: 0, sent: 0, failed: 0 }, lifecycle: Promise.resolve(), chats: new Map() });
+    this.live = { telegram: fresh(), discord: fresh() };
+  }
+
+  /** Connects every enabled channel (in the background: start-up never waits on a chat service). */
+  start(): void {
+    for (const name of ['telegram', 'discord'] as const) if (this.deps.settings()[name].enabled) void this.restart(name, 'start');
+  }
+
+  states(): ChannelState[] {
+    return (['telegram', 'discord'] as const).map((name) => this.state(name));
+  }
+
+  state(name: ChannelName): ChannelState {
+    const config = this.deps.settings()[name];
+    const live = this.live[name];
+    return {
+      name,
+      enabled: config.enabled,
+      configured: config.botToken !== '',
+      connected: live.connected,
+      ...(live.botName ? { botName: live.botName } : {}),
+      ...(live.lastError ? { lastError: live.lastError } : {}),
+      allowlist: config.allowlist,
+      ...(this.pairing.pending(name) ? { pairingUntil: this.pairing.pending(name)!.expiresAt } : {}),
+      counts: { ...live.counts },
+    };
+  }
+
+  /** After a settings change: allowlist changes go to the audit log; a new token, address or switch reconnects. */
+  settingsChanged(): void {
+    const before = this.seen;
+    const after = (this.seen = this.deps.settings());
+    for (const name of ['telegram', 'discord'] as const) {
+      const [a, b] = [before[name], after[name]];
+      const added = b.allowlist.filter((id) => !a.allowlist.includes(id));
+      const removed = a.allowlist.filter((id) => !b.allowlist.includes(id));
+      if (added.length || removed.length) this.deps.audit.record({ actor: 'user', action: 'channel.allowlist', target: name, outcome: 'ok', details: { added, removed } });
+      if (a.enabled !== b.enabled || a.botToken !== b.botToken || a.apiBaseUrl !== b.apiBaseUrl) void this.restart(name, 'settings');
+    }
+  }
+
+  /** Stops the channel and connects it again when it is enabled and has a token. */
+  restart(name: ChannelName, actor: string): Promise<ChannelState> {
+    const live = this.live[name];
+    live.lifecycle = live.lifecycle.then(async () => {
+      await this.disconnect(name);
+      const config = this.deps.settings()[name];
+      if (this.closed || !config.enabled) return;
+      if (!config.botToken) {
+        live.lastError = `no bot token: set channels.${name}.botToken in the settings`;
+        return;
+      }
+      await this.connect(name, config, actor);
+    });
+    return live.lifecycle.then(() => this.state(name));
+  }
+
+  private async connect(name: ChannelName, config: ChannelSettings, actor: string): Promise<void> {
+    const live = this.live[name];
+    const adapter = this.deps.adapters[name]();
+    live.adapter = adapter;
+    try {
+      const { botName } = await adapter.start(
+        { token: config.botToken, apiBaseUrl: config.apiBaseUrl },
+        (message) => this.receive(name, message),
+        (err, fatal) => {
+          live.lastError = this.redact(name, err.message);
+          console.error(`svc: ${name}: ${live.lastError}`);
+          if (fatal && live.adapter === adapter && live.connected) {
+            live.connected = false;
+            this.deps.bus.publish('channel_disconnected', { channel: name, reason: live.lastError });
+          }
+        },
+      );
+      live.connected = true;
+      live.botName = botName;
+      live.lastError = undefined;
+      this.deps.bus.publish('channel_connected', { channel: name, botName });
+      this.deps.audit.record({ actor, action: 'channel.connect', target: name, outcome: 'ok', details: { botName } });
+    } catch (err) {
+      live.adapter = undefined;
+      await adapter.stop().catch(() => undefined);
+      live.lastError = this.redact(name, (err as Error).message);
+      this.deps.audit.record({ actor, action: 'channel.connect', target: name, outcome: 'failed', details: { error: live.lastError } });
+      console.error(`svc: ${name} not connected: ${live.lastError}`);
+    }
+  }
+
+  private async disconnect(name: ChannelName): Promise<void> {
+    const live = this.live[name];
+    const adapter = live.adapter;
+    live.adapter = undefined;
+    if (!adapter) return;
+    const was = live.connected;
+    live.connected = false;
+    await adapter.stop().catch((err: Error) => console.error(`svc: ${name} did not stop cleanly: ${this.redact(name, err.message)}`));
+    if (was) this.deps.bus.publish('channel_disconnected', { channel: name, reason: 'stopped' });
+  }
+
+  /** Errors never carry the bot token (grammY and discord.js put URLs in some messages). */
+  private redact(name: ChannelName, text: string): string {
+    const token = this.deps.settings()[name].botToken;
+    return token ? text.split(token).join('***') : text;
+  }
+
+  issuePairingCode(name: ChannelName, actor: string): { code: string; expiresAt: number } {
+    const issued = this.pairing.issue(name);
+    this.deps.audit.record({ actor, action: 'channel.pair.code', target: name, outcome: 'ok', details: { expiresAt: issued.expiresAt } });
+    return issued;
+  }
+
+  private receive(name: ChannelName, message: InboundMessage): void {
+    const live = this.live[name];
+    const config = this.deps.settings()[name];
+    const allowed = config.allowlist.includes(message.chatId);
+    const target: SendTarget = { chatId: message.chatId, threadId: message.threadId };
+    if (!allowed) {
+      if (this.pairing.redeem(name, message.text)) {
+        this.deps.allow(name, message.chatId);
+        this.deps.audit.record({ actor: `channel:${name}:${message.senderId}`, action: 'channel.pair', target: `${name}:${message.chatId}`, outcome: 'ok', details: { chat: message.chatTitle } });
+        void this.reply(name, target, 'Paired: this chat can talk to svc now.').catch(() => undefined);
+        return;
+      }
+      live.counts.ignored++;
+      this.deps.audit.recordLimited(`channel.ignored:${name}:${message.chatId}`, {
+        actor: `channel:${name}:${message.senderId}`,
+        action: 'channel.ignored',
+        target: `${name}:${message.chatId}`,
+        outcome: 'refused',
+        details: { reason: 'not on the allowlist' },
+      });
+      return;
+    }
+    if (message.group && config.mentionOnly && !message.addressed) return;
+    live.counts.received++;
+    live.lastChat = target;
+    this.lastActive = name;
+    const key = message.threadId ? `${message.chatId}:${message.threadId}` : message.chatId;
+    const replier: Replier = { text: (markdown) => this.reply(name, target, markdown), typing: async () => this.adapterOf(name).typing(target) };
+    const previous = live.chats.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.deps.onInbound(name, message, replier))
+      .catch((err: Error) => {
+        live.lastError = this.redact(name, err.message);
+        console.error(`svc: ${name}: a message from ${key} failed: ${live.lastError}`);
+      })
+      .finally(() => {
+        if (live.chats.get(key) === next) live.chats.delete(key);
+      });
+    live.chats.set(key, next);
+  }
+
+  private adapterOf(name: ChannelName): ChannelAdapter {
+    const adapter = this.live[name].adapter;
+    if (!adapter || !this.live[name].connected) {
+      throw new AppError(503, 'CHANNEL_NOT_CONNECTED', `${name} is not connected${this.live[name].lastError ? ` (${this.live[name].lastError})` : ''}: enable it and set its bot token in the settings, then POST /api/channels/${name}/restart`);
+    }
+    return adapter;
+  }
+
+  /** Sends Markdown to a chat as the channel shows it, in pieces under its limit; the ids sent. */
+  private async reply(name: ChannelName, target: SendTarget, markdown: string): Promise<string[]> {
+    const adapter = this.adapterOf(name);
+    const ids: string[] = [];
+    for (const piece of adapter.render(markdown)) ids.push(await this.counted(name, () => adapter.sendText(target, piece)));
+    return ids;
+  }
+
+  private async counted<T>(name: ChannelName, send: () => Promise<T>): Promise<T> {
+    try {
+      const result = await withRetryAfter(send, this.deps.retry);
+      this.live[name].counts.sent++;
+      return result;
+    } catch (err) {
+      this.live[name].counts.failed++;
+      throw err;
+    }
+  }
+
+  /** The outbound send: the target must be on the channel's allowlist, files must be in the media or working directory. */
+  async send(request: SendRequest, actor: string): Promise<ChannelSendResult> {
+    const name = this.channelFor(request.channel);
+    const config = this.deps.settings()[name];
+    const target = this.targetFor(name, request.target);
+    const targetText = target.threadId ? `${target.chatId}:${target.threadId}` : target.chatId;
+    const audit = (outcome: 'ok' | 'refused' | 'failed', details: Record<string, unknown>) =>
+      this.deps.audit.record({ actor, action: 'channel.send', target: `${name}:${targetText}`, outcome, details: { type: request.type, ...details } });
+    if (!config.allowlist.includes(target.chatId)) {
+      audit('refused', { reason: 'not on the allowlist' });
+      throw new AppError(403, 'TARGET_NOT_ALLOWED', `${targetText} is not on the ${name} allowlist: pair the chat (POST /api/channels/${name}/pair) or add it to channels.${name}.allowlist`);
+    }
+    let ids: string[];
+    let file: string | undefined;
+    try {
+      if (request.type === 'text') {
+        if (!request.text?.trim()) throw badRequest('VALIDATION_FAILED', 'a text send needs `text`', { field: 'text' });
+        ids = await this.reply(name, target, request.text);
+      } else {
+        if (!request.file) throw badRequest('VALIDATION_FAILED', `a ${request.type} send needs \`file\``, { field: 'file' });
+        const path = resolveSendFile(request.file, this.deps.paths());
+        file = basename(path);
+        const limit = FILE_LIMITS[name][request.type];
+        if (statSync(path).size > limit) throw new AppError(413, 'FILE_TOO_LARGE', `${file} is larger than ${name} takes for a ${request.type} (${limit / 2 ** 20} MB)`);
+        const adapter = this.adapterOf(name);
+        ids = [await this.counted(name, () => adapter.sendFile(target, request.type as FileKind, path, request.caption))];
+      }
+    } catch (err) {
+      const app = err instanceof AppError ? err : new AppError(502, 'CHANNEL_SEND_FAILED', `${name} refused the message: ${this.redact(name, (err as Error).message)}`);
+      audit(app.status < 500 ? 'refused' : 'failed', { ...(file ? { file } : {}), error: app.code });
+      throw app;
+    }
+    audit('ok', { messageIds: ids, ...(file ? { file } : {}) });
+    return { ok: true, channel: name, target: targetText, type: request.type, messageId: ids[0]!, messageIds: ids };
+  }
+
+  /** `active`: the channel a message came from last, else the only connected one. */
+  private channelFor(requested: SendRequest['channel']): ChannelName {
+    if (requested !== 'active') return requested;
+    if (this.lastActive) return this.lastActive;
+    const connected = (['telegram', 'discord'] as const).filter((n) => this.live[n].connected);
+    if (connected.length === 1) return connected[0]!;
+    throw new AppError(409, 'NO_TARGET', connected.length ? 'both channels are connected and none has been written to yet: name the channel' : 'no channel is connected: enable one in the settings');
+  }
+
+  private targetFor(name: ChannelName, requested: string | undefined): SendTarget {
+    if (requested) {
+      const [chatId, threadId] = requested.split(':');
+      return { chatId: chatId!, threadId };
+    }
+    const last = this.live[name].lastChat;
+    if (last) return last;
+    const allowlist = this.deps.settings()[name].allowlist;
+    if (allowlist.length === 1) return { chatId: allowlist[0]! };
+    throw new AppError(409, 'NO_TARGET', `no chat has written to ${name} yet: give \`target\` (a chat id on the allowlist)`);
+  }
+
+  /** Sends an answer of a run started elsewhere to the last chat that wrote, when the channel forwards. */
+  async forward(text: string): Promise<void> {
+    for (const name of ['telegram', 'discord'] as const) {
+      const live = this.live[name];
+      if (!this.deps.settings()[name].forwardReplies || !live.connected || !live.lastChat) continue;
+      if (!this.deps.settings()[name].allowlist.includes(live.lastChat.chatId)) continue;
+      await this.reply(name, live.lastChat, text).catch((err: Error) => console.error(`svc: ${name}: forwarding failed: ${this.redact(name, err.message)}`));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all((['telegram', 'discord'] as const).map(async (name) => {
+      const live = this.live[name];
+      await live.lifecycle;
+      // runs were stopped before this: the chats' last answers go out, then the connection closes
+      await Promise.all(live.chats.values());
+      await this.disconnect(name);
+    }));
+  }
+}

@@ -1,0 +1,103 @@
+// The Discord adapter (discord.js, loaded on first use): the gateway for incoming messages, REST for
+// sending (discord.js's REST client waits out 429s by Discord's retry_after itself). `apiBaseUrl` is
+// the REST root; the gateway's address comes from GET /gateway/bot as with Discord itself.
+import type { Client, Message } from 'discord.js';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ChannelAdapter, InboundFile, InboundMessage } from './adapter.ts';
+import { splitMarkdown } from './format.ts';
+
+const MAX_LENGTH = 2000;
+
+export function discordAdapter(): ChannelAdapter {
+  let client: Client | undefined;
+
+  const rest = () => {
+    if (!client) throw new Error('discord is not connected');
+    return client.rest;
+  };
+
+  function inbound(message: Message, meId: string): InboundMessage {
+    const thread = message.channel.isThread() ? message.channel : undefined;
+    const mentioned = message.mentions.users.has(meId) || message.mentions.repliedUser?.id === meId;
+    const files: InboundFile[] = message.attachments.map((a) => {
+      const mime = a.contentType ?? 'application/octet-stream';
+      const voice = a.duration !== null && mime.startsWith('audio/');
+      return {
+        kind: voice ? 'voice' : mime.startsWith('image/') ? 'photo' : 'document',
+        name: a.name,
+        mime,
+        size: a.size,
+        async download() {
+          const response = await fetch(a.url, { signal: AbortSignal.timeout(30_000) });
+          if (!response.ok) throw new Error(`discord attachment download failed: HTTP ${response.status}`);
+          return Buffer.from(await response.arrayBuffer());
+        },
+      };
+    });
+    const channelName = 'name' in message.channel && message.channel.name ? `#${message.channel.name}` : message.author.username;
+    // a thread is addressed as its parent channel (what the allowlist names) plus the thread
+    const parent = thread?.parentId ?? undefined;
+    return {
+      chatId: parent ?? message.channelId,
+      threadId: parent ? message.channelId : undefined,
+      group: message.guildId !== null,
+      addressed: message.guildId === null || mentioned,
+      senderId: message.author.id,
+      senderName: message.author.username,
+      chatTitle: channelName,
+      text: message.content.replace(new RegExp(`<@!?${meId}>`, 'g'), '').trim(),
+      files,
+    };
+  }
+
+  return {
+    name: 'discord',
+    maxLength: MAX_LENGTH,
+    async start(config, onMessage, onError) {
+      const { Client, GatewayIntentBits, Partials, Events } = await import('discord.js');
+      const next = new Client({
+        intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
+        partials: [Partials.Channel],
+        rest: { api: config.apiBaseUrl.replace(/\/+$/, '') },
+      });
+      client = next;
+      next.on(Events.Error, (err) => onError(err, false));
+      next.on(Events.Invalidated, () => onError(new Error('Discord invalidated the session'), true));
+      next.on(Events.MessageCreate, (message) => {
+        if (message.author.bot || !next.user) return;
+        onMessage(inbound(message, next.user.id));
+      });
+      const ready = new Promise<void>((resolve) => next.once(Events.ClientReady, () => resolve()));
+      await next.login(config.token);
+      await ready;
+      return { botName: next.user!.tag };
+    },
+    async stop() {
+      const current = client;
+      client = undefined;
+      await current?.destroy();
+    },
+    render(markdown) {
+      return splitMarkdown(markdown, MAX_LENGTH).map((text) => ({ text, html: false }));
+    },
+    async sendText(target, piece) {
+      const { Routes } = await import('discord.js');
+      const sent = (await rest().post(Routes.channelMessages(target.threadId ?? target.chatId), { body: { content: piece.text } })) as { id: string };
+      return sent.id;
+    },
+    async sendFile(target, _kind, path, caption) {
+      const { Routes } = await import('discord.js');
+      const name = basename(path);
+      const sent = (await rest().post(Routes.channelMessages(target.threadId ?? target.chatId), {
+        body: { content: caption ?? '', attachments: [{ id: 0, filename: name }] },
+        files: [{ name, data: await readFile(path) }],
+      })) as { id: string };
+      return sent.id;
+    },
+    async typing(target) {
+      const { Routes } = await import('discord.js');
+      await rest().post(Routes.channelTyping(target.threadId ?? target.chatId));
+    },
+  };
+}

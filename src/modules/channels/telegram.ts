@@ -1,0 +1,133 @@
+// The Telegram adapter (grammY, loaded on first use): long polling against `apiBaseUrl`, messages in
+// Telegram's HTML subset, files through getFile. A 429 becomes RateLimited with Telegram's retry_after.
+import type { Bot } from 'grammy';
+import type { Message } from 'grammy/types';
+import { RateLimited, type ChannelAdapter, type FileKind, type InboundFile, type InboundMessage, type SendTarget } from './adapter.ts';
+import { markdownToTelegramHtml, splitMarkdown } from './format.ts';
+
+const MAX_LENGTH = 4096;
+/** Markdown per piece: room for what HTML rendering adds (tags, entities). */
+const MARKDOWN_PIECE = 3500;
+
+export function telegramAdapter(): ChannelAdapter {
+  let bot: Bot | undefined;
+  let polling: Promise<void> | undefined;
+
+  const api = () => {
+    if (!bot) throw new Error('telegram is not connected');
+    return bot.api;
+  };
+
+  async function call<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (err) {
+      const e = err as { error_code?: number; parameters?: { retry_after?: number }; description?: string };
+      if (e.error_code === 429) throw new RateLimited((e.parameters?.retry_after ?? 1) * 1000, e.description ?? 'Too Many Requests');
+      throw err;
+    }
+  }
+
+  function inbound(message: Message, me: { id: number; username: string }, token: string, apiRoot: string): InboundMessage {
+    const raw = message.text ?? message.caption ?? '';
+    const entities = message.entities ?? message.caption_entities ?? [];
+    const mention = `@${me.username}`.toLowerCase();
+    const mentioned = entities.some((e) => (e.type === 'mention' || e.type === 'bot_command') && raw.slice(e.offset, e.offset + e.length).toLowerCase().endsWith(mention));
+    const text = raw.replace(new RegExp(`@${me.username}\\b`, 'gi'), '').trim();
+    const fileOf = (kind: FileKind, fileId: string, name: string, mime: string, size?: number): InboundFile => ({
+      kind,
+      name,
+      mime,
+      size,
+      async download() {
+        const file = await api().getFile(fileId);
+        if (!file.file_path) throw new Error('telegram gave no file path');
+        const response = await fetch(`${apiRoot}/file/bot${token}/${file.file_path}`, { signal: AbortSignal.timeout(30_000) });
+        if (!response.ok) throw new Error(`telegram file download failed: HTTP ${response.status}`);
+        return Buffer.from(await response.arrayBuffer());
+      },
+    });
+    const files: InboundFile[] = [];
+    const photo = message.photo?.at(-1);
+    if (photo) files.push(fileOf('photo', photo.file_id, `photo-${message.message_id}.jpg`, 'image/jpeg', photo.file_size));
+    if (message.document) {
+      const d = message.document;
+      files.push(fileOf('document', d.file_id, d.file_name ?? `document-${message.message_id}`, d.mime_type ?? 'application/octet-stream', d.file_size));
+    }
+    if (message.voice) files.push(fileOf('voice', message.voice.file_id, `voice-${message.message_id}.ogg`, message.voice.mime_type ?? 'audio/ogg', message.voice.file_size));
+    const chat = message.chat;
+    const group = chat.type === 'group' || chat.type === 'supergroup';
+    const from = message.from;
+    return {
+      chatId: String(chat.id),
+      threadId: message.is_topic_message && message.message_thread_id ? String(message.message_thread_id) : undefined,
+      group,
+      addressed: !group || mentioned || message.reply_to_message?.from?.id === me.id,
+      senderId: String(from?.id ?? chat.id),
+      senderName: from?.username ?? from?.first_name ?? 'someone',
+      chatTitle: 'title' in chat && chat.title ? chat.title : (from?.username ?? from?.first_name ?? String(chat.id)),
+      text,
+      files,
+    };
+  }
+
+  const thread = (target: SendTarget) => (target.threadId ? { message_thread_id: Number(target.threadId) } : {});
+
+  return {
+    name: 'telegram',
+    maxLength: MAX_LENGTH,
+    async start(next, onMessage, onError) {
+      const { Bot } = await import('grammy');
+      const apiRoot = next.apiBaseUrl.replace(/\/+$/, '');
+      bot = new Bot(next.token, { client: { apiRoot } });
+      await bot.init();
+      const me = { id: bot.botInfo.id, username: bot.botInfo.username };
+      bot.on('message', (ctx) => {
+        if (ctx.message.from?.is_bot) return;
+        onMessage(inbound(ctx.message, me, next.token, apiRoot));
+      });
+      bot.catch((err) => onError(err.error instanceof Error ? err.error : new Error(String(err.error)), false));
+      const started = new Promise<void>((resolve) => {
+        // polling ends with an error when Telegram refuses the bot (token revoked, another poller: 409)
+        polling = bot!.start({ drop_pending_updates: true, onStart: () => resolve() }).catch((err: Error) => onError(err, true));
+      });
+      await started;
+      return { botName: `@${me.username}` };
+    },
+    async stop() {
+      const current = bot;
+      bot = undefined;
+      if (current?.isRunning()) await current.stop();
+      await polling;
+      polling = undefined;
+    },
+    render(markdown) {
+      return splitMarkdown(markdown, MARKDOWN_PIECE).map((piece) => ({ text: markdownToTelegramHtml(piece), html: true }));
+    },
+    async sendText(target, piece) {
+      const options = { ...thread(target), ...(piece.html ? { parse_mode: 'HTML' as const } : {}) };
+      try {
+        const sent = await call(() => api().sendMessage(target.chatId, piece.text, options));
+        return String(sent.message_id);
+      } catch (err) {
+        // HTML Telegram cannot parse goes again as plain text rather than not at all
+        if (!piece.html || (err as { error_code?: number }).error_code !== 400) throw err;
+        const plain = piece.text.replace(/<[^>]+>/g, '').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+        const sent = await call(() => api().sendMessage(target.chatId, plain, thread(target)));
+        return String(sent.message_id);
+      }
+    },
+    async sendFile(target, kind, path, caption) {
+      const { InputFile } = await import('grammy');
+      const file = new InputFile(path);
+      const options = { ...thread(target), ...(caption ? { caption } : {}) };
+      const sent = await call<{ message_id: number }>(() =>
+        kind === 'photo' ? api().sendPhoto(target.chatId, file, options) : kind === 'voice' ? api().sendVoice(target.chatId, file, options) : api().sendDocument(target.chatId, file, options),
+      );
+      return String(sent.message_id);
+    },
+    async typing(target) {
+      await call(() => api().sendChatAction(target.chatId, 'typing', thread(target)));
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// POST /api/voice (spec §4 "Messaging and media"): the audio's raw bytes in, the transcript out; with
+// ?send=true the transcript also goes to the agent as a message of the active chat session.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { defineRoutes, route } from '../../http/routes.ts';
+import { parseInput } from '../../http/validate.ts';
+import { AppError, badRequest } from '../../core/errors.ts';
+import type { VoiceService } from './voice.service.ts';
+
+export const VOICE_LIMIT_BYTES = 25 * 1024 * 1024;
+/** What browsers' MediaRecorder and phones record, and the common files: webm, ogg, wav, mp3, m4a. */
+export const AUDIO_TYPES: Record<string, string> = {
+  'audio/webm': 'webm',
+  'audio/ogg': 'ogg',
+  'audio/opus': 'ogg',
+  'audio/wav': 'wav',
+  'audio/wave': 'wav',
+  'audio/x-wav': 'wav',
+  'audio/mpeg': 'mp3',
+  'audio/mp3': 'mp3',
+  'audio/mp4': 'm4a',
+  'audio/m4a': 'm4a',
+  'audio/x-m4a': 'm4a',
+};
+
+const voiceQuery = z.strictObject({
+  send: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+});
+
+async function checkAudio(request: FastifyRequest): Promise<void> {
+  const essence = request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() ?? '';
+  if (!(essence in AUDIO_TYPES)) {
+    throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the recording's raw bytes with its audio type (${Object.keys(AUDIO_TYPES).join(', ')})${essence ? `, not '${essence}'` : ''}.`);
+  }
+  parseInput(voiceQuery, request.query, 'query');
+}
+
+export interface VoiceRouteDeps {
+  voice: VoiceService;
+  /** Sends the transcript as a user message of the active session. */
+  submit(text: string): { requestId: string; sessionId: string; queued: boolean };
+}
+
+export const voiceRoutes: FastifyPluginAsync<VoiceRouteDeps> = async (app, { voice, submit }) => {
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    defineRoutes(scope, 'voice', [
+      route({
+        method: 'POST',
+        url: '/api/voice',
+        summary: `Transcribes a recording (webm, ogg, wav, mp3 or m4a, up to ${VOICE_LIMIT_BYTES / 1024 / 1024} MiB, raw bytes as the body); ?send=true also sends the text as a message. No speech is a 422.`,
+        query: voiceQuery,
+        rawBody: 'audio/webm',
+        bodyLimit: VOICE_LIMIT_BYTES,
+        onRequest: checkAudio,
+        response: z.object({
+          text: z.string(),
+          engine: z.string(),
+          durationMs: z.number(),
+          sent: z.object({ requestId: z.string(), sessionId: z.string(), queued: z.boolean() }).optional(),
+        }),
+        handler: async ({ query, request }) => {
+          const audio = request.body as Buffer | undefined;
+          if (!audio?.length) throw badRequest('EMPTY_UPLOAD', 'The recording is empty: send the audio bytes as the request body.');
+          const mime = request.headers['content-type']!.split(';')[0]!.trim().toLowerCase();
+          const transcript = await voice.transcribe(audio, mime, `voice.${AUDIO_TYPES[mime]}`);
+          if (!transcript.text) throw new AppError(422, 'EMPTY_TRANSCRIPT', 'No speech was recognised in the recording: speak closer to the microphone, or record again.');
+          return query.send ? { ...transcript, sent: submit(transcript.text) } : transcript;
+        },
+      }),
+    ]);
+  });
+};

@@ -1,0 +1,183 @@
+// A local Discord for tests: the REST API under /v10 (GET /gateway/bot, POST /channels/:id/messages with
+// JSON or multipart, POST /channels/:id/typing, 429s with retry_after) and the gateway WebSocket (HELLO,
+// IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE), with the real payload shapes.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+export interface DiscordCall {
+  method: string;
+  path: string;
+  body: Record<string, unknown>;
+  files: { name: string; bytes: Buffer }[];
+  at: number;
+}
+
+export const GUILD = 'g1';
+export const CHANNEL = '100000000000000001';
+export const OTHER_CHANNEL = '100000000000000002';
+export const BOT_ID = '900000000000000001';
+/** A thread under CHANNEL. */
+export const THREAD = '100000000000000003';
+
+const user = (id: string, username: string, bot = false) => ({ id, username, discriminator: '0', global_name: null, avatar: null, bot });
+
+function multipart(raw: Buffer, boundary: string): { name: string; filename?: string; body: Buffer }[] {
+  const parts: { name: string; filename?: string; body: Buffer }[] = [];
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = raw.indexOf(delimiter);
+  while (at !== -1) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === '--') break;
+    const next = raw.indexOf(delimiter, start);
+    if (next === -1) break;
+    const part = raw.subarray(start + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    const head = part.subarray(0, split).toString('utf8');
+    const file = /filename=(?:"([^"]*)"|([^;\r\n]+))/.exec(head);
+    parts.push({ name: /name="([^"]*)"/.exec(head)?.[1] ?? '', filename: file ? (file[1] ?? file[2]) : undefined, body: part.subarray(split + 4) });
+    at = next;
+  }
+  return parts;
+}
+
+export interface FakeDiscord {
+  url: string;
+  token: string;
+  calls: DiscordCall[];
+  /** A user's message in a channel (guild text channel by default); `mention` adds the bot's mention. */
+  push(message: { content: string; channelId?: string; mention?: boolean; authorId?: string }): void;
+  /** The next REST call answers 429 with this retry_after (seconds). */
+  rateLimitNext(retryAfter: number): void;
+  waitFor(predicate: (calls: DiscordCall[]) => boolean, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklmnopqrstuvwxyz'): Promise<FakeDiscord> {
+  const calls: DiscordCall[] = [];
+  const sockets = new Set<WebSocket>();
+  const waiters = new Set<() => void>();
+  let seq = 0;
+  let nextId = 500000000000000000n;
+  let limitNext: number | undefined;
+  const wake = () => [...waiters].forEach((w) => w());
+  const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(status === 204 ? undefined : JSON.stringify(body));
+  };
+  let url = '';
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks);
+    const path = new URL(req.url!, 'http://x').pathname.replace(/^\/v10/, '');
+    if (req.headers.authorization !== `Bot ${token}`) return json(res, 401, { message: '401: Unauthorized', code: 0 });
+    if (req.method === 'GET' && path === '/gateway/bot') {
+      return json(res, 200, { url: url.replace('http', 'ws'), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } });
+    }
+    if (limitNext !== undefined) {
+      const retryAfter = limitNext;
+      limitNext = undefined;
+      calls.push({ method: `${req.method}:limited`, path, body: {}, files: [], at: Date.now() });
+      return json(res, 429, { message: 'You are being rate limited.', retry_after: retryAfter, global: false }, {
+        'retry-after': String(Math.ceil(retryAfter)),
+        'x-ratelimit-scope': 'user',
+      });
+    }
+    let body: Record<string, unknown> = {};
+    const files: DiscordCall['files'] = [];
+    const type = req.headers['content-type'] ?? '';
+    if (type.includes('application/json') && raw.length) body = JSON.parse(raw.toString('utf8'));
+    else if (type.includes('multipart/form-data')) {
+      for (const part of multipart(raw, /boundary=("?)([^";]+)\1/.exec(type)![2]!)) {
+        if (part.name === 'payload_json') body = JSON.parse(part.body.toString('utf8'));
+        else if (part.filename !== undefined) files.push({ name: part.filename, bytes: part.body });
+      }
+    }
+    calls.push({ method: req.method!, path, body, files, at: Date.now() });
+    wake();
+    const typing = /^\/channels\/(\d+)\/typing$/.exec(path);
+    if (req.method === 'POST' && typing) return json(res, 204, undefined);
+    const send = /^\/channels\/(\d+)\/messages$/.exec(path);
+    if (req.method === 'POST' && send) {
+      const id = String(nextId++);
+      return json(res, 200, {
+        id, channel_id: send[1], guild_id: GUILD, author: user(BOT_ID, 'svcbot', true), content: body.content ?? '', timestamp: new Date().toISOString(), edited_timestamp: null,
+        tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: files.map((f, i) => ({ id: String(i), filename: f.name, size: f.bytes.length, url: 'http://x', proxy_url: 'http://x' })),
+        embeds: [], pinned: false, type: 0,
+      });
+    }
+    return json(res, 404, { message: '404: Not Found', code: 0 });
+  });
+  const gateway = new WebSocketServer({ server });
+  const dispatch = (ws: WebSocket, t: string, d: unknown) => ws.send(JSON.stringify({ op: 0, t, s: ++seq, d }));
+  gateway.on('connection', (ws) => {
+    sockets.add(ws);
+    ws.on('close', () => sockets.delete(ws));
+    ws.send(JSON.stringify({ op: 10, d: { heartbeat_interval: 41250 }, s: null, t: null }));
+    ws.on('message', (data) => {
+      const payload = JSON.parse(String(data)) as { op: number; d: { token?: string } };
+      if (payload.op === 1) ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+      if (payload.op === 2) {
+        if (payload.d.token !== token) return ws.close(4004, 'Authentication failed.');
+        dispatch(ws, 'READY', {
+          v: 10, user: { ...user(BOT_ID, 'svcbot', true), verified: true, flags: 0, mfa_enabled: false }, guilds: [{ id: GUILD, unavailable: true }], session_id: 'session-1',
+          resume_gateway_url: url.replace('http', 'ws'), application: { id: BOT_ID, flags: 0 }, shard: [0, 1], private_channels: [], relationships: [], presences: [],
+        });
+        const channel = (id: string, name: string) => ({ id, type: 0, name, guild_id: GUILD, position: 0, permission_overwrites: [], nsfw: false, parent_id: null, topic: null, last_message_id: null, rate_limit_per_user: 0 });
+        dispatch(ws, 'GUILD_CREATE', {
+          id: GUILD, name: 'Test', icon: null, owner_id: '1', unavailable: false, large: false, member_count: 2, joined_at: new Date().toISOString(),
+          channels: [channel(CHANNEL, 'general'), channel(OTHER_CHANNEL, 'random')],
+          threads: [{
+            id: THREAD, type: 11, name: 'a topic', guild_id: GUILD, parent_id: CHANNEL, owner_id: '300000000000000001', member_count: 1, message_count: 0,
+            rate_limit_per_user: 0, thread_metadata: { archived: false, auto_archive_duration: 60, archive_timestamp: new Date().toISOString(), locked: false },
+          }], members: [], voice_states: [], presences: [], stage_instances: [],
+          guild_scheduled_events: [], soundboard_sounds: [],
+          roles: [{ id: GUILD, name: '@everyone', permissions: '0', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+          emojis: [], stickers: [], features: [], afk_timeout: 300, verification_level: 0, default_message_notifications: 0, explicit_content_filter: 0, mfa_level: 0,
+          system_channel_flags: 0, premium_tier: 0, preferred_locale: 'en-US', nsfw_level: 0, premium_progress_bar_enabled: false,
+        });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    token,
+    calls,
+    push({ content, channelId = CHANNEL, mention = true, authorId = '300000000000000001' }) {
+      const d = {
+        id: String(nextId++), channel_id: channelId, guild_id: GUILD, author: user(authorId, 'ann'),
+        member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+        content: mention ? `<@${BOT_ID}> ${content}` : content, timestamp: new Date().toISOString(), edited_timestamp: null, tts: false,
+        mention_everyone: false, mentions: mention ? [user(BOT_ID, 'svcbot', true)] : [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0,
+      };
+      for (const ws of sockets) dispatch(ws, 'MESSAGE_CREATE', d);
+    },
+    rateLimitNext(retryAfter) {
+      limitNext = retryAfter;
+    },
+    async waitFor(predicate, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(calls)) {
+        if (Date.now() > deadline) throw new Error(`timed out; calls: ${JSON.stringify(calls.map((c) => [c.method, c.path, c.body]))}`);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            waiters.delete(done);
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(done, 100);
+          waiters.add(done);
+        });
+      }
+    },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

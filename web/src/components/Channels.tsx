@@ -1,0 +1,77 @@
+// The chat channels' live state under their settings: connected or why not, counts, and pairing (a
+// one-time code to send to the bot from the chat to allow). Follows channel_* and settings events.
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, get, post } from '../api.ts';
+import { onLiveEvent, toast } from '../store.ts';
+import type { ChannelState } from '../../../src/protocol/channels.ts';
+
+interface Code {
+  channel: string;
+  code: string;
+  expiresAt: number;
+}
+
+const LABEL: Record<string, string> = { telegram: 'Telegram', discord: 'Discord' };
+
+export function ChannelStatus() {
+  const [channels, setChannels] = useState<ChannelState[] | null>(null);
+  const [code, setCode] = useState<Code | null>(null);
+  const load = () =>
+    void get<{ channels: ChannelState[] }>('/api/channels')
+      .then((answer) => setChannels(answer.channels))
+      .catch(() => undefined);
+  useEffect(() => {
+    load();
+    return onLiveEvent((event) => {
+      const name = (event as { event: string }).event;
+      if (name === 'channel_connected' || name === 'channel_disconnected' || name === 'settings_changed') load();
+    });
+  }, []);
+  if (!channels) return null;
+
+  const pair = async (channel: string) => {
+    try {
+      setCode(await post<Code>(`/api/channels/${channel}/pair`, {}));
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : 'No pairing code could be made.');
+    }
+  };
+  const restart = async (channel: string) => {
+    try {
+      await post(`/api/channels/${channel}/restart`, {});
+    } catch (err) {
+      toast(err instanceof ApiError ? err.message : 'The channel could not be restarted.');
+    }
+    load();
+  };
+
+  return (
+    <div class="channel-status" aria-label="Channel status">
+      {channels.map((c) => (
+        <div key={c.name} class="channel-row" data-channel={c.name} data-connected={c.connected}>
+          <strong>{LABEL[c.name]}</strong>{' '}
+          <span class="muted">
+            {!c.enabled ? 'off' : c.connected ? `connected as ${c.botName}` : `not connected${c.lastError ? `: ${c.lastError}` : ''}`}
+            {' · '}
+            {c.allowlist.length} allowed · {c.counts.received} received · {c.counts.ignored} ignored · {c.counts.sent} sent
+          </span>
+          {c.enabled && (
+            <span class="channel-actions">
+              <button type="button" class="btn small" onClick={() => void pair(c.name)} disabled={!c.connected}>
+                Pair a chat
+              </button>
+              <button type="button" class="btn small ghost" onClick={() => void restart(c.name)}>
+                Reconnect
+              </button>
+            </span>
+          )}
+          {code?.channel === c.name && (
+            <p class="pairing-code" role="status">
+              Send <code>{code.code}</code> to {c.botName ?? 'the bot'} from the chat to allow, before {new Date(code.expiresAt).toLocaleTimeString()}.
+            </p>
+          )}
+        </div>
+      ))}
+    </div>
+  );
+}
