@@ -6,6 +6,7 @@ import { AppError, conflict } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { MessageRole } from '../protocol/chat.ts';
 import type { EventName, EventPayload } from '../protocol/events.ts';
+import type { RunMcpServer } from '../protocol/mcp.ts';
 import { streamLineOf, type RunSink, type StreamLine } from '../protocol/stream-lines.ts';
 import { stepSummary, type RunRecordMeta, type RuntimeStatus } from '../protocol/runs.ts';
 import type { FailureClass, NormalizedEvent, StepKind } from './providers/types.ts';
@@ -43,6 +44,8 @@ export interface RuntimeDeps {
   executable(provider: ProviderId): string;
   /** The system prompt of a run for this prompt (the user's setting, the skills' instructions, what memory knows of it). */
   systemPrompt(prompt: string): string | Promise<string>;
+  /** The MCP servers a run with this provider gets (the MCP module's enabled list, secrets resolved). */
+  mcpServers?(provider: ProviderId): readonly RunMcpServer[];
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
   /** Told how each provider attempt chain ended (the quota reader learns rate limits from this). */
@@ -331,6 +334,7 @@ export class AgentRuntime {
           resumeSessionId: providerSessions.get(sessionId, provider),
           autoApprove: agent.autoApprove,
           commandTemplate: agent.customCommand,
+          mcpServers: this.deps.mcpServers?.(provider),
         },
         env: this.deps.baseEnv(),
         pidDir: this.deps.pidDir,

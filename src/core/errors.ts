@@ -39,6 +39,8 @@ export const ERROR_CODES = [
   'WEB_AI_FILE_NOT_FOUND', 'OUTSIDE_WORKING_DIR', 'FILE_EXISTS',
   // memory
   'INVALID_MEMORY_PATH', 'INVALID_MEMORY_CONTENT', 'INVALID_LINES',
+  // MCP servers
+  'INVALID_MCP_SERVER', 'MCP_INSTALL_FAILED', 'MCP_INSTALL_BUSY', 'MCP_SYNC_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -18,6 +18,8 @@ export interface HomePaths {
   webAiProfiles: string;
   /** The memory store's Markdown files (created by the memory module on first use). */
   memory: string;
+  /** MCP servers installed from the npm registry (an npm prefix; created by the first install). */
+  mcp: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -36,6 +38,7 @@ export function homePaths(root: string): HomePaths {
     lock: join(root, 'server.lock'),
     webAiProfiles: join(root, 'web-ai-profiles.json'),
     memory: join(root, 'memory'),
+    mcp: join(root, 'mcp'),
   };
 }
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { ChatSessionSchema, MESSAGE_ROLES } from './chat.ts';
 import { MemoryStatusEventSchema } from './memory.ts';
+import { McpServerSchema } from './mcp.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'memory' | 'schedule' | 'system';
@@ -143,6 +144,16 @@ export const catalogue = {
   settings_changed: define('system', 'public', z.object({
     sections: z.array(z.string()),
     values: z.record(z.string(), z.unknown()),
+  })),
+  /** The MCP list changed (PUT /api/mcp or an install): the whole list, secrets masked as in GET /api/mcp. */
+  mcp_changed: define('system', 'public', z.object({ servers: z.array(McpServerSchema) })),
+  /** Progress of POST /api/mcp/install: npm's output lines, then the end (`ok` registers the server). */
+  mcp_install: define('system', 'public', z.object({
+    installId: z.string(),
+    package: z.string(),
+    status: z.enum(['running', 'ok', 'error']),
+    line: z.string().optional(),
+    message: z.string().optional(),
   })),
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */

@@ -24,7 +24,7 @@ import { agentSettings } from '../agent/settings.ts';
 import { reapOrphans } from '../agent/process.ts';
 import { runOnce } from '../agent/one-shot.ts';
 import { TraceRecorder } from '../agent/traces.ts';
-import type { ProviderId } from '../agent/providers/registry.ts';
+import { isProviderId, type ProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, settingsRoutes, type SettingsOf } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, chatRoutes } from '../modules/chat/index.ts';
 import { runCommands, runRoutes } from '../modules/runs/index.ts';
@@ -34,6 +34,7 @@ import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
 import { traceRoutes } from '../modules/traces/index.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
 import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
+import { McpRepo, McpService, mcpRoutes } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
 import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
@@ -98,6 +99,7 @@ export interface CoreServices {
   rules: RuleService;
   /** The memory store (its index is brought up to date in the background once the server listens). */
   memory: MemoryService;
+  mcp: McpService;
   detector: CliDetector;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
@@ -139,7 +141,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const runs = new RunRepo(db);
   runs.markAbandoned();
   const token = loadOrCreateToken(home.token);
-  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get())]);
+  const mcp = new McpService({ repo: new McpRepo(db), bus, isProvider: isProviderId });
+  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get()), ...mcp.secretValues()]);
   const shimDir = writeSvcShim(home.root);
   const providerEnv = () => {
     const env = { ...process.env, ...settings.get().agent.env };
@@ -194,6 +197,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     pidDir: home.pids,
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
+    mcpServers: (provider) => mcp.forRun(provider),
     systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
     baseEnv: () => ({
       ...providerEnv(),
@@ -268,6 +272,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(runRoutes, { runtime, chat, commands, media });
   await http.register(traceRoutes, { runs, dir: home.traces });
   await http.register(skillRoutes, { skills: SKILLS });
+  await http.register(mcpRoutes, { mcp });
   await http.register(webRoutingRoutes, { rules });
   await http.register(browserRoutes, { api: browser });
   await http.register(visionClickRoutes, { service: visionClick });
@@ -294,6 +299,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     commands,
     rules,
     memory,
+    mcp,
     detector,
     browser,
     visionClick,

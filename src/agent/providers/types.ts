@@ -17,6 +17,7 @@ export type FailureClass =
   | 'unknown';
 
 export type { StepKind } from '../../protocol/events.ts';
+import type { RunMcpServer } from '../../protocol/mcp.ts';
 import type { StepKind } from '../../protocol/events.ts';
 
 export type NormalizedEvent =
@@ -69,6 +70,12 @@ export interface InvocationRequest {
   autoApprove: boolean;
   /** A private per-run directory the runner creates and deletes; adapters may name files in it. */
   scratchDir: string;
+  /**
+   * The MCP servers this run gets (enabled, meant for this provider, secrets resolved). Each adapter
+   * passes them through its CLI's own per-run mechanism (a flag, a file under `scratchDir`, an
+   * environment variable), never through the user's config files.
+   */
+  mcpServers?: readonly RunMcpServer[];
   /** Extra arguments from settings (provider-specific), appended verbatim. */
   extraArgs?: string[];
   /** For the `custom` provider: the command template (see custom.ts). */

@@ -6,7 +6,8 @@ import { m002Agent } from './002-agent.ts';
 import { m003WebRouting } from './003-web-routing.ts';
 import { m004QuotaObservations } from './004-quota-observations.ts';
 import { m005Memory } from './005-memory.ts';
+import { m006Mcp } from './006-mcp.ts';
 
 export type { Migration };
 
-export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations, m005Memory];
+export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations, m005Memory, m006Mcp];

@@ -1,0 +1,59 @@
+// The real Claude Code CLI, driven by svc against the fake model, calls a tool of a real MCP server
+// (test/fixtures/mcp/probe-server.mjs, written with @modelcontextprotocol/sdk) that svc handed it
+// through `--mcp-config` with a file in the run's private directory.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeModel, MCP_PROBE_TEXT } from '../../support/fake-model.ts';
+import { PROJECT_ROOT, prepareRealCliEnv, realCliPath } from '../../support/real-clis.ts';
+import { sendJson, startServer } from '../../support/server.ts';
+import { postNdjson } from '../../support/ndjson.ts';
+
+const PROBE = join(PROJECT_ROOT, 'test', 'fixtures', 'mcp', 'probe-server.mjs');
+const SECRET = 'probe-secret-7f3a9c';
+
+test('real claude calls a tool of the MCP server svc gives the run', { skip: realCliPath('claude') ? false : 'claude not installed: run scripts/install-real-clis.sh', timeout: 120_000 }, async (t) => {
+  const fake = await startFakeModel();
+  const server = await startServer({ retryBaseMs: 10, killGraceMs: 500 });
+  t.after(async () => {
+    await server.close();
+    await fake.close();
+  });
+  const { env, cwd, home } = prepareRealCliEnv('claude', fake.url, mkdtempSync(join(tmpdir(), 'svc-real-mcp-')));
+  server.app.services.settings.update({
+    agent: { provider: 'claude', model: '', executables: { claude: realCliPath('claude')! }, env, workingDir: cwd, retries: 0, idleTimeoutSec: 90 },
+  });
+  const put = await sendJson(`${server.url}/api/mcp`, 'PUT', {
+    servers: [
+      { name: 'probe', transport: 'stdio', command: process.execPath, args: [PROBE], env: { PROBE_SECRET: SECRET } },
+      { name: 'other', transport: 'stdio', command: process.execPath, args: [PROBE], enabled: false },
+    ],
+  });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+
+  const lines = await (await postNdjson(`${server.url}/api/message`, { prompt: 'Use the probe. scenario:mcp' })).done;
+  const done = lines.at(-1);
+  assert.equal(done.status, 'ok', JSON.stringify(done));
+  const tools = lines.filter((l) => l.type === 'tool');
+  const expected = `probe-pong:${MCP_PROBE_TEXT}:${SECRET}`;
+  assert.ok(tools.some((l) => l.status === 'running' && l.name === 'mcp__probe__svc_probe'), JSON.stringify(tools));
+  assert.ok(tools.some((l) => l.status === 'ok' && l.output?.includes(expected)), JSON.stringify(tools));
+  assert.match(done.text, new RegExp(expected));
+
+  // Only the enabled server was offered to the model.
+  const offered = fake.requests.flatMap((r) => r.tools);
+  assert.ok(offered.includes('mcp__probe__svc_probe'));
+  assert.ok(!offered.some((name) => name.startsWith('mcp__other__')), 'a disabled server is not given to the run');
+
+  // The trace has the tool's result, with the server's env secret redacted.
+  const trace = readFileSync(join(server.home, 'traces', `${done.traceId}.ndjson`), 'utf8');
+  assert.match(trace, /probe-pong:ping/);
+  assert.ok(!trace.includes(SECRET), 'the MCP env secret is redacted from the trace');
+
+  // Nothing was written into the project or the user's Claude config.
+  assert.equal(existsSync(join(cwd, '.mcp.json')), false);
+  const userConfigs = readdirSync(home).filter((f) => f.startsWith('.claude')).map((f) => join(home, f));
+  for (const file of userConfigs.filter((f) => f.endsWith('.json'))) assert.ok(!readFileSync(file, 'utf8').includes(PROBE), `${file} names the run's MCP server`);
+});
