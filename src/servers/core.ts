@@ -3,6 +3,7 @@
 // file that knows every module; each module gets just the dependencies it names.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { homedir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { ensureHome, type HomePaths } from '../core/home.ts';
 import { loadOrCreateToken } from '../core/token.ts';
@@ -34,7 +35,7 @@ import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
 import { traceRoutes } from '../modules/traces/index.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
 import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
-import { McpRepo, McpService, mcpRoutes } from '../modules/mcp/index.ts';
+import { McpInstaller, McpRepo, McpService, mcpRoutes, syncMcp } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
 import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
@@ -79,6 +80,8 @@ export interface CoreOptions {
   proxyPort?: number;
   /** Port of the browser server, started on the first browser command (default 3459). */
   browserPort?: number;
+  /** The user's home directory, whose CLI configs POST /api/mcp/sync writes (default: os.homedir()). */
+  userHome?: string;
 }
 
 /** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
@@ -272,7 +275,11 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(runRoutes, { runtime, chat, commands, media });
   await http.register(traceRoutes, { runs, dir: home.traces });
   await http.register(skillRoutes, { skills: SKILLS });
-  await http.register(mcpRoutes, { mcp });
+  await http.register(mcpRoutes, {
+    mcp,
+    sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
+    installer: new McpInstaller({ prefix: home.mcp, env: providerEnv, progress: (event) => bus.publish('mcp_install', event) }),
+  });
   await http.register(webRoutingRoutes, { rules });
   await http.register(browserRoutes, { api: browser });
   await http.register(visionClickRoutes, { service: visionClick });

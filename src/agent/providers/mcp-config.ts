@@ -46,22 +46,27 @@ export function opencodeMcp(servers: readonly RunMcpServer[]): Json {
   );
 }
 
-/** Codex `[mcp_servers.<name>]` tables as `(key, TOML value)` pairs (for `-c key=value` or a config file). */
+/** Codex `[mcp_servers.<name>]` tables: streamable HTTP only for remote servers (`http_headers`). */
+export function codexMcpServers(servers: readonly RunMcpServer[]): Json {
+  return byName(servers, (s) =>
+    s.transport === 'stdio'
+      ? { command: s.command, args: s.args, ...(nonEmpty(s.env) ? { env: s.env } : {}) }
+      : { url: s.url, ...(nonEmpty(s.headers) ? { http_headers: s.headers } : {}) },
+  );
+}
+
+/** The same tables as `-c mcp_servers.<name>.<key>=<TOML value>` overrides. */
 export function codexMcpEntries(servers: readonly RunMcpServer[]): [string, string][] {
-  const table = (map: Record<string, string>) =>
-    `{${Object.entries(map).map(([k, v]) => `${tomlString(k)}=${tomlString(v)}`).join(',')}}`;
-  const entries: [string, string][] = [];
-  for (const s of servers) {
-    const key = `mcp_servers.${s.name}`;
-    if (s.transport === 'stdio') {
-      entries.push([`${key}.command`, tomlString(s.command)], [`${key}.args`, `[${s.args.map(tomlString).join(',')}]`]);
-      if (Object.keys(s.env).length) entries.push([`${key}.env`, table(s.env)]);
-    } else {
-      entries.push([`${key}.url`, tomlString(s.url)]);
-      if (Object.keys(s.headers).length) entries.push([`${key}.http_headers`, table(s.headers)]);
-    }
-  }
-  return entries;
+  return Object.entries(codexMcpServers(servers)).flatMap(([name, entry]) =>
+    Object.entries(entry as Json).map(([key, value]): [string, string] => [`mcp_servers.${name}.${key}`, tomlInline(value)]),
+  );
+}
+
+/** A TOML inline value of strings, arrays of strings and tables of strings. */
+function tomlInline(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(tomlInline).join(',')}]`;
+  if (typeof value === 'object' && value !== null) return `{${Object.entries(value).map(([k, v]) => `${tomlString(k)}=${tomlInline(v)}`).join(',')}}`;
+  return tomlString(String(value));
 }
 
 /** A TOML basic string for `-c key=<value>` (codex parses the value as TOML). */
