@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, ProviderAdapter } from './providers/types.ts';
 import { startProcess, type RunningProcess } from './process.ts';
 
@@ -76,6 +76,10 @@ export class Attempt {
       for (const file of invocation.files ?? []) {
         mkdirSync(dirname(file.path), { recursive: true });
         writeFileSync(file.path, file.content, { mode: file.mode ?? 0o600 });
+      }
+      for (const link of invocation.links ?? []) {
+        mkdirSync(dirname(link.path), { recursive: true });
+        symlinkSync(link.target, link.path);
       }
       this.state = adapter.initialState(full);
       const env: NodeJS.ProcessEnv = { ...this.options.env };

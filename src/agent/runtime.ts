@@ -7,6 +7,7 @@ import { newId } from '../core/ids.ts';
 import type { MessageRole } from '../protocol/chat.ts';
 import type { EventName, EventPayload } from '../protocol/events.ts';
 import type { RunMcpServer } from '../protocol/mcp.ts';
+import type { RunSkill } from '../protocol/skills.ts';
 import { streamLineOf, type RunSink, type StreamLine } from '../protocol/stream-lines.ts';
 import { stepSummary, type RunRecordMeta, type RuntimeStatus } from '../protocol/runs.ts';
 import type { FailureClass, NormalizedEvent, StepKind } from './providers/types.ts';
@@ -46,6 +47,8 @@ export interface RuntimeDeps {
   systemPrompt(prompt: string): string | Promise<string>;
   /** The MCP servers a run with this provider gets (the MCP module's enabled list, secrets resolved). */
   mcpServers?(provider: ProviderId): readonly RunMcpServer[];
+  /** The enabled skills with a directory (the skills registry). */
+  skills?(): readonly RunSkill[];
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
   /** Told how each provider attempt chain ended (the quota reader learns rate limits from this). */
@@ -335,6 +338,7 @@ export class AgentRuntime {
           autoApprove: agent.autoApprove,
           commandTemplate: agent.customCommand,
           mcpServers: this.deps.mcpServers?.(provider),
+          skills: this.deps.skills?.(),
         },
         env: this.deps.baseEnv(),
         pidDir: this.deps.pidDir,

@@ -41,6 +41,8 @@ export const ERROR_CODES = [
   'INVALID_MEMORY_PATH', 'INVALID_MEMORY_CONTENT', 'INVALID_LINES',
   // MCP servers
   'INVALID_MCP_SERVER', 'MCP_INSTALL_FAILED', 'MCP_INSTALL_BUSY', 'MCP_SYNC_FAILED',
+  // skills
+  'INVALID_SKILL', 'SKILL_EXISTS', 'SKILL_INSTALL_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

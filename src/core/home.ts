@@ -20,6 +20,10 @@ export interface HomePaths {
   memory: string;
   /** MCP servers installed from the npm registry (an npm prefix; created by the first install). */
   mcp: string;
+  /** The user's own skills, one directory each (svc never writes there). */
+  skills: string;
+  /** Skills installed from npm packages (an npm prefix). */
+  skillsNpm: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -39,6 +43,8 @@ export function homePaths(root: string): HomePaths {
     webAiProfiles: join(root, 'web-ai-profiles.json'),
     memory: join(root, 'memory'),
     mcp: join(root, 'mcp'),
+    skills: join(root, 'skills'),
+    skillsNpm: join(root, 'skills-npm'),
   };
 }
 

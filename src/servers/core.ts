@@ -34,7 +34,7 @@ import { eventRoutes } from '../modules/events/index.ts';
 import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
 import { traceRoutes } from '../modules/traces/index.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
-import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
+import { SkillRegistry, SkillsRepo, skillInstructions, skillRoutes, skillsCommand } from '../modules/skills/index.ts';
 import { McpInstaller, McpRepo, McpService, mcpRoutes, syncMcp } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
@@ -164,7 +164,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME,
     store: new QuotaObservationRepo(db),
   });
-  const instructions = skillInstructions(SKILLS);
+  const skills = new SkillRegistry({
+    builtIns: SKILLS,
+    homeDir: home.skills,
+    npmPrefix: home.skillsNpm,
+    repo: new SkillsRepo(db),
+    env: providerEnv,
+  });
   // The chat and the runtime need each other: the runtime saves into the chat, and clearing a chat
   // stops its runs. The chat reaches the runtime only when a session is cleared or deleted.
   const chat = new ChatService(new ChatSessionRepo(db), new MessageRepo(db), bus, {
@@ -201,7 +207,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
     mcpServers: (provider) => mcp.forRun(provider),
-    systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, instructions, await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
+    skills: () => skills.enabledDirs(),
+    systemPrompt: async (prompt) => [settings.get().agent.systemPrompt, skillInstructions(skills.enabledBuiltIns(), skills.enabledDirs()), await memory.promptBlock(prompt)].filter(Boolean).join('\n\n'),
     baseEnv: () => ({
       ...providerEnv(),
       SVC_HOME: home.root,
@@ -250,6 +257,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     visionClickCommand({ service: visionClick }),
     webAiCommand(webAi),
     memoryCommand(memory),
+    skillsCommand(skills),
   );
 
   const http = await createServer({
@@ -274,7 +282,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media });
   await http.register(traceRoutes, { runs, dir: home.traces });
-  await http.register(skillRoutes, { skills: SKILLS });
+  await http.register(skillRoutes, { skills });
   await http.register(mcpRoutes, {
     mcp,
     sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),

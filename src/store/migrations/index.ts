@@ -7,7 +7,8 @@ import { m003WebRouting } from './003-web-routing.ts';
 import { m004QuotaObservations } from './004-quota-observations.ts';
 import { m005Memory } from './005-memory.ts';
 import { m006Mcp } from './006-mcp.ts';
+import { m007Skills } from './007-skills.ts';
 
 export type { Migration };
 
-export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations, m005Memory, m006Mcp];
+export const migrations: readonly Migration[] = [m001Core, m002Agent, m003WebRouting, m004QuotaObservations, m005Memory, m006Mcp, m007Skills];

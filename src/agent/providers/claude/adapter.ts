@@ -45,6 +45,7 @@ import {
 } from '../shared.ts';
 
 const MCP_CONFIG_FILE = 'mcp-config.json';
+const SKILLS_PLUGIN = 'svc-skills';
 
 type ResultEvent = Extract<NormalizedEvent, { kind: 'result' }>;
 
@@ -116,10 +117,19 @@ function buildInvocation(req: InvocationRequest): Invocation {
     files = [{ path, content: JSON.stringify({ mcpServers: claudeMcpServers(req.mcpServers) }), mode: 0o600 }];
     args.push(`--mcp-config=${path}`);
   }
+  // Enabled skills as real Claude Code skills: a plugin of the run's own whose skills/ links to them.
+  let links: Invocation['links'];
+  if (req.skills?.length) {
+    const plugin = join(req.scratchDir, SKILLS_PLUGIN);
+    const manifest = { name: SKILLS_PLUGIN, description: 'The skills enabled in svc', version: '1.0.0' };
+    (files ??= []).push({ path: join(plugin, '.claude-plugin', 'plugin.json'), content: JSON.stringify(manifest) });
+    links = req.skills.map((s) => ({ path: join(plugin, 'skills', s.id), target: s.dir }));
+    args.push(`--plugin-dir=${plugin}`);
+  }
   if (req.extraArgs) args.push(...req.extraArgs);
   // Skipping permissions exits 1 under root unless the CLI is told it runs in a sandbox.
   const env: Record<string, string | undefined> = req.autoApprove ? { IS_SANDBOX: '1' } : {};
-  return { command: req.executable, args, env, stdin: 'interactive', ...(files ? { files } : {}) };
+  return { command: req.executable, args, env, stdin: 'interactive', ...(files ? { files } : {}), ...(links ? { links } : {}) };
 }
 
 export function userMessageLine(text: string): string {
