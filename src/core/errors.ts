@@ -43,6 +43,8 @@ export const ERROR_CODES = [
   'INVALID_MCP_SERVER', 'MCP_INSTALL_FAILED', 'MCP_INSTALL_BUSY', 'MCP_SYNC_FAILED',
   // skills
   'INVALID_SKILL', 'SKILL_EXISTS', 'SKILL_INSTALL_FAILED',
+  // pi profiles
+  'PI_DISCOVERY_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

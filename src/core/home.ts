@@ -24,6 +24,8 @@ export interface HomePaths {
   skills: string;
   /** Skills installed from npm packages (an npm prefix). */
   skillsNpm: string;
+  /** svc's own Pi configuration directory (PI_CODING_AGENT_DIR of pi runs): models.json, sessions. */
+  piAgent: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -45,6 +47,7 @@ export function homePaths(root: string): HomePaths {
     mcp: join(root, 'mcp'),
     skills: join(root, 'skills'),
     skillsNpm: join(root, 'skills-npm'),
+    piAgent: join(root, 'pi-agent'),
   };
 }
 

@@ -35,6 +35,7 @@ import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
 import { traceRoutes } from '../modules/traces/index.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
 import { SkillRegistry, SkillsRepo, skillInstructions, skillRoutes, skillsCommand } from '../modules/skills/index.ts';
+import { PiProfiles, piRoutes } from '../modules/pi/index.ts';
 import { McpInstaller, McpRepo, McpService, mcpRoutes, syncMcp } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
@@ -145,7 +146,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   runs.markAbandoned();
   const token = loadOrCreateToken(home.token);
   const mcp = new McpService({ repo: new McpRepo(db), bus, isProvider: isProviderId });
-  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get()), ...mcp.secretValues()]);
+  const piProfiles = new PiProfiles(home.piAgent);
+  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get()), ...mcp.secretValues(), ...piProfiles.secretValues()]);
   const shimDir = writeSvcShim(home.root);
   const providerEnv = () => {
     const env = { ...process.env, ...settings.get().agent.env };
@@ -212,6 +214,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     baseEnv: () => ({
       ...providerEnv(),
       SVC_HOME: home.root,
+      // Pi reads its models and keeps its sessions in svc's own directory, never the user's ~/.pi.
+      PI_CODING_AGENT_DIR: home.piAgent,
       SVC_BROWSER_PORT: String(browser.port),
       SVC_SERVER_PID: String(process.pid),
       ...(serverUrl ? { SVC_URL: serverUrl } : {}),
@@ -283,6 +287,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(runRoutes, { runtime, chat, commands, media });
   await http.register(traceRoutes, { runs, dir: home.traces });
   await http.register(skillRoutes, { skills });
+  await http.register(piRoutes, { profiles: piProfiles });
   await http.register(mcpRoutes, {
     mcp,
     sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
