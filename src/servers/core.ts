@@ -299,7 +299,12 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(webAiRoutes, { api: webAi });
   await http.register(mediaRoutes, { media });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
-  await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
+  await http.register(providerRoutes, {
+    detector,
+    quota,
+    active: () => settings.get().agent,
+    extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []),
+  });
   await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
   await http.ready();
 

@@ -93,6 +93,11 @@ export class PiProfiles {
     this.write(providers);
   }
 
+  /** Each profile's models as the picker offers them: `<profile>/<model>`. */
+  modelOptions(): { id: string; label: string }[] {
+    return this.list().flatMap((p) => p.models.map((m) => ({ id: `${p.id}/${m}`, label: `${p.label} · ${m}` })));
+  }
+
   /** Every registered API key (redacted from traces). */
   secretValues(): string[] {
     return Object.values(this.read()).flatMap((p) => (p.apiKey ? [p.apiKey] : []));

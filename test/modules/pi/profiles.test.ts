@@ -66,7 +66,8 @@ test('register, list, use as the model, delete', async (t) => {
 
   // The Pi provider is in the one registry, and runs get svc's own Pi directory.
   const registry = await getJson(`${server.url}/api/cli-registry`);
-  assert.ok(JSON.stringify(registry.body).includes('"pi"'));
+  const pi = registry.body.providers.find((p: { id: string }) => p.id === 'pi');
+  assert.deepEqual(pi.models.slice(1).map((m: { id: string }) => m.id), ['local/qwen3-coder', 'local/llama-4', 'gem/gemini-3-flash'], 'the picker offers each profile\'s models');
 
   assert.equal((await fetch(`${server.url}/api/pi/profiles/gem`, { method: 'DELETE' })).status, 200);
   assert.equal((await fetch(`${server.url}/api/pi/profiles/gem`, { method: 'DELETE' })).status, 404);

@@ -8,6 +8,7 @@ import { getState, setState, useStore, type Row, type Theme } from '../store.ts'
 import { Composer } from './Composer.tsx';
 import { Icon } from './icons.tsx';
 import { MemoryPanel } from './Memory.tsx';
+import { SkillsPanel } from './Skills.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
@@ -315,6 +316,7 @@ export function App() {
       <Toasts />
       <TokenDialog />
       <MemoryPanel />
+      <SkillsPanel />
     </div>
   );
 }
