@@ -13,6 +13,11 @@ export interface AttemptOptions {
   request: Omit<InvocationRequest, 'scratchDir'>;
   env: NodeJS.ProcessEnv;
   pidDir: string;
+  /**
+   * Where the run's private directory is made (default: the system's temp directory). Gemini CLI
+   * ignores a settings file under a world-writable directory such as /tmp, so svc uses its own home.
+   */
+  scratchRoot?: string;
   idleTimeoutMs: number;
   maxRunMs: number;
   killGraceMs?: number;
@@ -64,7 +69,9 @@ export class Attempt {
 
   private async run(): Promise<AttemptOutcome> {
     const { adapter, request } = this.options;
-    const scratchDir = mkdtempSync(join(tmpdir(), 'svc-run-'));
+    const root = this.options.scratchRoot ?? tmpdir();
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const scratchDir = mkdtempSync(join(root, 'svc-run-'));
     try {
       const full: InvocationRequest = { ...request, scratchDir };
       let invocation;

@@ -40,6 +40,8 @@ export interface RuntimeDeps {
   runs: RunRepo;
   recorder: TraceRecorder;
   pidDir: string;
+  /** Parent of each run's private directory (see AttemptOptions.scratchRoot). */
+  scratchRoot?: string;
   cwd: string;
   /** The executable for a provider (settings override or the CLI's usual name). */
   executable(provider: ProviderId): string;
@@ -342,6 +344,7 @@ export class AgentRuntime {
         },
         env: this.deps.baseEnv(),
         pidDir: this.deps.pidDir,
+        scratchRoot: this.deps.scratchRoot,
         idleTimeoutMs: agent.idleTimeoutSec * 1000,
         maxRunMs: agent.maxRunSec * 1000,
         killGraceMs: this.deps.killGraceMs,

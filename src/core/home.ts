@@ -26,6 +26,8 @@ export interface HomePaths {
   skillsNpm: string;
   /** svc's own Pi configuration directory (PI_CODING_AGENT_DIR of pi runs): models.json, sessions. */
   piAgent: string;
+  /** Runs' private directories (files, MCP configs, skill links), each deleted when its run ends. */
+  runs: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -48,6 +50,7 @@ export function homePaths(root: string): HomePaths {
     skills: join(root, 'skills'),
     skillsNpm: join(root, 'skills-npm'),
     piAgent: join(root, 'pi-agent'),
+    runs: join(root, 'runs'),
   };
 }
 
