@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, ProviderAdapter } from './providers/types.ts';
 import { startProcess, type RunningProcess } from './process.ts';
 
@@ -13,6 +13,11 @@ export interface AttemptOptions {
   request: Omit<InvocationRequest, 'scratchDir'>;
   env: NodeJS.ProcessEnv;
   pidDir: string;
+  /**
+   * Where the run's private directory is made (default: the system's temp directory). Gemini CLI
+   * ignores a settings file under a world-writable directory such as /tmp, so svc uses its own home.
+   */
+  scratchRoot?: string;
   idleTimeoutMs: number;
   maxRunMs: number;
   killGraceMs?: number;
@@ -64,7 +69,9 @@ export class Attempt {
 
   private async run(): Promise<AttemptOutcome> {
     const { adapter, request } = this.options;
-    const scratchDir = mkdtempSync(join(tmpdir(), 'svc-run-'));
+    const root = this.options.scratchRoot ?? tmpdir();
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    const scratchDir = mkdtempSync(join(root, 'svc-run-'));
     try {
       const full: InvocationRequest = { ...request, scratchDir };
       let invocation;
@@ -76,6 +83,10 @@ export class Attempt {
       for (const file of invocation.files ?? []) {
         mkdirSync(dirname(file.path), { recursive: true });
         writeFileSync(file.path, file.content, { mode: file.mode ?? 0o600 });
+      }
+      for (const link of invocation.links ?? []) {
+        mkdirSync(dirname(link.path), { recursive: true });
+        symlinkSync(link.target, link.path);
       }
       this.state = adapter.initialState(full);
       const env: NodeJS.ProcessEnv = { ...this.options.env };

@@ -12,12 +12,18 @@ const RULES: [RegExp, string][] = [
   [/\b((?:[A-Z0-9_]*_)?(?:API_KEY|TOKEN|SECRET|PASSWORD))=\S+/g, `$1=${REDACTED_MARK}`],
 ];
 
-/** Redacts known secret shapes, plus every exact value in `secrets` (configured API keys). */
-export function redactSecrets(text: string, secrets: readonly string[]): string {
+/** Redacts every exact value in `secrets` (configured API keys, MCP servers' env and headers). */
+export function redactValues(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     if (secret.length >= 6) out = out.split(secret).join(REDACTED_MARK);
   }
+  return out;
+}
+
+/** Redacts known secret shapes, plus every exact value in `secrets`. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = redactValues(text, secrets);
   for (const [pattern, replacement] of RULES) out = out.replace(pattern, replacement);
   return out;
 }

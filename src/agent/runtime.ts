@@ -6,6 +6,8 @@ import { AppError, conflict } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { MessageRole } from '../protocol/chat.ts';
 import type { EventName, EventPayload } from '../protocol/events.ts';
+import type { RunMcpServer } from '../protocol/mcp.ts';
+import type { RunSkill } from '../protocol/skills.ts';
 import { streamLineOf, type RunSink, type StreamLine } from '../protocol/stream-lines.ts';
 import { stepSummary, type RunRecordMeta, type RuntimeStatus } from '../protocol/runs.ts';
 import type { FailureClass, NormalizedEvent, StepKind } from './providers/types.ts';
@@ -39,11 +41,17 @@ export interface RuntimeDeps {
   runs: RunRepo;
   recorder: TraceRecorder;
   pidDir: string;
+  /** Parent of each run's private directory (see AttemptOptions.scratchRoot). */
+  scratchRoot?: string;
   cwd: string;
   /** The executable for a provider (settings override or the CLI's usual name). */
   executable(provider: ProviderId): string;
   /** The system prompt of a run for this prompt in this chat session (the user's setting, the skills' instructions, what memory knows of it, the orchestration phase). */
   systemPrompt(prompt: string, sessionId: string): string | Promise<string>;
+  /** The MCP servers a run with this provider gets (the MCP module's enabled list, secrets resolved). */
+  mcpServers?(provider: ProviderId): readonly RunMcpServer[];
+  /** The enabled skills with a directory (the skills registry). */
+  skills?(): readonly RunSkill[];
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
   /** Where each run's credential is issued (absent: runs get none). */
@@ -395,9 +403,12 @@ export class AgentRuntime {
           resumeSessionId: providerSessions.get(sessionId, provider),
           autoApprove: agent.autoApprove,
           commandTemplate: agent.customCommand,
+          mcpServers: this.deps.mcpServers?.(provider),
+          skills: this.deps.skills?.(),
         },
         env: { ...this.deps.baseEnv(), ...(run.credential ? { [RUN_TOKEN_ENV]: run.credential } : {}) },
         pidDir: this.deps.pidDir,
+        scratchRoot: this.deps.scratchRoot,
         idleTimeoutMs: agent.idleTimeoutSec * 1000,
         maxRunMs: agent.maxRunSec * 1000,
         killGraceMs: this.deps.killGraceMs,

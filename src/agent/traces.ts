@@ -5,7 +5,7 @@ import { createReadStream, createWriteStream, existsSync, type WriteStream } fro
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { EventBus, BusEvent } from '../events/bus.ts';
-import { redactSecrets } from './redact.ts';
+import { redactSecrets, redactValues } from './redact.ts';
 
 export const TRACE_ID_PATTERN = /^tr_[A-Za-z0-9_-]{8,64}$/;
 
@@ -42,11 +42,13 @@ export class TraceRecorder {
     if (typeof traceId !== 'string') return;
     const trace = this.open.get(traceId);
     if (!trace) return;
+    const secrets = this.secrets();
     const fields =
       event.name === 'provider_line'
-        ? { ...event.payload, line: redactSecrets(String(event.payload.line), this.secrets()) }
+        ? { ...event.payload, line: redactSecrets(String(event.payload.line), secrets) }
         : event.payload;
-    trace.stream.write(`${JSON.stringify({ ts: event.ts, seq: ++trace.seq, event: event.name, ...fields })}\n`);
+    // A configured secret can also come back inside a normalized event (an MCP server echoing its env).
+    trace.stream.write(`${redactValues(JSON.stringify({ ts: event.ts, seq: ++trace.seq, event: event.name, ...fields }), secrets)}\n`);
   }
 
   async close(): Promise<void> {

@@ -50,6 +50,12 @@ export const ERROR_CODES = [
   'FILE_NOT_ALLOWED', 'FILE_TOO_LARGE',
   // voice input
   'VOICE_NOT_CONFIGURED', 'TRANSCRIPTION_FAILED', 'EMPTY_TRANSCRIPT',
+  // MCP servers
+  'INVALID_MCP_SERVER', 'MCP_INSTALL_FAILED', 'MCP_INSTALL_BUSY', 'MCP_SYNC_FAILED',
+  // skills
+  'INVALID_SKILL', 'SKILL_EXISTS', 'SKILL_INSTALL_FAILED',
+  // pi profiles
+  'PI_DISCOVERY_FAILED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

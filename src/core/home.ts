@@ -18,6 +18,16 @@ export interface HomePaths {
   webAiProfiles: string;
   /** The memory store's Markdown files (created by the memory module on first use). */
   memory: string;
+  /** MCP servers installed from the npm registry (an npm prefix; created by the first install). */
+  mcp: string;
+  /** The user's own skills, one directory each (svc never writes there). */
+  skills: string;
+  /** Skills installed from npm packages (an npm prefix). */
+  skillsNpm: string;
+  /** svc's own Pi configuration directory (PI_CODING_AGENT_DIR of pi runs): models.json, sessions. */
+  piAgent: string;
+  /** Runs' private directories (files, MCP configs, skill links), each deleted when its run ends. */
+  runs: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -36,6 +46,11 @@ export function homePaths(root: string): HomePaths {
     lock: join(root, 'server.lock'),
     webAiProfiles: join(root, 'web-ai-profiles.json'),
     memory: join(root, 'memory'),
+    mcp: join(root, 'mcp'),
+    skills: join(root, 'skills'),
+    skillsNpm: join(root, 'skills-npm'),
+    piAgent: join(root, 'pi-agent'),
+    runs: join(root, 'runs'),
   };
 }
 

@@ -7,6 +7,7 @@ import { ChatSessionSchema, MESSAGE_ROLES } from './chat.ts';
 import { MemoryStatusEventSchema } from './memory.ts';
 import { GATES, ORC_STATUSES, PHASES, WORKER_RUN_STATUSES } from './orchestration.ts';
 import { GoalSchema, TaskSchema } from './goals.ts';
+import { McpServerSchema } from './mcp.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system';
@@ -175,6 +176,16 @@ export const catalogue = {
   channel_connected: define('system', 'public', z.object({ channel: z.string(), botName: z.string() })),
   /** A chat channel's bot disconnected: stopped, disabled, or its connection failed. */
   channel_disconnected: define('system', 'public', z.object({ channel: z.string(), reason: z.string() })),
+  /** The MCP list changed (PUT /api/mcp or an install): the whole list, secrets masked as in GET /api/mcp. */
+  mcp_changed: define('system', 'public', z.object({ servers: z.array(McpServerSchema) })),
+  /** Progress of POST /api/mcp/install: npm's output lines, then the end (`ok` registers the server). */
+  mcp_install: define('system', 'public', z.object({
+    installId: z.string(),
+    package: z.string(),
+    status: z.enum(['running', 'ok', 'error']),
+    line: z.string().optional(),
+    message: z.string().optional(),
+  })),
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */
   provider_line: define('agent', 'internal', z.object({

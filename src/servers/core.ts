@@ -3,6 +3,7 @@
 // file that knows every module; each module gets just the dependencies it names.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { homedir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { ensureHome, type HomePaths } from '../core/home.ts';
 import { loadOrCreateToken } from '../core/token.ts';
@@ -25,7 +26,7 @@ import { reapOrphans } from '../agent/process.ts';
 import { runOnce } from '../agent/one-shot.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
-import type { ProviderId } from '../agent/providers/registry.ts';
+import { isProviderId, type ProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, settingsRoutes, type SettingsOf } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, chatRoutes } from '../modules/chat/index.ts';
 import { runCommands, runRoutes } from '../modules/runs/index.ts';
@@ -34,7 +35,9 @@ import { eventRoutes } from '../modules/events/index.ts';
 import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
 import { traceRoutes } from '../modules/traces/index.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
-import { skillInstructions, skillRoutes } from '../modules/skills/index.ts';
+import { SkillRegistry, SkillsRepo, skillInstructions, skillRoutes, skillsCommand } from '../modules/skills/index.ts';
+import { PiProfiles, piRoutes } from '../modules/pi/index.ts';
+import { McpInstaller, McpRepo, McpService, mcpRoutes, syncMcp } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
 import { GoalRepo, GoalService, goalCommand, goalRoutes, goalSettings, scheduleWakeupCall } from '../modules/goals/index.ts';
@@ -103,6 +106,8 @@ export interface CoreOptions {
   proxyPort?: number;
   /** Port of the browser server, started on the first browser command (default 3459). */
   browserPort?: number;
+  /** The user's home directory, whose CLI configs POST /api/mcp/sync writes (default: os.homedir()). */
+  userHome?: string;
 }
 
 /** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
@@ -131,6 +136,7 @@ export interface CoreServices {
   audit: SecurityAudit;
   /** The chat channels (Telegram, Discord). */
   channels: ChannelService;
+  mcp: McpService;
   detector: CliDetector;
   /** Client of the browser server (which it starts on first use). */
   browser: BrowserClient;
@@ -175,7 +181,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const runs = new RunRepo(db);
   runs.markAbandoned();
   const token = loadOrCreateToken(home.token);
-  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get())]);
+  const mcp = new McpService({ repo: new McpRepo(db), bus, isProvider: isProviderId });
+  const piProfiles = new PiProfiles(home.piAgent);
+  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get()), ...mcp.secretValues(), ...piProfiles.secretValues()]);
   const shimDir = writeSvcShim(home.root);
   // A credential reaches a CLI only from the runtime, for its own run: never inherited from the
   // server's environment or set in agent.env.
@@ -198,7 +206,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME,
     store: new QuotaObservationRepo(db),
   });
-  const instructions = skillInstructions(SKILLS);
+  const skills = new SkillRegistry({
+    builtIns: SKILLS,
+    homeDir: home.skills,
+    npmPrefix: home.skillsNpm,
+    repo: new SkillsRepo(db),
+    env: providerEnv,
+  });
   // The chat and the runtime need each other: the runtime saves into the chat, and clearing a chat
   // stops its runs. The chat reaches the runtime only when a session is cleared or deleted.
   const chat = new ChatService(new ChatSessionRepo(db), new MessageRepo(db), bus, {
@@ -232,16 +246,27 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     runs,
     recorder,
     pidDir: home.pids,
+    scratchRoot: home.runs,
     cwd,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
     systemPrompt: async (prompt, sessionId) =>
-      [settings.get().agent.systemPrompt, instructions, goals.policyFor(sessionId), await memory.promptBlock(prompt), orchestration.promptBlock(sessionId)]
+      [
+        settings.get().agent.systemPrompt,
+        skillInstructions(skills.enabledBuiltIns(), skills.enabledDirs()),
+        goals.policyFor(sessionId),
+        await memory.promptBlock(prompt),
+        orchestration.promptBlock(sessionId),
+      ]
         .filter(Boolean)
         .join('\n\n'),
     credentials,
+    mcpServers: (provider) => mcp.forRun(provider),
+    skills: () => skills.enabledDirs(),
     baseEnv: () => ({
       ...providerEnv(),
       SVC_HOME: home.root,
+      // Pi reads its models and keeps its sessions in svc's own directory, never the user's ~/.pi.
+      PI_CODING_AGENT_DIR: home.piAgent,
       SVC_BROWSER_PORT: String(browser.port),
       SVC_SERVER_PID: String(process.pid),
       ...(serverUrl ? { SVC_URL: serverUrl } : {}),
@@ -356,6 +381,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     ...orchestrationCommands(orchestration, workers),
     goalCommand(goals),
     taskCommand(tasks),
+    skillsCommand(skills),
   );
 
   const voice = new VoiceService(() => settings.get().voice);
@@ -439,7 +465,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });
   await http.register(traceRoutes, { runs, dir: home.traces });
-  await http.register(skillRoutes, { skills: SKILLS });
+  await http.register(skillRoutes, { skills });
+  await http.register(piRoutes, { profiles: piProfiles });
+  await http.register(mcpRoutes, {
+    mcp,
+    sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
+    installer: new McpInstaller({ prefix: home.mcp, env: providerEnv, progress: (event) => bus.publish('mcp_install', event) }),
+  });
   await http.register(webRoutingRoutes, { rules });
   await http.register(browserRoutes, { api: browser });
   await http.register(visionClickRoutes, { service: visionClick });
@@ -448,7 +480,12 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(goalRoutes, { goals, resolveRun: (token) => credentials.resolve(token) });
   await http.register(taskRoutes, { tasks });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
-  await http.register(providerRoutes, { detector, quota, active: () => settings.get().agent });
+  await http.register(providerRoutes, {
+    detector,
+    quota,
+    active: () => settings.get().agent,
+    extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []),
+  });
   await http.register(orchestrationRoutes, {
     orchestration,
     workers,
@@ -497,6 +534,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     memory,
     audit,
     channels,
+    mcp,
     detector,
     browser,
     visionClick,

@@ -1,7 +1,7 @@
 // The memory panel's side of the API (GET/POST /api/svc-memory/*, /api/memory/*) and whether the panel is
 // open. Its wire types come from src/protocol/memory.ts, like the server's.
-import { useEffect, useState } from 'preact/hooks';
 import { get, post } from './api.ts';
+import { createPanel } from './panel.ts';
 import type {
   MemoryFile,
   MemoryHit,
@@ -28,29 +28,10 @@ export const memoryApi = {
   reindex: () => post<MemoryReindex>('/api/memory/reindex', {}),
 };
 
-let open = false;
-const listeners = new Set<() => void>();
-const notify = () => listeners.forEach((l) => l());
-
-export function openMemory(): void {
-  open = true;
-  notify();
-}
-
-export function closeMemory(): void {
-  open = false;
-  notify();
-}
-
-export function useMemoryOpen(): boolean {
-  const [value, setValue] = useState(open);
-  useEffect(() => {
-    const listener = () => setValue(open);
-    listeners.add(listener);
-    return () => void listeners.delete(listener);
-  }, []);
-  return value;
-}
+const panel = createPanel();
+export const openMemory = panel.open;
+export const closeMemory = panel.close;
+export const useMemoryOpen = panel.useOpen;
 
 /** Character offsets of lines `from`..`to` (1-based, inclusive) in a text: what a textarea selects. */
 export function lineOffsets(text: string, from: number, to: number): [number, number] {

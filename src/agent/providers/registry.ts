@@ -21,6 +21,8 @@ import { opencodeAdapter } from './opencode/adapter.ts';
 import { opencodeInfo } from './opencode/info.ts';
 import { copilotAdapter } from './copilot/adapter.ts';
 import { copilotInfo } from './copilot/info.ts';
+import { piAdapter } from './pi/adapter.ts';
+import { piInfo } from './pi/info.ts';
 import { customAdapter } from './custom/adapter.ts';
 import { customInfo } from './custom/info.ts';
 
@@ -31,6 +33,7 @@ const REGISTRY = {
   gemini: { info: geminiInfo, adapter: geminiAdapter },
   opencode: { info: opencodeInfo, adapter: opencodeAdapter },
   copilot: { info: copilotInfo, adapter: copilotAdapter },
+  pi: { info: piInfo, adapter: piAdapter },
   custom: { info: customInfo, adapter: customAdapter },
 } as const satisfies { [K in string]: { info: ProviderInfo & { id: K }; adapter: ProviderAdapter<any> & { id: K } } };
 

@@ -131,6 +131,7 @@ const STALE_SESSION_PATTERNS = [
   /invalid session identifier/i, // gemini
   /no previous sessions found/i, // gemini
   /session[^\n]{0,40}\bnot found\b/i, // opencode / copilot style
+  /no session found matching/i, // pi
 ];
 
 export function isStaleSessionText(text: string): boolean {

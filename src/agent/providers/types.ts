@@ -17,6 +17,8 @@ export type FailureClass =
   | 'unknown';
 
 export type { StepKind } from '../../protocol/events.ts';
+import type { RunMcpServer } from '../../protocol/mcp.ts';
+import type { RunSkill } from '../../protocol/skills.ts';
 import type { StepKind } from '../../protocol/events.ts';
 
 export type NormalizedEvent =
@@ -74,6 +76,14 @@ export interface InvocationRequest {
   readOnly?: boolean;
   /** A private per-run directory the runner creates and deletes; adapters may name files in it. */
   scratchDir: string;
+  /**
+   * The MCP servers this run gets (enabled, meant for this provider, secrets resolved). Each adapter
+   * passes them through its CLI's own per-run mechanism (a flag, a file under `scratchDir`, an
+   * environment variable), never through the user's config files.
+   */
+  mcpServers?: readonly RunMcpServer[];
+  /** The enabled skills that have a directory (all providers are told about them in the system prompt). */
+  skills?: readonly RunSkill[];
   /** Extra arguments from settings (provider-specific), appended verbatim. */
   extraArgs?: string[];
   /** For the `custom` provider: the command template (see custom.ts). */
@@ -87,6 +97,8 @@ export interface Invocation {
   env: Record<string, string | undefined>;
   /** Files the runner writes before spawning (paths inside `scratchDir`). */
   files?: { path: string; content: string; mode?: number }[];
+  /** Symbolic links the runner makes before spawning (`path` inside `scratchDir`, pointing at `target`). */
+  links?: { path: string; target: string }[];
   /**
    * How stdin is used:
    * - `close`: nothing is written; stdin is closed at once.

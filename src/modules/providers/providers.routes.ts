@@ -14,6 +14,8 @@ export interface ProviderRouteDeps {
   quota: QuotaReader;
   /** The provider/model/effort runs use now (settings `agent.*`). */
   active: () => ActiveAgent;
+  /** Models registered at run time for a provider (Pi's profiles), offered after its built-in ones. */
+  extraModels?: (provider: string) => { id: string; label: string }[];
 }
 
 const noQuery = z.strictObject({});
@@ -28,7 +30,7 @@ const statusQuery = z.strictObject({
 
 const byProvider = <S extends z.ZodType>(schema: S) => z.partialRecord(z.enum(PROVIDER_IDS), schema);
 
-export const providerRoutes: FastifyPluginAsync<ProviderRouteDeps> = async (app, { detector, quota, active }) => {
+export const providerRoutes: FastifyPluginAsync<ProviderRouteDeps> = async (app, { detector, quota, active, extraModels }) => {
   defineRoutes(app, 'providers', [
     route({
       method: 'GET',
@@ -38,7 +40,11 @@ export const providerRoutes: FastifyPluginAsync<ProviderRouteDeps> = async (app,
       response: z.object({ providers: z.array(ProviderInfoSchema), active: ActiveAgentSchema }),
       handler: () => {
         const { provider, model, effort } = active();
-        return { providers: [...PROVIDERS], active: { provider, model, effort } };
+        const providers = PROVIDERS.map((p) => {
+          const extra = extraModels?.(p.id) ?? [];
+          return extra.length ? { ...p, models: [...p.models, ...extra] } : p;
+        });
+        return { providers, active: { provider, model, effort } };
       },
     }),
     route({

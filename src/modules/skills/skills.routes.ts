@@ -1,17 +1,45 @@
-// MCP and skills group: the skills and their ids.
+// MCP and skills group: the skills registry (list, read, enable, install).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/routes.ts';
-import { SkillInfoSchema, type BuiltInSkill } from '../../protocol/skills.ts';
+import { SkillDetailSchema, SkillIdSchema, SkillSchema } from '../../protocol/skills.ts';
+import type { SkillRegistry } from './registry.ts';
 
-export const skillRoutes: FastifyPluginAsync<{ skills: readonly BuiltInSkill[] }> = async (app, { skills }) => {
+export const skillRoutes: FastifyPluginAsync<{ skills: SkillRegistry }> = async (app, { skills }) => {
   defineRoutes(app, 'skills', [
     route({
       method: 'GET',
       url: '/api/skills',
-      summary: 'The skills the agent can use, with their ids, commands and natural-language triggers.',
-      response: z.object({ skills: z.array(SkillInfoSchema) }),
-      handler: () => ({ skills: skills.map((s) => s.info) }),
+      summary: 'Every skill (built-in, <home>/skills, added from a path or npm) with its source, enabled flag, requirements and whether they are met.',
+      response: z.object({ skills: z.array(SkillSchema) }),
+      handler: () => ({ skills: skills.list() }),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/skills/:id',
+      summary: 'One skill and the text of its SKILL.md.',
+      params: z.object({ id: SkillIdSchema }),
+      response: SkillDetailSchema,
+      handler: ({ params }) => skills.get(params.id),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/skills/enable',
+      summary: 'Enables or disables a skill for the next runs (nothing is copied or deleted).',
+      body: z.strictObject({ id: SkillIdSchema, enabled: z.boolean().default(true) }),
+      response: z.object({ skill: SkillSchema }),
+      handler: ({ body }) => ({ skill: skills.setEnabled(body.id, body.enabled) }),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/skills/install',
+      summary: 'Adds a skill directory by reference ({path}), or installs an npm package into <home>/skills-npm ({package}); enabled at once.',
+      body: z.strictObject({
+        path: z.string().min(1).max(4096).refine((p) => p.startsWith('/'), 'an absolute path').optional(),
+        package: z.string().min(1).max(500).optional(),
+      }),
+      response: z.object({ skill: SkillSchema }),
+      handler: async ({ body }) => ({ skill: await skills.install(body) }),
     }),
   ]);
 };

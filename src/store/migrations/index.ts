@@ -10,6 +10,8 @@ import { m006Orchestration } from './006-orchestration.ts';
 import { m007Goals } from './007-goals.ts';
 import { m008SecurityAudit } from './008-security-audit.ts';
 import { m009Channels } from './009-channels.ts';
+import { m010Mcp } from './010-mcp.ts';
+import { m011Skills } from './011-skills.ts';
 
 export type { Migration };
 
@@ -23,4 +25,6 @@ export const migrations: readonly Migration[] = [
   m007Goals,
   m008SecurityAudit,
   m009Channels,
+  m010Mcp,
+  m011Skills,
 ];

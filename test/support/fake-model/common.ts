@@ -84,6 +84,11 @@ export const SHELL_COMMAND = 'echo hello-from-tool';
 export const WRITE_FILE_NAME = 'hello-from-tool.txt';
 export const WRITE_FILE_CONTENT = 'hello-from-tool\n';
 
+/** The `mcp` scenario calls the tool of this name on an MCP server (test/fixtures/mcp/probe-server.mjs). */
+export const MCP_PROBE_TOOL = 'svc_probe';
+export const MCP_PROBE_TEXT = 'ping';
+export const MCP_PREFACE = 'I will call the MCP tool.';
+
 export const SHELL_TOOLS = ['Bash', 'exec_command', 'run_shell_command', 'bash', 'shell'];
 export const WRITE_TOOLS = ['Write', 'apply_patch', 'write_file', 'write', 'create'];
 
@@ -329,6 +334,14 @@ export function planAnswer(req: NormalizedRequest, ctx: PlanContext): Answer {
     const n = Math.max(1, ctx.slowChunks);
     const text = Array.from({ length: n }, (_, i) => `chunk ${i + 1}/${n}.${i + 1 < n ? ' ' : ''}`);
     return { kind: 'message', thinking: [], text, delayMs: ctx.slowDelayMs, label: `slow(${n}x${ctx.slowDelayMs}ms)` };
+  }
+  if (scenario === 'mcp') {
+    // An MCP server's tool, whatever prefix the CLI gives it (`mcp__probe__svc_probe`, `probe__svc_probe`, …).
+    const tool = req.tools.find((t) => t.name.endsWith(MCP_PROBE_TOOL));
+    if (!tool) return msg(TEXT_ANSWER, 'text side=nomcp');
+    const args = { text: MCP_PROBE_TEXT };
+    const toolCall: ToolCallPlan = { id: hexId(), name: tool.name, kind: 'function', args, input: JSON.stringify(args) };
+    return msg(MCP_PREFACE, `text+tool_call(${tool.name} ${toolCall.input})`, { toolCall });
   }
   if (scenario === 'tool' || scenario === 'write') {
     const tool = pickTool(req.tools, scenario === 'tool' ? SHELL_TOOLS : WRITE_TOOLS);

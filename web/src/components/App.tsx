@@ -10,6 +10,7 @@ import { Icon } from './icons.tsx';
 import { MemoryPanel } from './Memory.tsx';
 import { PhaseStepper } from './Orchestration.tsx';
 import { GoalBanner } from './Goal.tsx';
+import { SkillsPanel } from './Skills.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp, type ReadinessState } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
@@ -329,6 +330,7 @@ export function App() {
       <Toasts />
       <TokenDialog />
       <MemoryPanel />
+      <SkillsPanel />
     </div>
   );
 }

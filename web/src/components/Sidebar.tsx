@@ -6,6 +6,7 @@ import { sanitizeSnippet } from '../markdown.ts';
 import { setState, useStore } from '../store.ts';
 import { Icon } from './icons.tsx';
 import { openMemory } from '../memory.ts';
+import { openSkills } from '../skills.ts';
 
 function relative(ts: number): string {
   const diff = Date.now() - ts;
@@ -257,6 +258,9 @@ export function Sidebar() {
           </button>
           <button type="button" class="btn ghost" onClick={openMemory}>
             <Icon name="file" size={16} /> Memory
+          </button>
+          <button type="button" class="btn ghost" onClick={openSkills}>
+            <Icon name="command" size={16} /> Skills
           </button>
         </div>
       </nav>

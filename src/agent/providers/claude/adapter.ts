@@ -9,6 +9,8 @@
 // with nothing waiting, which makes the CLI exit. (Verified against claude 2.1.197 with a fake API:
 // test/fixtures/protocols/claude-stdin-steer*.jsonl.)
 
+import { join } from 'node:path';
+import { claudeMcpServers } from '../mcp-config.ts';
 import type {
   AdapterOutput,
   ExitInfo,
@@ -41,6 +43,9 @@ import {
   type OpenStep,
   type TextJoinState,
 } from '../shared.ts';
+
+const MCP_CONFIG_FILE = 'mcp-config.json';
+const SKILLS_PLUGIN = 'svc-skills';
 
 type ResultEvent = Extract<NormalizedEvent, { kind: 'result' }>;
 
@@ -111,10 +116,26 @@ function buildInvocation(req: InvocationRequest): Invocation {
   // Appended to Claude Code's own system prompt (not replacing it); never written into the project.
   if (req.systemPrompt) args.push(`--append-system-prompt=${req.systemPrompt}`);
   if (req.resumeSessionId) args.push(`--resume=${req.resumeSessionId}`);
+  // The run's MCP servers in a file of its own; `--mcp-config` adds them to the user's and project's.
+  let files: Invocation['files'];
+  if (req.mcpServers?.length) {
+    const path = join(req.scratchDir, MCP_CONFIG_FILE);
+    files = [{ path, content: JSON.stringify({ mcpServers: claudeMcpServers(req.mcpServers) }), mode: 0o600 }];
+    args.push(`--mcp-config=${path}`);
+  }
+  // Enabled skills as real Claude Code skills: a plugin of the run's own whose skills/ links to them.
+  let links: Invocation['links'];
+  if (req.skills?.length) {
+    const plugin = join(req.scratchDir, SKILLS_PLUGIN);
+    const manifest = { name: SKILLS_PLUGIN, description: 'The skills enabled in svc', version: '1.0.0' };
+    (files ??= []).push({ path: join(plugin, '.claude-plugin', 'plugin.json'), content: JSON.stringify(manifest) });
+    links = req.skills.map((s) => ({ path: join(plugin, 'skills', s.id), target: s.dir }));
+    args.push(`--plugin-dir=${plugin}`);
+  }
   if (req.extraArgs) args.push(...req.extraArgs);
   // Skipping permissions exits 1 under root unless the CLI is told it runs in a sandbox.
   const env: Record<string, string | undefined> = req.autoApprove && !req.readOnly ? { IS_SANDBOX: '1' } : {};
-  return { command: req.executable, args, env, stdin: 'interactive' };
+  return { command: req.executable, args, env, stdin: 'interactive', ...(files ? { files } : {}), ...(links ? { links } : {}) };
 }
 
 export function userMessageLine(text: string): string {

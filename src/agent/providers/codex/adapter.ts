@@ -5,6 +5,10 @@
 // `item.completed`). There is no result line: `turn.completed` / `turn.failed` end the turn.
 // One process runs one turn, so a steer interrupts and resumes (`codex exec … resume <id> <prompt>`).
 
+import { codexMcpEntries, tomlString } from '../mcp-config.ts';
+
+export { tomlString };
+
 import type {
   AdapterOutput,
   ExitInfo,
@@ -50,27 +54,6 @@ export interface CodexState {
 // ---------------------------------------------------------------------------------------------
 // Invocation
 
-/** A TOML basic string for `-c key=<value>` (codex parses the value as TOML). */
-export function tomlString(text: string): string {
-  const escaped = text.replace(/[\\"\u0000-\u001f\u007f]/g, (ch) => {
-    switch (ch) {
-      case '\\':
-        return '\\\\';
-      case '"':
-        return '\\"';
-      case '\n':
-        return '\\n';
-      case '\t':
-        return '\\t';
-      case '\r':
-        return '\\r';
-      default:
-        return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
-    }
-  });
-  return `"${escaped}"`;
-}
-
 function buildInvocation(req: InvocationRequest): Invocation {
   // `--skip-git-repo-check`: codex exec refuses to run outside a git repository otherwise.
   const args = ['exec', '--json', '--skip-git-repo-check'];
@@ -83,6 +66,8 @@ function buildInvocation(req: InvocationRequest): Invocation {
   // with codex 0.169 against a fake API); `instructions`/`experimental_instructions_file` would
   // replace them, and AGENTS.md would mean writing into the project.
   if (req.systemPrompt) args.push('-c', `developer_instructions=${tomlString(req.systemPrompt)}`);
+  // Per-run MCP servers as config overrides: `[mcp_servers.<name>]` tables in ~/.codex stay as they are.
+  for (const [key, value] of codexMcpEntries(req.mcpServers ?? [])) args.push('-c', `${key}=${value}`);
   if (req.extraArgs) args.push(...req.extraArgs);
   // Options go before `resume`; `--` keeps a prompt starting with "-" from being read as a flag.
   if (req.resumeSessionId) args.push('resume', req.resumeSessionId);

@@ -26,6 +26,7 @@
 // process (copilot-acp-cancel.jsonl).
 
 import { join } from 'node:path';
+import { copilotMcpServers } from '../mcp-config.ts';
 import type {
   AdapterOutput,
   ExitInfo,
@@ -90,6 +91,8 @@ export interface CopilotState {
   resultEmitted: boolean;
 }
 
+const MCP_CONFIG_FILE = 'mcp-config.json';
+
 const TOOL_KIND_STEPS: Record<string, StepKind> = {
   execute: 'command',
   edit: 'file',
@@ -119,11 +122,18 @@ function buildInvocation(req: InvocationRequest): Invocation {
   if (req.autoApprove && !req.readOnly) args.push('--allow-all-tools');
   if (req.model) args.push('--model', req.model);
   if (req.effort) args.push('--reasoning-effort', req.effort);
+  const files: NonNullable<Invocation['files']> = [];
+  // `--additional-mcp-config @file` augments ~/.copilot/mcp-config.json for this session only.
+  if (req.mcpServers?.length) {
+    const path = join(req.scratchDir, MCP_CONFIG_FILE);
+    files.push({ path, content: JSON.stringify({ mcpServers: copilotMcpServers(req.mcpServers) }), mode: 0o600 });
+    args.push('--additional-mcp-config', `@${path}`);
+  }
   args.push(...(req.extraArgs ?? []));
-  const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'interactive' };
+  const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'interactive', ...(files.length ? { files } : {}) };
   if (req.systemPrompt) {
     const dir = join(req.scratchDir, INSTRUCTIONS_DIR);
-    invocation.files = [{ path: join(dir, SYSTEM_PROMPT_FILE), content: req.systemPrompt, mode: 0o600 }];
+    invocation.files = [...files, { path: join(dir, SYSTEM_PROMPT_FILE), content: req.systemPrompt, mode: 0o600 }];
     invocation.env.COPILOT_CUSTOM_INSTRUCTIONS_DIRS = dir;
   }
   return invocation;

@@ -5,6 +5,9 @@
 // whose message often lacks the HTTP status, while the exit code is that status modulo 256
 // (500→244, 429→173, 503→247), so a failed result is completed at exit, when the code is known.
 
+import { join } from 'node:path';
+import { geminiMcpServers } from '../mcp-config.ts';
+
 import type {
   AdapterOutput,
   ExitInfo,
@@ -63,6 +66,8 @@ export function promptWithSystem(prompt: string, systemPrompt: string | undefine
   return `<system_instructions>\n${systemPrompt}\n</system_instructions>\n\n${prompt}`;
 }
 
+const MCP_SETTINGS_FILE = 'gemini-mcp-settings.json';
+
 function buildInvocation(req: InvocationRequest): Invocation {
   const resuming = Boolean(req.resumeSessionId);
   // `--flag=value` keeps a value that starts with "-" from being read as an option.
@@ -75,7 +80,16 @@ function buildInvocation(req: InvocationRequest): Invocation {
   else if (req.autoApprove) args.push('--yolo', '--skip-trust');
   if (req.resumeSessionId) args.push(`--resume=${req.resumeSessionId}`);
   if (req.extraArgs) args.push(...req.extraArgs);
-  return { command: req.executable, args, env: {}, stdin: 'close' };
+  const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'close' };
+  // The run's MCP servers as "system defaults", the lowest settings layer: `mcpServers` is merged by
+  // name with the user's and project's settings, which stay untouched (and win on a name clash).
+  if (req.mcpServers?.length) {
+    const path = join(req.scratchDir, MCP_SETTINGS_FILE);
+    const settings = { mcpServers: geminiMcpServers(req.mcpServers, req.autoApprove) };
+    invocation.files = [{ path, content: JSON.stringify(settings), mode: 0o600 }];
+    invocation.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = path;
+  }
+  return invocation;
 }
 
 function initialState(): GeminiState {

@@ -20,6 +20,7 @@
 // ends the turn), and a failed run prints a single `error` line and exits 1.
 
 import { join } from 'node:path';
+import { opencodeMcp } from '../mcp-config.ts';
 import type {
   ExitInfo,
   FailureClass,
@@ -95,11 +96,15 @@ function buildInvocation(req: InvocationRequest): Invocation {
     stdin: 'write-close',
     stdinText: req.prompt,
   };
+  // OPENCODE_CONFIG_CONTENT is merged over the user's config for this process only.
+  const config: Record<string, unknown> = {};
   if (req.systemPrompt) {
     const path = join(req.scratchDir, SYSTEM_PROMPT_FILE);
     invocation.files = [{ path, content: req.systemPrompt, mode: 0o600 }];
-    invocation.env.OPENCODE_CONFIG_CONTENT = JSON.stringify({ instructions: [path] });
+    config.instructions = [path];
   }
+  if (req.mcpServers?.length) config.mcp = opencodeMcp(req.mcpServers);
+  if (Object.keys(config).length) invocation.env.OPENCODE_CONFIG_CONTENT = JSON.stringify(config);
   return invocation;
 }
 

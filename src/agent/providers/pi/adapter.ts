@@ -1,0 +1,183 @@
+// Pi coding agent (`pi --print --mode json`) adapter: one JSON event per line (pi's AgentSessionEvent).
+//
+// Built from Pi's documented JSON event stream (docs/json.md of pi-coding-agent) and tested against a
+// fake CLI replaying that protocol (test/fixtures/fake-clis/pi.mjs): the real `pi` is not installed
+// here. The first line is the session header `{"type":"session","id":…}`, whose id resumes the
+// session with `--session <id>`. Live text comes from `message_update` events whose
+// `assistantMessageEvent` is a `text_delta`; tools are `tool_execution_start`/`_end`; the assistant's
+// `message_end` carries usage and, on failure, `stopReason: "error"` with `errorMessage`.
+// Pi has no MCP support of its own, so `req.mcpServers` is not used; skills reach it through the
+// system prompt like every provider.
+import type { ExitInfo, FailureClass, Invocation, InvocationRequest, NormalizedEvent, ProviderAdapter, StepKind } from '../types.ts';
+import {
+  beginTextBlock,
+  closeOpenSteps,
+  contentToText,
+  createTextJoin,
+  failureFromHttpStatus,
+  failureFromText,
+  httpStatusFromText,
+  isStaleSessionText,
+  numberAt,
+  objectAt,
+  parseJsonLine,
+  resultFromExit,
+  stringAt,
+  textDeltaEvents,
+  type JsonObject,
+  type OpenStep,
+  type TextJoinState,
+} from '../shared.ts';
+
+export interface PiState {
+  text: TextJoinState;
+  thinking: string;
+  steps: Map<string, OpenStep>;
+  /** The last assistant message's failure, if it ended with `stopReason: "error"`. */
+  failure?: { failure: FailureClass; message: string };
+  resultEmitted: boolean;
+}
+
+const STEP_OF_TOOL: Record<string, StepKind> = { bash: 'command', read: 'file', write: 'file', edit: 'file', grep: 'search', find: 'search', ls: 'file' };
+
+function buildInvocation(req: InvocationRequest): Invocation {
+  const args = ['--print', '--mode', 'json'];
+  // A model picked as `<profile>/<model>` (svc's Pi profiles) names Pi's provider and its model.
+  if (req.model) {
+    const slash = req.model.indexOf('/');
+    if (slash > 0) args.push('--provider', req.model.slice(0, slash), '--model', req.model.slice(slash + 1));
+    else args.push('--model', req.model);
+  }
+  if (req.effort) args.push('--thinking', req.effort);
+  if (req.systemPrompt) args.push('--append-system-prompt', req.systemPrompt);
+  if (req.resumeSessionId) args.push('--session', req.resumeSessionId);
+  if (req.extraArgs) args.push(...req.extraArgs);
+  // Pi reads no `--`: a prompt that starts with "-" gets a leading space so it is not taken for a flag.
+  args.push(req.prompt.startsWith('-') ? ` ${req.prompt}` : req.prompt);
+  return { command: req.executable, args, env: {}, stdin: 'close' };
+}
+
+function initialState(): PiState {
+  return { text: createTextJoin(), thinking: '', steps: new Map(), resultEmitted: false };
+}
+
+function classify(message: string): FailureClass {
+  if (isStaleSessionText(message)) return 'stale_session';
+  const status = httpStatusFromText(message);
+  return (status ? failureFromHttpStatus(status) : undefined) ?? failureFromText(message) ?? 'unknown';
+}
+
+function onAssistantEvent(state: PiState, event: JsonObject): NormalizedEvent[] {
+  switch (stringAt(event, 'type')) {
+    case 'text_start':
+      beginTextBlock(state.text);
+      return [];
+    case 'text_delta':
+      return textDeltaEvents(state.text, stringAt(event, 'delta') ?? '');
+    case 'thinking_delta':
+      state.thinking += stringAt(event, 'delta') ?? '';
+      return [];
+    case 'thinking_end': {
+      const text = state.thinking.trim();
+      state.thinking = '';
+      return text ? [{ kind: 'thinking', text }] : [];
+    }
+    default:
+      return [];
+  }
+}
+
+function onMessageEnd(state: PiState, message: JsonObject | undefined): NormalizedEvent[] {
+  if (stringAt(message, 'role') !== 'assistant') return [];
+  const events: NormalizedEvent[] = [];
+  const usage = objectAt(message, 'usage');
+  if (usage) {
+    events.push({
+      kind: 'usage',
+      inputTokens: numberAt(usage, 'input'),
+      outputTokens: numberAt(usage, 'output'),
+      cachedTokens: numberAt(usage, 'cacheRead'),
+      costUsd: numberAt(objectAt(usage, 'cost'), 'total'),
+    });
+  }
+  const stop = stringAt(message, 'stopReason');
+  if (stop === 'error' || stop === 'aborted') {
+    const text = stringAt(message, 'errorMessage') ?? `the model call ended with ${stop}`;
+    state.failure = { failure: stop === 'aborted' ? 'unknown' : classify(text), message: text };
+    events.push({ kind: 'error', failure: state.failure.failure, message: text, httpStatus: httpStatusFromText(text) });
+  } else {
+    state.failure = undefined;
+  }
+  // The text of a message that was not streamed (no deltas) still reaches the answer.
+  if (!state.text.emittedText) {
+    const text = contentToText(message?.content);
+    if (text) events.push(...textDeltaEvents(state.text, text));
+  }
+  beginTextBlock(state.text);
+  return events;
+}
+
+function parseLine(state: PiState, line: string) {
+  const obj = parseJsonLine(line);
+  if (!obj) return { events: [] };
+  const events: NormalizedEvent[] = [];
+  switch (stringAt(obj, 'type')) {
+    case 'session': {
+      const id = stringAt(obj, 'id');
+      if (id) events.push({ kind: 'session', providerSessionId: id });
+      break;
+    }
+    case 'message_update': {
+      const event = objectAt(obj, 'assistantMessageEvent');
+      if (event) events.push(...onAssistantEvent(state, event));
+      break;
+    }
+    case 'message_end':
+      events.push(...onMessageEnd(state, objectAt(obj, 'message')));
+      break;
+    case 'tool_execution_start': {
+      const stepId = stringAt(obj, 'toolCallId') ?? `tool-${state.steps.size + 1}`;
+      const name = stringAt(obj, 'toolName') ?? 'tool';
+      state.steps.set(stepId, { name, ended: false });
+      events.push({ kind: 'step_start', stepId, name, step: STEP_OF_TOOL[name] ?? 'tool', input: objectAt(obj, 'args') ?? {} });
+      break;
+    }
+    case 'tool_execution_end': {
+      const stepId = stringAt(obj, 'toolCallId') ?? '';
+      const step = state.steps.get(stepId);
+      if (!step || step.ended) break;
+      step.ended = true;
+      const output = contentToText(objectAt(obj, 'result')?.content);
+      events.push({ kind: 'step_end', stepId, name: step.name, ok: obj.isError !== true, ...(output !== undefined ? { output } : {}) });
+      break;
+    }
+    case 'auto_retry_start':
+      events.push({ kind: 'provider_retry', attempt: numberAt(obj, 'attempt'), reason: stringAt(obj, 'errorMessage') ?? 'retrying', delayMs: numberAt(obj, 'delayMs') });
+      break;
+    case 'agent_end':
+      state.resultEmitted = true;
+      events.push(...closeOpenSteps(state.steps));
+      events.push(state.failure ? { kind: 'result', ok: false, ...state.failure } : { kind: 'result', ok: true });
+      break;
+  }
+  return { events };
+}
+
+function finish(state: PiState, exit: ExitInfo): NormalizedEvent[] {
+  const events = closeOpenSteps(state.steps);
+  if (state.resultEmitted) return events;
+  // Print mode may end after the last `turn_end` without an `agent_end`.
+  if (state.failure) return [...events, { kind: 'result', ok: false, ...state.failure }];
+  const stale = isStaleSessionText(exit.stderr) ? { failure: 'stale_session' as const } : undefined;
+  return [...events, resultFromExit(exit, stale)];
+}
+
+export const piAdapter: ProviderAdapter<PiState> = {
+  id: 'pi',
+  displayName: 'Pi',
+  steerMode: 'interrupt-resume',
+  buildInvocation,
+  initialState,
+  parseLine,
+  finish,
+};

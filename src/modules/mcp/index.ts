@@ -1,0 +1,7 @@
+// The MCP module: the canonical list of MCP servers, what each run gets, the opt-in export into the
+// user's CLI configs and installs into <home>/mcp.
+export { McpRepo } from './mcp.repo.ts';
+export { McpService, type McpServiceDeps } from './mcp.service.ts';
+export { mcpRoutes, type McpRouteDeps } from './mcp.routes.ts';
+export { syncMcp, SYNC_TARGETS, SYNC_TARGET_IDS, type SyncTarget, type SyncReport } from './sync.ts';
+export { McpInstaller, type InstallDeps } from './install.ts';

@@ -1,0 +1,53 @@
+// GET/PUT /api/mcp: validation per server, write-only secrets, and what each provider's run gets.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { getJson, sendJson, startServer } from '../../support/server.ts';
+
+test('PUT /api/mcp validates each server, masks secrets and keeps them on ***', async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const url = `${server.url}/api/mcp`;
+  assert.deepEqual((await getJson(url)).body, { servers: [] });
+
+  const put = await sendJson(url, 'PUT', {
+    servers: [
+      { name: 'probe', transport: 'stdio', command: 'node', args: ['s.mjs'], env: { API_TOKEN: 'secret-one' }, providers: ['claude'] },
+      { name: 'docs', transport: 'http', url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer secret-two' }, enabled: false },
+    ],
+  });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  assert.deepEqual(put.body.servers[0], { name: 'probe', transport: 'stdio', command: 'node', args: ['s.mjs'], env: { API_TOKEN: '***' }, providers: ['claude'], enabled: true });
+  assert.deepEqual(put.body.servers[1].headers, { Authorization: '***' });
+  assert.deepEqual((await getJson(url)).body, put.body);
+
+  // Sending the masked list back keeps the stored values.
+  assert.equal((await sendJson(url, 'PUT', put.body)).status, 200);
+  const { mcp } = server.app.services;
+  assert.deepEqual(mcp.forRun('claude'), [{ name: 'probe', transport: 'stdio', command: 'node', args: ['s.mjs'], env: { API_TOKEN: 'secret-one' } }]);
+  assert.deepEqual(mcp.forRun('codex'), [], 'limited to claude; docs is disabled');
+  assert.deepEqual(mcp.secretValues().sort(), ['Bearer secret-two', 'secret-one']);
+
+  const bad = async (servers: unknown[], pattern: RegExp) => {
+    const res = await sendJson(url, 'PUT', { servers });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.error, 'INVALID_MCP_SERVER');
+    assert.match(res.body.message, pattern);
+  };
+  await bad([{ name: 'x y', transport: 'stdio', command: 'node' }], /servers\[0\]\.name/);
+  await bad([{ name: 'a', transport: 'stdio', command: 'node' }, { name: 'b', transport: 'http', url: 'ftp://x' }], /servers\[1\]\.url/);
+  await bad([{ name: 'a', transport: 'stdio', command: 'node' }, { name: 'a', transport: 'stdio', command: 'node' }], /Two MCP servers are named 'a'/);
+  await bad([{ name: 'a', transport: 'stdio', command: 'node', providers: ['nope'] }], /'nope' is not a provider id/);
+  await bad([{ name: 'new', transport: 'stdio', command: 'node', env: { K: '***' } }], /no value is stored/);
+  await bad([{ name: 'a', transport: 'websocket', url: 'https://x' }], /servers\[0\]\.transport/);
+  // A rejected list changes nothing.
+  assert.deepEqual((await getJson(url)).body, put.body);
+});
+
+test('the list survives a restart', async (t) => {
+  const first = await startServer();
+  await sendJson(`${first.url}/api/mcp`, 'PUT', { servers: [{ name: 'keep', transport: 'sse', url: 'http://127.0.0.1:9/sse' }] });
+  await first.close({ removeHome: false });
+  const second = await startServer({ home: first.home });
+  t.after(() => second.close());
+  assert.deepEqual((await getJson(`${second.url}/api/mcp`)).body.servers.map((s: { name: string }) => s.name), ['keep']);
+});

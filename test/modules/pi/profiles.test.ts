@@ -1,0 +1,76 @@
+// Pi profiles: registered in svc's own Pi configuration directory after discovering the endpoint's
+// models from a local server speaking the OpenAI / Google list formats; a failure saves nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { getJson, sendJson, startServer } from '../../support/server.ts';
+
+async function modelsServer() {
+  const seen: { url: string; auth?: string; goog?: string }[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url!, auth: req.headers.authorization, goog: req.headers['x-goog-api-key'] as string | undefined });
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/v1/models') res.end(JSON.stringify({ object: 'list', data: [{ id: 'qwen3-coder' }, { id: 'llama-4' }] }));
+    else if (req.url === '/v1beta/models') res.end(JSON.stringify({ models: [{ name: 'models/gemini-3-flash' }] }));
+    else {
+      res.statusCode = 404;
+      res.end('{}');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+test('register, list, use as the model, delete', async (t) => {
+  const models = await modelsServer();
+  const server = await startServer();
+  t.after(async () => {
+    await server.close();
+    await models.close();
+  });
+  const register = (body: object) => sendJson(`${server.url}/api/pi/profiles/register`, 'POST', body);
+
+  const res = await register({ id: 'local', label: 'Local vLLM', mode: 'openai', endpoint: `${models.url}/v1/`, model: 'qwen3-coder', apiKey: 'sk-local-key-123456' });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.deepEqual(res.body, {
+    profile: { id: 'local', label: 'Local vLLM', mode: 'openai', endpoint: `${models.url}/v1`, model: 'qwen3-coder', apiKey: '***', models: ['qwen3-coder', 'llama-4'] },
+    models: ['qwen3-coder', 'llama-4'],
+  });
+  assert.equal(models.seen[0]!.auth, 'Bearer sk-local-key-123456');
+  const file = join(server.home, 'pi-agent', 'models.json');
+  const doc = JSON.parse(readFileSync(file, 'utf8'));
+  assert.deepEqual(doc.providers.local.models.map((m: { id: string }) => m.id), ['qwen3-coder', 'llama-4']);
+  assert.equal(doc.providers.local.api, 'openai-completions');
+  assert.equal(doc.providers.local.apiKey, 'sk-local-key-123456');
+
+  const google = await register({ id: 'gem', label: 'Gemini', mode: 'google', endpoint: `${models.url}/v1beta`, apiKey: 'g-key-abcdef' });
+  assert.deepEqual(google.body.models, ['gemini-3-flash']);
+  assert.equal(models.seen.at(-1)!.goog, 'g-key-abcdef');
+
+  // Discovery failures: 502, nothing saved.
+  const before = readFileSync(file, 'utf8');
+  const down = await register({ id: 'down', label: 'Down', mode: 'openai', endpoint: `${models.url}/nothing` });
+  assert.equal(down.status, 502);
+  assert.equal(down.body.error, 'PI_DISCOVERY_FAILED');
+  assert.match(down.body.message, /nothing was saved/);
+  assert.equal(readFileSync(file, 'utf8'), before);
+  assert.equal((await register({ id: 'x', label: 'x', mode: 'openai', endpoint: 'ftp://x' })).status, 400);
+  assert.equal((await register({ id: 'Bad Id', label: 'x', mode: 'openai', endpoint: models.url })).status, 400);
+  assert.equal((await register({ id: 'm', label: 'x', mode: 'openai', endpoint: `${models.url}/v1`, model: 'nope' })).status, 400);
+
+  const list = await getJson(`${server.url}/api/pi/profiles`);
+  assert.deepEqual(list.body.profiles.map((p: { id: string }) => p.id), ['local', 'gem']);
+
+  // The Pi provider is in the one registry, and runs get svc's own Pi directory.
+  const registry = await getJson(`${server.url}/api/cli-registry`);
+  const pi = registry.body.providers.find((p: { id: string }) => p.id === 'pi');
+  assert.deepEqual(pi.models.slice(1).map((m: { id: string }) => m.id), ['local/qwen3-coder', 'local/llama-4', 'gem/gemini-3-flash'], 'the picker offers each profile\'s models');
+
+  assert.equal((await fetch(`${server.url}/api/pi/profiles/gem`, { method: 'DELETE' })).status, 200);
+  assert.equal((await fetch(`${server.url}/api/pi/profiles/gem`, { method: 'DELETE' })).status, 404);
+  assert.deepEqual(Object.keys(JSON.parse(readFileSync(file, 'utf8')).providers), ['local']);
+  assert.ok(existsSync(file));
+});
