@@ -60,6 +60,8 @@ export interface RuntimeDeps {
   onProviderOutcome?(provider: ProviderId, outcome: { ok: true } | { ok: false; failure: FailureClass; message: string }): void;
   /** Told when a run has ended and its answer is saved (goals schedule their next turn from this). */
   onRunEnd?(end: RunEnd): void;
+  /** Told when queued messages are dropped before they ran (by stop, or taken out of the queue). */
+  onDropped?(requestIds: readonly string[]): void;
   retryBaseMs?: number;
   killGraceMs?: number;
 }
@@ -161,6 +163,7 @@ export class AgentRuntime {
   /** Stops the active run (its whole process tree) and drops the queued messages. */
   stop(reason = 'stopped by user', discardedSession?: string): { stopped: boolean; cleared: number } {
     const cleared = this.queue.splice(0);
+    if (cleared.length) this.deps.onDropped?.(cleared.map((submission) => submission.requestId));
     const unsent = new Map<string, number>();
     for (const submission of cleared) {
       this.finishSinks(submission.sinks, { type: 'done', status: 'stopped', text: '', reason: 'removed from the queue by stop' });
@@ -215,6 +218,7 @@ export class AgentRuntime {
     const index = this.queue.findIndex((s) => s.requestId === requestId);
     if (index < 0) return false;
     const [submission] = this.queue.splice(index, 1);
+    this.deps.onDropped?.([submission!.requestId]);
     this.finishSinks(submission!.sinks, { type: 'done', status: 'stopped', text: '', reason: 'removed from the queue' });
     if (submission!.messageId !== undefined) {
       this.deps.transcript.saveMessage({ sessionId: submission!.sessionId, role: 'system', content: 'A queued message was not sent to the agent: removed from the queue.', meta: { kind: 'queue_dropped', count: 1 } });

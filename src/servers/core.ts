@@ -276,6 +276,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
     },
     onRunEnd: (end) => goals.onRunEnd(end),
+    onDropped: (requestIds) => goals.onDropped(requestIds),
     retryBaseMs: options.retryBaseMs,
     killGraceMs: options.killGraceMs,
   });
@@ -323,6 +324,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     settings: () => settings.get().goals,
   });
   const tasks = new TaskService(new TaskRepo(db), bus);
+  // Each worker run dispatched counts against the goal budget of the chat that dispatched it.
+  bus.subscribe((event) => {
+    if (event.name === 'worker_run' && event.payload.status === 'queued') goals.recordDispatch(String(event.payload.sessionId));
+  });
   // Claude Code's own ScheduleWakeup tool call becomes a wakeup of the chat it ran in.
   bus.subscribe((event) => {
     if (event.name !== 'agent_tool' || event.payload.status !== 'running') return;

@@ -229,6 +229,17 @@ export class GoalService {
   // ── turns ──────────────────────────────────────────────────────────────────────────────
 
   /** After every run of the agent: count it against the goal, and schedule the goal's next turn. */
+  /**
+   * Goal turns taken out of the queue before they ran: a person's stop, so the turn ends and the
+   * loop waits for them (as after a stopped turn) instead of waiting for a run that never comes.
+   */
+  onDropped(requestIds: readonly string[]): void {
+    for (const requestId of requestIds) {
+      const job = this.scheduler.byRequest(requestId);
+      if (job?.state === 'running') this.scheduler.finish(job.id, 'done', 'removed from the queue before it ran');
+    }
+  }
+
   onRunEnd(end: RunEnd): void {
     if (this.closing) return;
     const { repo } = this.deps;
