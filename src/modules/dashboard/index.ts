@@ -1,0 +1,6 @@
+// The manager dashboard (`svc dashboard serve`): the instances it knows (started, scanned, added),
+// their lifecycle, the event bridge and latest-message cache, and the manager's routes.
+export { InstancesRepo } from './instances.repo.ts';
+export { InstancesService, type InstanceEvents, type ScanRange } from './instances.service.ts';
+export { instanceRoutes } from './instances.routes.ts';
+export { readMarker, MARKER_FILE } from './lifecycle.ts';

@@ -1,0 +1,6 @@
+// The manager dashboard's database (<manager home>/dashboard.db) has its own schema history, apart
+// from an instance's svc.db: the two are never the same file.
+import type { Migration } from '../migration.ts';
+import { m001Instances } from './001-instances.ts';
+
+export const managerMigrations: readonly Migration[] = [m001Instances];
