@@ -10,6 +10,8 @@ export interface GuardOptions {
   token?: string;
   classifyPeer: PeerClassifier;
   network: () => { trustedLanBypass: boolean; allowedHosts: string[]; allowedOrigins: string[] };
+  /** Paths outside /api/ that still need the token (the manager's /i/ proxy reaches instances' APIs). */
+  closedPrefixes?: readonly string[];
 }
 
 /** Streams that browsers open with EventSource/WebSocket, which cannot send an Authorization header. */
@@ -53,7 +55,7 @@ export function createGuard(options: GuardOptions) {
         throw forbidden('ORIGIN_NOT_ALLOWED', 'Cross-site requests are refused.');
       }
     }
-    if (isOpenRoute(request.method, path)) return;
+    if (isOpenRoute(request.method, path) && !options.closedPrefixes?.some((p) => path.startsWith(p))) return;
     const kind = peerKind(request, options.classifyPeer);
     if (kind === 'loopback') return;
     if (kind === 'private' && network.trustedLanBypass) return;

@@ -16,7 +16,7 @@ import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { createServer } from '../http/create-server.ts';
 import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { eventRoutes } from '../modules/events/index.ts';
-import { InstancesRepo, InstancesService, instanceRoutes, type ScanRange } from '../modules/dashboard/index.ts';
+import { InstancesRepo, InstancesService, instanceRoutes, proxyRoutes, type ScanRange } from '../modules/dashboard/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
@@ -72,10 +72,11 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
     logLevel: options.logLevel,
     websocket: true,
-    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) },
+    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }), closedPrefixes: ['/i/'] },
   });
   await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port, scan });
   await http.register(eventRoutes, { stream, listeners });
+  await http.register(proxyRoutes, { instances });
   await http.ready();
   let closed = false;
   return {

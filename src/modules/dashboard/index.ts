@@ -4,3 +4,4 @@ export { InstancesRepo } from './instances.repo.ts';
 export { InstancesService, type InstanceEvents, type ScanRange } from './instances.service.ts';
 export { instanceRoutes } from './instances.routes.ts';
 export { readMarker, MARKER_FILE } from './lifecycle.ts';
+export { proxyRoutes } from './proxy.routes.ts';

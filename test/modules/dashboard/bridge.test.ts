@@ -13,7 +13,7 @@ test('an answer in an instance shows in the manager stream and cache within a se
   const streams: { close(): void }[] = [];
   try {
     // no loopback trust: the manager must present the instance's token
-    instance = await startAgentServer({}, { classifyPeer: () => 'public' });
+    instance = await startAgentServer({}, { classifyPeer: () => 'remote' as const });
     const token = instance.app.services.token;
     manager = await startManager();
     const added = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token })).body;
@@ -44,7 +44,7 @@ test('an answer in an instance shows in the manager stream and cache within a se
     const { home, port } = instance;
     await instance.close({ removeHome: false });
     await until(async () => ((await getJson(`${manager!.url}/api/dashboard/instances/${id}`)).body.stream === 'connecting' ? true : undefined), 'bridge notices the drop');
-    instance = await startAgentServer({}, { classifyPeer: () => 'public', home, port } as never);
+    instance = await startAgentServer({}, { classifyPeer: () => 'remote' as const, home, port } as never);
     await until(async () => ((await getJson(`${manager!.url}/api/dashboard/instances/${id}`)).body.stream === 'connected' ? true : undefined), 'bridge reconnected', 15_000);
     await ask(instance.url, token, 'second question scenario:text');
     await findMessage(relayed, (d) => d.event === 'instance_event' && d.name === 'message' && d.data.role === 'user' && /second question/.test(d.data.content), 'the second question relayed');

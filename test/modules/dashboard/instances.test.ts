@@ -73,7 +73,7 @@ test('a bounded scan finds local instances, gives them stable ids, and the manag
 
 test('an instance added by URL is read with its token (no loopback trust); a wrong token is refused', async () => {
   // this instance trusts no peer, loopback included: only its token opens it
-  const instance = await startServer({ classifyPeer: () => 'public' });
+  const instance = await startServer({ classifyPeer: () => 'remote' as const });
   const manager = await startManager();
   try {
     const token = instance.app.services.token;
@@ -100,7 +100,7 @@ test('an instance added by URL is read with its token (no loopback trust); a wro
 });
 
 test("the manager's API follows the core's trust model: a remote peer needs the manager's token", async () => {
-  const manager = await startManager({ classifyPeer: () => 'public' });
+  const manager = await startManager({ classifyPeer: () => 'remote' as const });
   try {
     assert.equal((await getJson(`${manager.url}/api/dashboard/instances`)).status, 401);
     assert.equal((await getJson(`${manager.url}/api/dashboard/instances`, { headers: auth(manager.app.token) })).status, 200);
