@@ -58,3 +58,53 @@ export const LifecycleResultSchema = z.object({
   instance: InstanceSchema,
   message: z.string(),
 });
+
+export const BOARD_LANES = ['backlog', 'ready', 'active', 'review', 'done'] as const;
+
+export const BoardItemSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  detail: z.string(),
+  lane: z.enum(BOARD_LANES),
+  position: z.number(),
+  instanceId: z.string().nullable(),
+  sessionId: z.string().nullable(),
+  messageId: z.number().int().nullable(),
+  /** Who made it: a user, from a message, or an agent through a connector. */
+  source: z.enum(['user', 'message', 'connector']),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type BoardItem = z.infer<typeof BoardItemSchema>;
+
+export const RUN_OUTCOMES = ['sending', 'sent', 'answered', 'failed', 'skipped'] as const;
+
+export const ScheduleRunSchema = z.object({
+  id: z.number().int(),
+  jobId: z.string(),
+  /** The time the run was due (its slot): at most one run per slot. */
+  slot: z.number(),
+  status: z.enum(RUN_OUTCOMES),
+  reason: z.string().nullable(),
+  messageId: z.number().int().nullable(),
+  traceId: z.string().nullable(),
+  startedAt: z.number(),
+  finishedAt: z.number().nullable(),
+});
+export type ScheduleRun = z.infer<typeof ScheduleRunSchema>;
+
+export const ScheduleJobSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  instanceId: z.string(),
+  prompt: z.string(),
+  cron: z.string().nullable(),
+  runAt: z.number().nullable(),
+  /** When the target is busy: skip the slot (recorded), or send anyway (the instance queues it). */
+  whenBusy: z.enum(['skip', 'queue']),
+  enabled: z.boolean(),
+  nextRunAt: z.number().nullable(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+});
+export type ScheduleJob = z.infer<typeof ScheduleJobSchema>;

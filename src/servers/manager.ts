@@ -16,7 +16,19 @@ import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { createServer } from '../http/create-server.ts';
 import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { eventRoutes } from '../modules/events/index.ts';
-import { InstancesRepo, InstancesService, instanceRoutes, proxyRoutes, type ScanRange } from '../modules/dashboard/index.ts';
+import {
+  BoardRepo,
+  BoardService,
+  boardRoutes,
+  InstancesRepo,
+  InstancesService,
+  instanceRoutes,
+  proxyRoutes,
+  ScheduleRepo,
+  ScheduleService,
+  scheduleRoutes,
+  type ScanRange,
+} from '../modules/dashboard/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
@@ -32,11 +44,14 @@ export interface ManagerOptions {
   heartbeatMs?: number;
   logLevel?: string;
   bridge?: { minBackoffMs?: number; maxBackoffMs?: number };
+  /** Longest sleep of the schedule's runner (default 30 s). */
+  scheduleTickMs?: number;
 }
 
 export interface ManagerServer {
   http: FastifyInstance;
   instances: InstancesService;
+  schedule: ScheduleService;
   token: string;
   bus: EventBus;
   listen(port: number, host?: string): Promise<string>;
@@ -67,6 +82,16 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       activity: (kind, ok, message, instanceId) => bus.publish('dashboard_activity', { kind, ok, message, ...(instanceId ? { instanceId } : {}) }),
     },
   });
+  const board = new BoardService(new BoardRepo(db), (id) => instances.target(id), (item, action) =>
+    bus.publish('dashboard_activity', { kind: 'board', ok: true, message: `${action} '${item.title}'`, ...(item.instanceId ? { instanceId: item.instanceId } : {}) }),
+  );
+  const schedule = new ScheduleService({
+    repo: new ScheduleRepo(db),
+    instance: (id) => ({ row: instances.get(id), target: instances.target(id) }),
+    onRun: (job, run) =>
+      bus.publish('dashboard_activity', { kind: 'schedule', ok: run.status !== 'failed', instanceId: job.instanceId, message: `${job.title}: ${run.status}${run.reason ? ` (${run.reason})` : ''}` }),
+    maxSleepMs: options.scheduleTickMs,
+  });
   let port = 0;
   const http = await createServer({
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
@@ -77,11 +102,14 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port, scan });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(proxyRoutes, { instances });
+  await http.register(boardRoutes, { board });
+  await http.register(scheduleRoutes, { schedule });
   await http.ready();
   let closed = false;
   return {
     http,
     instances,
+    schedule,
     token,
     bus,
     async listen(wanted, host = '127.0.0.1') {
@@ -90,6 +118,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       lock.listening(address);
       // after listening: the checks and the scan are never on the start-up path
       void instances.start();
+      schedule.start();
       return address;
     },
     async close() {
@@ -97,6 +126,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       closed = true;
       // instances the manager started keep running: the next manager re-adopts them
       instances.close();
+      await schedule.close();
       await http.close();
       stream.close();
       closeDatabase(db);

@@ -5,3 +5,9 @@ export { InstancesService, type InstanceEvents, type ScanRange } from './instanc
 export { instanceRoutes } from './instances.routes.ts';
 export { readMarker, MARKER_FILE } from './lifecycle.ts';
 export { proxyRoutes } from './proxy.routes.ts';
+export { BoardRepo } from './board.repo.ts';
+export { BoardService } from './board.service.ts';
+export { boardRoutes } from './board.routes.ts';
+export { ScheduleRepo } from './schedule.repo.ts';
+export { ScheduleService } from './schedule.service.ts';
+export { scheduleRoutes } from './schedule.routes.ts';

@@ -78,3 +78,39 @@ export async function probeHealth(url: string, timeoutMs: number): Promise<{ ver
     return null;
   }
 }
+
+export interface SendOutcome {
+  status: string;
+  text: string;
+  messageId?: number;
+  traceId?: string;
+  reason?: string;
+}
+
+/**
+ * Sends a prompt (POST /api/message) and follows the NDJSON answer to its `done` line. `onAccepted`
+ * runs once the instance took the message (the answer's headers), before the agent has answered.
+ */
+export async function sendPrompt(target: Target, prompt: string, opts: { timeoutMs: number; onAccepted?: () => void }): Promise<SendOutcome> {
+  const response = await fetch(new URL('/api/message', target.url), {
+    method: 'POST',
+    headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+    signal: AbortSignal.timeout(opts.timeoutMs),
+  });
+  if (!response.ok) {
+    const text = await response.text();
+    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} refused the message (${response.status}): ${text.slice(0, 200)}`);
+  }
+  opts.onAccepted?.();
+  const lines = (await response.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const done = lines.find((l) => l.type === 'done');
+  if (!done) throw new AppError(502, 'INSTANCE_UNREACHABLE', `The answer of ${target.url} ended without a done line.`);
+  return {
+    status: String(done.status),
+    text: String(done.text ?? ''),
+    ...(typeof done.messageId === 'number' ? { messageId: done.messageId } : {}),
+    ...(typeof done.traceId === 'string' ? { traceId: done.traceId } : {}),
+    ...(typeof done.reason === 'string' ? { reason: done.reason } : {}),
+  };
+}

@@ -2,5 +2,6 @@
 // from an instance's svc.db: the two are never the same file.
 import type { Migration } from '../migration.ts';
 import { m001Instances } from './001-instances.ts';
+import { m002BoardSchedule } from './002-board-schedule.ts';
 
-export const managerMigrations: readonly Migration[] = [m001Instances];
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule];
