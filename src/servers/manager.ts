@@ -20,6 +20,8 @@ import {
   BoardRepo,
   BoardService,
   boardRoutes,
+  Connectors,
+  federationRoutes,
   InstancesRepo,
   InstancesService,
   instanceRoutes,
@@ -85,6 +87,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   const board = new BoardService(new BoardRepo(db), (id) => instances.target(id), (item, action) =>
     bus.publish('dashboard_activity', { kind: 'board', ok: true, message: `${action} '${item.title}'`, ...(item.instanceId ? { instanceId: item.instanceId } : {}) }),
   );
+  const connectors = new Connectors(db, board, (id) => void instances.target(id));
   const schedule = new ScheduleService({
     repo: new ScheduleRepo(db),
     instance: (id) => ({ row: instances.get(id), target: instances.target(id) }),
@@ -104,6 +107,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(proxyRoutes, { instances });
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
+  await http.register(federationRoutes, { instances, connectors });
   await http.ready();
   let closed = false;
   return {

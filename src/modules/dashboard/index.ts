@@ -11,3 +11,5 @@ export { boardRoutes } from './board.routes.ts';
 export { ScheduleRepo } from './schedule.repo.ts';
 export { ScheduleService } from './schedule.service.ts';
 export { scheduleRoutes } from './schedule.routes.ts';
+export { Connectors } from './connectors.ts';
+export { federationRoutes } from './federation.routes.ts';

@@ -3,5 +3,6 @@
 import type { Migration } from '../migration.ts';
 import { m001Instances } from './001-instances.ts';
 import { m002BoardSchedule } from './002-board-schedule.ts';
+import { m003Connectors } from './003-connectors.ts';
 
-export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule];
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors];
