@@ -16,6 +16,7 @@ import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { createServer } from '../http/create-server.ts';
 import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { eventRoutes } from '../modules/events/index.ts';
+import { dashboardDistDir, uiRoutes } from '../modules/ui/index.ts';
 import {
   BoardRepo,
   BoardService,
@@ -108,6 +109,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
+  await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;
   return {
