@@ -70,10 +70,10 @@ export const boardRoutes: FastifyPluginAsync<{ board: BoardService }> = async (a
       url: '/api/dashboard/board/items/:id',
       summary: 'Deletes a board item.',
       params: idParams,
-      status: 204,
-      handler: ({ params, reply }) => {
+      response: z.object({ deleted: z.string() }),
+      handler: ({ params }) => {
         board.remove(params.id);
-        void reply.code(204).send();
+        return { deleted: params.id };
       },
     }),
   ]);

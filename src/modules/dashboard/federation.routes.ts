@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
 import { BOARD_LANES, BoardItemSchema } from '../../protocol/dashboard.ts';
+import { StreamLineSchema } from '../../protocol/stream-lines.ts';
 import { authHeaders } from './instance-client.ts';
 import { searchMemory } from './federation.ts';
 import { gitDiffSummary, gitFileDiff, gitLog, gitStatus } from './git.ts';
@@ -50,6 +51,7 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
       params: idParams,
       body: z.strictObject({ prompt: z.string().min(1).max(100_000), sessionId: z.string().max(64).optional() }),
       produces: 'ndjson',
+      item: StreamLineSchema,
       handler: async ({ params, body, reply }) => {
         const target = instances.target(params.id);
         const controller = new AbortController();
@@ -119,10 +121,10 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
       url: '/api/dashboard/connectors/credentials/:id',
       summary: 'Revokes the connector credential of an instance.',
       params: idParams,
-      status: 204,
-      handler: ({ params, reply }) => {
+      response: z.object({ deleted: z.string() }),
+      handler: ({ params }) => {
         connectors.revoke(params.id);
-        void reply.code(204).send();
+        return { deleted: params.id };
       },
     }),
     route({

@@ -103,10 +103,10 @@ export const instanceRoutes: FastifyPluginAsync<InstanceRouteDeps> = async (app,
       url: '/api/dashboard/instances/:id',
       summary: 'Forgets an instance (it keeps running); one the manager runs must be stopped first.',
       params: idParams,
-      status: 204,
-      handler: ({ params, reply }) => {
+      response: z.object({ deleted: z.string() }),
+      handler: ({ params }) => {
         instances.remove(params.id);
-        void reply.code(204).send();
+        return { deleted: params.id };
       },
     }),
     ...(['start', 'stop', 'restart'] as const).map((action) =>

@@ -23,7 +23,9 @@ export const proxyRoutes: FastifyPluginAsync<{ instances: InstancesService }> = 
         url: '/i/:instanceId/*',
         summary: `Reverse proxy (${method}) to a registered instance's HTTP API and event stream, with the instance's token; dot segments and encoded separators are refused.`,
         params,
-        produces: method === 'GET' ? 'sse' : 'json',
+        // what the instance answers, as it answers it (JSON, NDJSON, an event stream, a file)
+        produces: 'file',
+        ...(method === 'GET' || method === 'DELETE' ? {} : { rawBody: '*/*' }),
         handler: ({ params, request, reply }) => {
           const target = instances.target(params.instanceId);
           const path = proxiedPath(request.raw.url ?? '', params.instanceId);

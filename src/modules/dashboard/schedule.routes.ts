@@ -56,10 +56,10 @@ export const scheduleRoutes: FastifyPluginAsync<{ schedule: ScheduleService }> =
       url: '/api/dashboard/schedule/jobs/:id',
       summary: 'Deletes a job and its runs.',
       params: idParams,
-      status: 204,
-      handler: ({ params, reply }) => {
+      response: z.object({ deleted: z.string() }),
+      handler: ({ params }) => {
         schedule.remove(params.id);
-        void reply.code(204).send();
+        return { deleted: params.id };
       },
     }),
     route({

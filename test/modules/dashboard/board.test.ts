@@ -20,7 +20,7 @@ test('board items: create, move, edit, delete, and one made from a message', asy
     assert.equal(moved.lane, 'ready');
     assert.ok(moved.position > b.position, 'a move goes to the end of the lane');
     assert.equal((await sendJson(`${base}/${b.id}`, 'PATCH', { detail: 'carefully' })).body.detail, 'carefully');
-    assert.equal((await getJson(`${base}/${b.id}`, { method: 'DELETE' })).status, 204);
+    assert.equal((await getJson(`${base}/${b.id}`, { method: 'DELETE' })).body.deleted, b.id);
     assert.deepEqual((await getJson(base)).body.items.map((i: any) => i.id), [a.id]);
     assert.equal((await sendJson(`${base}/nope`, 'PATCH', { lane: 'done' })).status, 404);
 
