@@ -34,5 +34,5 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.log(`svc dashboard listening on ${address}`);
-  console.log(`manager home: ${o.home}; scanning ports ${o.from}-${o.from + o.count - 1}`);
+  console.log(`manager home: ${o.home}; ${o.count ? `scanning ports ${o.from}-${o.from + o.count - 1}` : 'no port scan'}`);
 }
