@@ -82,7 +82,7 @@ export async function dashboardBench() {
     relayed.close();
     const deltas = [...atDirect].filter(([id]) => atManager.has(id)).map(([id, t]) => atManager.get(id)! - t);
     return {
-      instances: { idle: IDLE, busy: BUSY, note: 'bounded for a 2-core machine shared with other work; the issue asks 50 idle + 10 busy' },
+      instances: { idle: IDLE, busy: BUSY, note: 'bounded for a 2-core machine shared with other work; the issue asks 50 idle + 10 busy. Busy = a run in progress (the fake CLI stays alive but prints little after its first answer)' },
       manager: { noInstances: empty, withInstances: loaded, rssRatio: ratio(loaded.rssMb, empty.rssMb) },
       latency: {
         events: deltas.length,
