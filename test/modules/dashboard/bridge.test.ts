@@ -65,3 +65,32 @@ test('an answer in an instance shows in the manager stream and cache within a se
     await instance?.close();
   }
 });
+
+test('a dropped connection resumes with Last-Event-ID: the relayed instance events stay gapless and unique', async () => {
+  const instance = await startAgentServer({}, { classifyPeer: () => 'remote' as const });
+  const manager = await startManager();
+  const relayed = await openSse(`${manager.url}/api/events`);
+  try {
+    const token = instance.app.services.token;
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token })).body.id;
+    const connected = () => until(async () => ((await getJson(`${manager.url}/api/dashboard/instances/${id}`)).body.stream === 'connected' ? true : undefined), 'bridge connected');
+    await connected();
+    await ask(instance.url, token, 'before the drop scenario:text');
+    for (let n = 0; n < 3; n++) {
+      // cut every connection of the instance (the bridge's stream included), then make events at once
+      instance.app.http.server.closeAllConnections();
+      await ask(instance.url, token, `during drop ${n} scenario:text`);
+      await connected();
+    }
+    await findMessage(relayed, (d) => d.event === 'instance_event' && d.name === 'message' && /during drop 2/.test(d.data.content ?? ''), 'the last prompt relayed');
+    await findMessage(relayed, (d) => d.event === 'instance_event' && d.name === 'agent_done' && relayed.messages.filter((m) => m.data.name === 'agent_done').length === 4, 'four runs done');
+    const seqs = relayed.messages.filter((m) => m.data.event === 'instance_event').map((m) => Number(m.data.instanceEventId.split('-')[1]));
+    const streams = new Set(relayed.messages.filter((m) => m.data.event === 'instance_event').map((m) => m.data.instanceEventId.split('-')[0]));
+    assert.equal(streams.size, 1, 'one instance process throughout');
+    assert.deepEqual(seqs, Array.from({ length: seqs.length }, (_, i) => seqs[0]! + i), 'every event once, in order, none missing');
+  } finally {
+    relayed.close();
+    await manager.close();
+    await instance.close();
+  }
+});

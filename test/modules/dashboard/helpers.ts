@@ -1,6 +1,7 @@
 // Shared by the dashboard tests: a manager on an ephemeral port with a temporary home, and small
 // waits on conditions.
 import { rmSync } from 'node:fs';
+import http from 'node:http';
 import { createManagerServer, type ManagerOptions, type ManagerServer } from '../../../src/servers/manager.ts';
 import { tempHome } from '../../support/server.ts';
 import type { SseConnection, SseMessage } from '../../support/sse.ts';
@@ -44,7 +45,13 @@ export const findMessage = (sse: SseConnection, pred: (data: any) => boolean, wh
 export const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Sends a prompt to an instance (with its token) and waits for the whole NDJSON answer. */
-export async function ask(url: string, token: string, prompt: string): Promise<string> {
-  const response = await fetch(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth(token) }, body: JSON.stringify({ prompt }) });
-  return response.text();
+export function ask(url: string, token: string, prompt: string): Promise<string> {
+  // its own connection (agent: false): tests that cut an instance's connections must not reuse a dead one
+  return new Promise((resolve, reject) => {
+    const request = http.request(`${url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth(token) }, agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve(text));
+    });
+    request.on('error', reject).end(JSON.stringify({ prompt }));
+  });
 }
