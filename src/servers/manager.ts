@@ -131,7 +131,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       if (closed) return;
       closed = true;
       // instances the manager started keep running: the next manager re-adopts them
-      instances.close();
+      await instances.close();
       await schedule.close();
       await http.close();
       stream.close();

@@ -91,12 +91,12 @@ export interface SendOutcome {
  * Sends a prompt (POST /api/message) and follows the NDJSON answer to its `done` line. `onAccepted`
  * runs once the instance took the message (the answer's headers), before the agent has answered.
  */
-export async function sendPrompt(target: Target, prompt: string, opts: { timeoutMs: number; onAccepted?: () => void }): Promise<SendOutcome> {
+export async function sendPrompt(target: Target, prompt: string, opts: { timeoutMs: number; signal?: AbortSignal; onAccepted?: () => void }): Promise<SendOutcome> {
   const response = await fetch(new URL('/api/message', target.url), {
     method: 'POST',
     headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
     body: JSON.stringify({ prompt }),
-    signal: AbortSignal.timeout(opts.timeoutMs),
+    signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs),
   });
   if (!response.ok) {
     const text = await response.text();

@@ -62,6 +62,8 @@ export class InstancesService {
   private timer: NodeJS.Timeout | null = null;
   private scanning: Promise<void> | null = null;
   private lastScanAt = 0;
+  private closed = false;
+  private readonly checks = new Set<Promise<void>>();
   /** Instances with a lifecycle action under way: the health loop leaves them alone. */
   private readonly busyIds = new Set<string>();
 
@@ -87,9 +89,12 @@ export class InstancesService {
     this.timer.unref();
   }
 
-  close(): void {
+  /** Stops checking and subscribing; waits for checks under way (they read the database). */
+  async close(): Promise<void> {
+    this.closed = true;
     if (this.timer) clearInterval(this.timer);
     this.bridge.close();
+    await Promise.allSettled([...this.checks, this.scanning]);
   }
 
   list(): Instance[] {
@@ -144,7 +149,14 @@ export class InstancesService {
   }
 
   /** Checks one instance (runtime and session, with its token) and (un)subscribes its events. */
-  async refresh(id: string): Promise<void> {
+  refresh(id: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const check = this.check(id).finally(() => this.checks.delete(check));
+    this.checks.add(check);
+    return check;
+  }
+
+  private async check(id: string): Promise<void> {
     const r = this.o.repo.get(id);
     if (!r || this.busyIds.has(id)) return;
     const before = this.live.get(id);
@@ -159,8 +171,8 @@ export class InstancesService {
         next = { ...this.blank(before), status: (err as AppError).details?.upstreamStatus === 401 ? 'error' : 'offline', reason: (err as Error).message };
       }
     }
-    // the row may have gone (removed, stopped) while the check ran
-    if (!this.o.repo.get(id) || this.busyIds.has(id)) return;
+    // the manager may have closed, or the row gone (removed, stopped), while the check ran
+    if (this.closed || !this.o.repo.get(id) || this.busyIds.has(id)) return;
     this.live.set(id, next);
     if (next.status === 'online') {
       if (r.origin === 'started' && next.facts && r.pid !== next.facts.pid) {
@@ -227,7 +239,7 @@ export class InstancesService {
     const known = new Set(this.o.repo.list().map((r) => r.url));
     let found = 0;
     const worker = async () => {
-      for (let port = ports.shift(); port !== undefined; port = ports.shift()) {
+      for (let port = ports.shift(); port !== undefined && !this.closed; port = ports.shift()) {
         const url = `http://127.0.0.1:${port}`;
         if (known.has(url)) continue;
         if (!(await probeHealth(url, this.o.probeTimeoutMs ?? 400))) continue;
@@ -235,6 +247,7 @@ export class InstancesService {
       }
     };
     await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, worker));
+    if (this.closed) return;
     this.o.events.activity('scan', true, `scanned ports ${from}-${from + count - 1}: ${found} new instance(s)`);
   }
 
@@ -243,6 +256,7 @@ export class InstancesService {
     try {
       const { token } = await callInstance<{ token: string }>({ url, token: null }, '/api/auth/token', { timeoutMs: 2000 });
       const facts = await readFacts({ url, token });
+      if (this.closed) return false;
       const id = idOfHome(facts.home);
       const existing = this.o.repo.get(id);
       if (existing?.origin === 'started') return false;

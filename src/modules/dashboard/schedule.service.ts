@@ -48,6 +48,8 @@ export class ScheduleService {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Ends the sends under way when the manager stops (their runs are marked failed at the next start). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly d: ScheduleDeps) {}
 
@@ -59,6 +61,7 @@ export class ScheduleService {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.stopping.abort();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -134,6 +137,7 @@ export class ScheduleService {
 
   private async execute(job: ScheduleJob, run: ScheduleRun): Promise<void> {
     const finish = (fields: Parameters<ScheduleRepo['finishRun']>[1]) => {
+      if (this.closed) return;
       this.d.repo.finishRun(run.id, fields);
       this.d.onRun(job, this.d.repo.runs(job.id).find((r) => r.id === run.id)!);
     };
@@ -148,6 +152,7 @@ export class ScheduleService {
     try {
       const outcome = await sendPrompt(target.target, job.prompt, {
         timeoutMs: this.d.answerTimeoutMs ?? 30 * 60_000,
+        signal: this.stopping.signal,
         onAccepted: () => finish({ status: 'sent', finished: false }),
       });
       finish({
