@@ -286,7 +286,7 @@ export class InstancesService {
   /** Forgets an instance (it keeps running); one the manager runs must be stopped first. */
   remove(id: string): void {
     const r = this.record(id);
-    if (r.origin === 'started' && this.ownsProcess(r)) throw conflict('INSTANCE_NOT_OWNED', `Instance ${id} is running; stop it before removing it.`);
+    if (r.origin === 'started' && this.ownsProcess(r)) throw conflict('INSTANCE_BUSY', `Instance ${id} is running; stop it before removing it.`);
     this.bridge.unsubscribe(id);
     this.live.delete(id);
     this.o.repo.remove(id);
@@ -332,7 +332,7 @@ export class InstancesService {
   }
 
   private async withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    if (this.busyIds.has(id)) throw conflict('INSTANCE_NOT_OWNED', `A start or stop of instance ${id} is under way; try again when it ends.`);
+    if (this.busyIds.has(id)) throw conflict('INSTANCE_BUSY', `A start or stop of instance ${id} is under way; try again when it ends.`);
     this.busyIds.add(id);
     try {
       return await fn();
