@@ -1,5 +1,6 @@
-// Bundles the browser UI (web/src) into web/dist: index.html plus content-hashed JS/CSS under
-// web/dist/assets/. No dev server is needed: the core server serves web/dist (src/modules/ui/ui.routes.ts).
+// Bundles the browser apps: the chat UI (web/src) into web/dist and the manager dashboard's page
+// (web/dashboard) into web/dist-dashboard; each is index.html plus content-hashed JS/CSS under
+// assets/. No dev server is needed: the servers serve them (src/modules/ui/ui.routes.ts).
 //
 // Usage: node scripts/build-web.mjs [--dev]   (--dev: no minification, inline source maps)
 //
@@ -13,8 +14,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const webDir = join(root, 'web');
-const outDir = join(webDir, 'dist');
-const assetsDir = join(outDir, 'assets');
+
+/** The apps: where each one's entry and page template are, and where its build goes. */
+export const APPS = {
+  chat: { entry: 'web/src/main.tsx', template: join(webDir, 'index.html'), outDir: join(webDir, 'dist') },
+  dashboard: { entry: 'web/dashboard/main.tsx', template: join(webDir, 'dashboard', 'index.html'), outDir: join(webDir, 'dist-dashboard') },
+};
 
 function writeAtomic(path, contents) {
   const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
@@ -24,12 +29,19 @@ function writeAtomic(path, contents) {
 
 const escapeAttr = (s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
+/** Builds every app; answers the chat UI's figures (what callers print). */
 export async function buildWeb({ dev = false } = {}) {
+  const [chat] = await Promise.all([buildApp(APPS.chat, { dev }), buildApp(APPS.dashboard, { dev })]);
+  return chat;
+}
+
+export async function buildApp({ entry, template: templatePath, outDir }, { dev = false } = {}) {
+  const assetsDir = join(outDir, 'assets');
   const started = performance.now();
   mkdirSync(assetsDir, { recursive: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { app: 'web/src/main.tsx' },
+    entryPoints: { app: entry },
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -65,7 +77,7 @@ export async function buildWeb({ dev = false } = {}) {
   }
   if (!js || !css) throw new Error('build-web: esbuild produced no JS or no CSS bundle');
   const url = (path) => '/' + relative(outDir, path).split('\\').join('/');
-  const template = readFileSync(join(webDir, 'index.html'), 'utf8');
+  const template = readFileSync(templatePath, 'utf8');
   const html = template
     .replace('<!--styles-->', `<link rel="stylesheet" href="${escapeAttr(url(css))}">`)
     .replace('<!--scripts-->', `<script type="module" src="${escapeAttr(url(js))}"></script>`);

@@ -56,6 +56,8 @@ export const ERROR_CODES = [
   'INVALID_SKILL', 'SKILL_EXISTS', 'SKILL_INSTALL_FAILED',
   // pi profiles
   'PI_DISCOVERY_FAILED',
+  // manager dashboard
+  'INSTANCE_NOT_OWNED', 'INSTANCE_BUSY', 'INSTANCE_UNREACHABLE', 'INSTANCE_START_FAILED', 'INSTANCE_EXISTS', 'PROXY_PATH_REFUSED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

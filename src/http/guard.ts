@@ -12,6 +12,8 @@ export interface GuardOptions {
   network: () => { trustedLanBypass: boolean; allowedHosts: string[]; allowedOrigins: string[] };
   /** Told of every request the guard refuses (for the security audit log). */
   onRefused?: (refusal: Refusal) => void;
+  /** Paths outside /api/ that still need the token (the manager's /i/ proxy reaches instances' APIs). */
+  closedPrefixes?: readonly string[];
 }
 
 export interface Refusal {
@@ -74,7 +76,7 @@ function checker(options: GuardOptions) {
         throw forbidden('ORIGIN_NOT_ALLOWED', 'Cross-site requests are refused.');
       }
     }
-    if (isOpenRoute(request.method, path)) return;
+    if (isOpenRoute(request.method, path) && !options.closedPrefixes?.some((p) => path.startsWith(p))) return;
     const kind = peerKind(request, options.classifyPeer);
     if (kind === 'loopback') return;
     if (kind === 'private' && network.trustedLanBypass) return;

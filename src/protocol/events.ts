@@ -10,7 +10,7 @@ import { GoalSchema, TaskSchema } from './goals.ts';
 import { McpServerSchema } from './mcp.ts';
 
 export type Visibility = 'public' | 'internal';
-export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system';
+export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system' | 'dashboard';
 
 interface EventDef<S extends z.ZodType, V extends Visibility = Visibility> {
   topic: Topic;
@@ -186,6 +186,22 @@ export const catalogue = {
     line: z.string().optional(),
     message: z.string().optional(),
   })),
+  // ── the manager dashboard's own stream (svc dashboard serve) ─────────────────────────
+  /** An instance's row changed (appeared, went online/offline, busy/idle, was started or stopped). */
+  instance_status: define('dashboard', 'public', z.object({ instanceId: z.string(), status: z.string(), busy: z.boolean(), change: z.string() })),
+  /**
+   * One event of an instance's own stream, relayed: its name, topic and id there, and its fields
+   * (`data`). The manager relays every public event, so worker progress it does not know reaches the page too.
+   */
+  instance_event: define('dashboard', 'public', z.object({
+    instanceId: z.string(),
+    name: z.string(),
+    instanceTopic: z.string(),
+    instanceEventId: z.string(),
+    data: open,
+  })),
+  /** The manager's own actions: a scan, a lifecycle result. */
+  dashboard_activity: define('dashboard', 'public', z.object({ kind: z.string(), instanceId: z.string().optional(), ok: z.boolean(), message: z.string() })),
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */
   provider_line: define('agent', 'internal', z.object({

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { routeTable } from '../../src/http/route-table.ts';
 import { openApiPath } from '../../src/http/openapi.ts';
 import { startBrowserServer, type BrowserServer } from '../../src/servers/browser.ts';
+import { createManagerServer, type ManagerServer } from '../../src/servers/manager.ts';
 import { getJson, startServer, tempHome, type TestServer } from '../support/server.ts';
 
 const README = join(import.meta.dirname, '../../README.md');
@@ -90,5 +91,28 @@ describe('OpenAPI document of the browser server', () => {
     await validate(body);
     assertEveryRouteDocumented(browser.app, body);
     assert.equal(browser.session.status().running, false);
+  });
+});
+
+describe('OpenAPI document of the manager dashboard', () => {
+  let manager: ManagerServer;
+  let url: string;
+  const home = tempHome('svc-manager-');
+  before(async () => {
+    manager = await createManagerServer({ home, scan: { from: 1, count: 0 }, logLevel: 'silent' });
+    url = await manager.listen(0);
+  });
+  after(async () => {
+    await manager?.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test('valid, every route documented, and the README has its route table', async () => {
+    const { status, body } = await getJson(`${url}/api/openapi.json`);
+    assert.equal(status, 200);
+    await validate(body);
+    assertEveryRouteDocumented(manager.http, body);
+    const table = /<!-- dashboard-routes:start -->\n([\s\S]*?)\n<!-- dashboard-routes:end -->/.exec(readFileSync(README, 'utf8'))?.[1];
+    assert.equal(table, routeTable(manager.http.routeDocs), 'the README dashboard route table is out of date: run `npm run -s routes -- --manager` and paste it');
   });
 });

@@ -28,6 +28,11 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Where the manager dashboard's built page lives (scripts/build-web.mjs, app `dashboard`). */
+export function dashboardDistDir(): string {
+  return process.env.SVC_DASHBOARD_DIST || join(PACKAGE_ROOT, 'web', 'dist-dashboard');
+}
+
 /** Where the built UI lives; SVC_WEB_DIST overrides it (tests, packagers). */
 export function webDistDir(): string {
   return process.env.SVC_WEB_DIST || join(PACKAGE_ROOT, 'web', 'dist');

@@ -1,0 +1,38 @@
+// `svc dashboard serve`: starts the manager dashboard and stops it cleanly on SIGINT/SIGTERM. The
+// instances it started keep running; the next manager on the same home re-adopts them.
+import { createManagerServer } from '../servers/manager.ts';
+import { HomeInUseError } from '../core/server-lock.ts';
+
+export interface DashboardServeOptions {
+  port: number;
+  home: string;
+  from: number;
+  count: number;
+}
+
+export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
+  let app;
+  try {
+    app = await createManagerServer({ home: o.home, scan: { from: o.from, count: o.count } });
+  } catch (err) {
+    const why = err instanceof HomeInUseError ? 'another manager uses this home' : (err as Error).message;
+    console.error(`svc dashboard: cannot open ${o.home}: ${why}`);
+    process.exit(1);
+  }
+  let address: string;
+  try {
+    address = await app.listen(o.port, '127.0.0.1');
+  } catch (err) {
+    await app.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    console.error(code === 'EADDRINUSE' ? `svc dashboard: port ${o.port} is in use (is a manager running? try --port <n>)` : `svc dashboard: cannot listen: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const stop = () => {
+    void app.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  console.log(`svc dashboard listening on ${address}`);
+  console.log(`manager home: ${o.home}; ${o.count ? `scanning ports ${o.from}-${o.from + o.count - 1}` : 'no port scan'}`);
+}

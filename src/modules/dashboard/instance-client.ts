@@ -1,0 +1,116 @@
+// HTTP calls from the manager to one instance's public API, always with the instance's token: the
+// manager never relies on an instance trusting loopback callers.
+import { AppError } from '../../core/errors.ts';
+
+export interface Target {
+  url: string;
+  token: string | null;
+}
+
+export const authHeaders = (token: string | null): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
+
+/** GET/POST JSON on an instance; an unreachable instance or an error answer is an AppError naming it. */
+export async function callInstance<T>(target: Target, path: string, init: { method?: string; body?: unknown; timeoutMs?: number } = {}): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(new URL(path, target.url), {
+      method: init.method ?? 'GET',
+      headers: { ...authHeaders(target.token), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+      signal: AbortSignal.timeout(init.timeoutMs ?? 5000),
+    });
+  } catch (err) {
+    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${(err as Error).message}). Check that it runs.`);
+  }
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text for the message
+  }
+  if (!response.ok) {
+    const detail = typeof body === 'object' && body && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
+    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} answered ${response.status} to ${path}: ${detail}`, { upstreamStatus: response.status });
+  }
+  return body as T;
+}
+
+export interface InstanceFacts {
+  version: string;
+  uptimeMs: number;
+  home: string;
+  pid: number;
+  busy: boolean;
+  pending: number;
+  provider: string;
+  model: string;
+  workingDir: string;
+}
+
+/** What the row shows, read in two calls (runtime and session). */
+export async function readFacts(target: Target, timeoutMs = 3000): Promise<InstanceFacts> {
+  const [runtime, session] = await Promise.all([
+    callInstance<{ version: string; uptimeMs: number; home: string; pid: number; agent: { busy: boolean; pending: number } }>(target, '/api/runtime', { timeoutMs }),
+    callInstance<{ provider: string; model: string; workingDir: string }>(target, '/api/session', { timeoutMs }),
+  ]);
+  return {
+    version: runtime.version,
+    uptimeMs: runtime.uptimeMs,
+    home: runtime.home,
+    pid: runtime.pid,
+    busy: runtime.agent.busy,
+    pending: runtime.agent.pending,
+    provider: session.provider,
+    model: session.model,
+    workingDir: session.workingDir,
+  };
+}
+
+/** Whether an svc core server answers on this URL (its open liveness route), within the timeout. */
+export async function probeHealth(url: string, timeoutMs: number): Promise<{ version: string; uptimeMs: number } | null> {
+  try {
+    const response = await fetch(new URL('/api/health', url), { signal: AbortSignal.timeout(timeoutMs) });
+    if (!response.ok) return null;
+    const body = (await response.json()) as { ok?: unknown; version?: unknown; uptimeMs?: unknown };
+    return body.ok === true && typeof body.version === 'string' ? { version: body.version, uptimeMs: Number(body.uptimeMs) } : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface SendOutcome {
+  status: string;
+  text: string;
+  messageId?: number;
+  traceId?: string;
+  reason?: string;
+}
+
+/**
+ * Sends a prompt (POST /api/message) and follows the NDJSON answer to its `done` line. `onAccepted`
+ * runs once the instance took the message (the answer's headers), before the agent has answered.
+ */
+export async function sendPrompt(target: Target, prompt: string, opts: { timeoutMs: number; signal?: AbortSignal; onAccepted?: () => void }): Promise<SendOutcome> {
+  const response = await fetch(new URL('/api/message', target.url), {
+    method: 'POST',
+    headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt }),
+    signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs),
+  });
+  if (!response.ok) {
+    const text = await response.text();
+    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} refused the message (${response.status}): ${text.slice(0, 200)}`);
+  }
+  opts.onAccepted?.();
+  const lines = (await response.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+  const done = lines.find((l) => l.type === 'done');
+  if (!done) throw new AppError(502, 'INSTANCE_UNREACHABLE', `The answer of ${target.url} ended without a done line.`);
+  return {
+    status: String(done.status),
+    text: String(done.text ?? ''),
+    ...(typeof done.messageId === 'number' ? { messageId: done.messageId } : {}),
+    ...(typeof done.traceId === 'string' ? { traceId: done.traceId } : {}),
+    ...(typeof done.reason === 'string' ? { reason: done.reason } : {}),
+  };
+}

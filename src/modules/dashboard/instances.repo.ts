@@ -1,0 +1,62 @@
+// The manager's registry of instances (table `instances` of dashboard.db).
+import type { Db } from '../../store/db.ts';
+
+export interface InstanceRecord {
+  id: string;
+  url: string;
+  label: string;
+  origin: 'started' | 'scanned' | 'added';
+  token: string | null;
+  home: string | null;
+  pid: number | null;
+  createdAt: number;
+}
+
+interface Row {
+  id: string;
+  url: string;
+  label: string;
+  origin: InstanceRecord['origin'];
+  token: string | null;
+  home: string | null;
+  pid: number | null;
+  created_at: number;
+}
+
+const toRecord = (r: Row): InstanceRecord => ({ id: r.id, url: r.url, label: r.label, origin: r.origin, token: r.token, home: r.home, pid: r.pid, createdAt: r.created_at });
+
+export class InstancesRepo {
+  constructor(private readonly db: Db) {}
+
+  list(): InstanceRecord[] {
+    return (this.db.prepare('SELECT * FROM instances ORDER BY created_at, id').all() as Row[]).map(toRecord);
+  }
+
+  get(id: string): InstanceRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM instances WHERE id = ?').get(id) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  byUrl(url: string): InstanceRecord | undefined {
+    const row = this.db.prepare('SELECT * FROM instances WHERE url = ?').get(url) as Row | undefined;
+    return row && toRecord(row);
+  }
+
+  /** Inserts or replaces the row of this id (a URL held by another row moves to this one). */
+  save(r: InstanceRecord): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM instances WHERE url = ? AND id <> ?').run(r.url, r.id);
+      this.db
+        .prepare(
+          `INSERT INTO instances (id, url, label, origin, token, home, pid, created_at) VALUES (@id, @url, @label, @origin, @token, @home, @pid, @createdAt)
+           ON CONFLICT(id) DO UPDATE SET url = excluded.url, label = excluded.label, origin = excluded.origin, token = excluded.token,
+             home = excluded.home, pid = excluded.pid`,
+        )
+        .run(r);
+    })();
+  }
+
+  remove(id: string): boolean {
+    return this.db.prepare('DELETE FROM instances WHERE id = ?').run(id).changes > 0;
+  }
+}

@@ -1,0 +1,361 @@
+// The manager's instances: the registry (started, scanned, added), their live state (a health loop,
+// and the event bridge while they are online), and the lifecycle of the ones it owns.
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { AppError, conflict, notFound } from '../../core/errors.ts';
+import type { Instance, Latest } from '../../protocol/dashboard.ts';
+import { EventBridge, type BridgeOptions, type RelayedEvent } from './bridge.ts';
+import { callInstance, probeHealth, readFacts, type InstanceFacts, type Target } from './instance-client.ts';
+import type { InstanceRecord, InstancesRepo } from './instances.repo.ts';
+import { freePort, isAlive, launchInstance, readMarker, stopMarked } from './lifecycle.ts';
+
+export interface ScanRange {
+  from: number;
+  count: number;
+}
+
+/** Events the service reports (the manager publishes them on its stream). */
+export interface InstanceEvents {
+  status(instance: Instance, change: string): void;
+  relayed(event: RelayedEvent): void;
+  activity(kind: string, ok: boolean, message: string, instanceId?: string): void;
+}
+
+export interface InstancesOptions {
+  repo: InstancesRepo;
+  events: InstanceEvents;
+  /** Where homes of started instances go: <dir>/<id>. */
+  instancesDir: string;
+  /** How to run svc (`[node, bin/svc.js]`). */
+  svcCommand: readonly string[];
+  scan: ScanRange;
+  /** Health loop period (default 10 s). */
+  pollMs?: number;
+  /** A scan is reused this long (default 60 s): never a scan per request. */
+  scanTtlMs?: number;
+  /** Per-port timeout of a scan (default 400 ms). */
+  probeTimeoutMs?: number;
+  bridge?: BridgeOptions;
+  startTimeoutMs?: number;
+}
+
+interface Live {
+  status: Instance['status'];
+  reason?: string;
+  facts: InstanceFacts | null;
+  checkedAt: number | null;
+  lastActivityAt: number | null;
+  busy: boolean;
+  pending: number;
+}
+
+/** Ports probed at once by a scan: bounded, so a scan of 50 ports is a handful of round trips. */
+const SCAN_CONCURRENCY = 10;
+
+const newId = () => `inst_${randomBytes(6).toString('hex')}`;
+/** A scanned instance's id follows its home, so it keeps its id when it moves to another port. */
+const idOfHome = (home: string) => `home_${createHash('sha256').update(home).digest('hex').slice(0, 12)}`;
+
+export class InstancesService {
+  private readonly live = new Map<string, Live>();
+  private readonly bridge: EventBridge;
+  private timer: NodeJS.Timeout | null = null;
+  private scanning: Promise<void> | null = null;
+  private lastScanAt = 0;
+  private closed = false;
+  private readonly checks = new Set<Promise<void>>();
+  /** Instances with a lifecycle action under way: the health loop leaves them alone. */
+  private readonly busyIds = new Set<string>();
+
+  constructor(private readonly o: InstancesOptions) {
+    this.bridge = new EventBridge(
+      {
+        onEvent: (event) => this.onRelayed(event),
+        onConnected: (id) => void this.refresh(id),
+        onDisconnected: (id) => void this.refresh(id),
+      },
+      o.bridge,
+    );
+  }
+
+  /** Re-adopts what it started, checks every instance once, scans, then keeps checking. */
+  async start(): Promise<void> {
+    await Promise.all(this.o.repo.list().map((r) => this.refresh(r.id)));
+    void this.scan().catch(() => undefined);
+    this.timer = setInterval(() => {
+      for (const r of this.o.repo.list()) void this.refresh(r.id);
+      if (Date.now() - this.lastScanAt > (this.o.scanTtlMs ?? 60_000)) void this.scan().catch(() => undefined);
+    }, this.o.pollMs ?? 10_000);
+    this.timer.unref();
+  }
+
+  /** Stops checking and subscribing; waits for checks under way (they read the database). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.bridge.close();
+    await Promise.allSettled([...this.checks, this.scanning]);
+  }
+
+  list(): Instance[] {
+    return this.o.repo.list().map((r) => this.view(r));
+  }
+
+  get(id: string): Instance {
+    return this.view(this.record(id));
+  }
+
+  latest(id: string): Latest {
+    this.record(id);
+    return this.bridge.latest(id);
+  }
+
+  /** The URL and token the manager uses for an instance (the proxy, chat, memory). */
+  target(id: string): Target & { id: string } {
+    const r = this.record(id);
+    return { id: r.id, url: r.url, token: r.token };
+  }
+
+  private record(id: string): InstanceRecord {
+    const r = this.o.repo.get(id);
+    if (!r) throw notFound('Instance', id);
+    return r;
+  }
+
+  private view(r: InstanceRecord): Instance {
+    const live = this.live.get(r.id);
+    const facts = live?.facts ?? null;
+    return {
+      id: r.id,
+      url: r.url,
+      label: r.label,
+      status: live?.status ?? 'offline',
+      ...(live?.reason ? { reason: live.reason } : {}),
+      version: facts?.version ?? null,
+      uptimeMs: facts?.uptimeMs ?? null,
+      provider: facts?.provider ?? null,
+      model: facts?.model ?? null,
+      workingDir: facts?.workingDir ?? null,
+      busy: live?.busy ?? false,
+      pending: live?.pending ?? 0,
+      lastActivityAt: live?.lastActivityAt ?? null,
+      owner: r.origin === 'started' ? 'manager' : 'external',
+      origin: r.origin,
+      home: r.home ?? facts?.home ?? null,
+      pid: r.origin === 'started' ? r.pid : null,
+      stream: this.bridge.state(r.id),
+      checkedAt: live?.checkedAt ?? null,
+    };
+  }
+
+  /** Checks one instance (runtime and session, with its token) and (un)subscribes its events. */
+  refresh(id: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const check = this.check(id).finally(() => this.checks.delete(check));
+    this.checks.add(check);
+    return check;
+  }
+
+  private async check(id: string): Promise<void> {
+    const r = this.o.repo.get(id);
+    if (!r || this.busyIds.has(id)) return;
+    const before = this.live.get(id);
+    let next: Live;
+    if (r.origin === 'started' && !this.ownsProcess(r)) {
+      next = { ...this.blank(before), status: 'offline', reason: 'not running (start it again)' };
+    } else {
+      try {
+        const facts = await readFacts(r);
+        next = { status: 'online', facts, checkedAt: Date.now(), lastActivityAt: before?.lastActivityAt ?? null, busy: facts.busy, pending: facts.pending };
+      } catch (err) {
+        next = { ...this.blank(before), status: (err as AppError).details?.upstreamStatus === 401 ? 'error' : 'offline', reason: (err as Error).message };
+      }
+    }
+    // the manager may have closed, or the row gone (removed, stopped), while the check ran
+    if (this.closed || !this.o.repo.get(id) || this.busyIds.has(id)) return;
+    this.live.set(id, next);
+    if (next.status === 'online') {
+      if (r.origin === 'started' && next.facts && r.pid !== next.facts.pid) {
+        // another process answers where ours should be: not ours, never treat it as ours
+        this.live.set(id, { ...next, status: 'error', reason: `port taken by another process (pid ${next.facts.pid})` });
+        this.bridge.unsubscribe(id);
+      } else {
+        this.bridge.subscribe(id, { url: r.url, token: r.token });
+        this.bridge.nudge(id);
+      }
+    } else if (next.status === 'error') {
+      this.bridge.unsubscribe(id);
+    }
+    if (before?.status !== this.live.get(id)!.status || before?.busy !== next.busy) this.o.events.status(this.view(r), before ? 'status' : 'appeared');
+  }
+
+  private blank(before: Live | undefined): Live {
+    return { status: 'offline', facts: before?.facts ?? null, checkedAt: Date.now(), lastActivityAt: before?.lastActivityAt ?? null, busy: false, pending: 0 };
+  }
+
+  /** Whether the process the manager started for this row is still the one its marker names. */
+  private ownsProcess(r: InstanceRecord): boolean {
+    if (!r.home || !r.pid) return false;
+    const marker = readMarker(r.home);
+    return !!marker && marker.instanceId === r.id && marker.pid === r.pid && isAlive(r.pid);
+  }
+
+  private onRelayed(event: RelayedEvent): void {
+    const live = this.live.get(event.instanceId);
+    if (live) {
+      live.lastActivityAt = Date.now();
+      const wasBusy = live.busy;
+      if (event.name === 'agent_status') live.busy = event.data.status === 'running';
+      if (event.name === 'queue_update') {
+        live.pending = Number(event.data.pending ?? 0);
+        live.busy = Boolean(event.data.active);
+      }
+      if (live.busy !== wasBusy) {
+        const r = this.o.repo.get(event.instanceId);
+        if (r) this.o.events.status(this.view(r), live.busy ? 'busy' : 'idle');
+      }
+    }
+    this.o.events.relayed(event);
+  }
+
+  // ── discovery ───────────────────────────────────────────────────────────────────────────────
+
+  /** Scans the port range (bounded concurrency, one probe each); joins a scan already running. */
+  scan(): Promise<void> {
+    this.scanning ??= this.runScan().finally(() => {
+      this.scanning = null;
+      this.lastScanAt = Date.now();
+    });
+    return this.scanning;
+  }
+
+  get scannedAt(): number | null {
+    return this.lastScanAt || null;
+  }
+
+  private async runScan(): Promise<void> {
+    const { from, count } = this.o.scan;
+    const ports = Array.from({ length: count }, (_, i) => from + i);
+    const known = new Set(this.o.repo.list().map((r) => r.url));
+    let found = 0;
+    const worker = async () => {
+      for (let port = ports.shift(); port !== undefined && !this.closed; port = ports.shift()) {
+        const url = `http://127.0.0.1:${port}`;
+        if (known.has(url)) continue;
+        if (!(await probeHealth(url, this.o.probeTimeoutMs ?? 400))) continue;
+        if (await this.adoptScanned(url)) found++;
+      }
+    };
+    await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, worker));
+    if (this.closed) return;
+    this.o.events.activity('scan', true, `scanned ports ${from}-${from + count - 1}: ${found} new instance(s)`);
+  }
+
+  /** A local instance found by the scan: its token is asked of it the way `svc token` does (loopback only). */
+  private async adoptScanned(url: string): Promise<boolean> {
+    try {
+      const { token } = await callInstance<{ token: string }>({ url, token: null }, '/api/auth/token', { timeoutMs: 2000 });
+      const facts = await readFacts({ url, token });
+      if (this.closed) return false;
+      const id = idOfHome(facts.home);
+      const existing = this.o.repo.get(id);
+      if (existing?.origin === 'started') return false;
+      this.o.repo.save({ id, url, label: existing?.label ?? `:${new URL(url).port}`, origin: 'scanned', token, home: facts.home, pid: null, createdAt: existing?.createdAt ?? Date.now() });
+      await this.refresh(id);
+      return !existing;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Adds an instance by URL and token (a remote one, or a local one outside the scan range). */
+  async add(input: { url: string; token?: string; label?: string }): Promise<Instance> {
+    const url = new URL(input.url).origin;
+    if (this.o.repo.byUrl(url)) throw conflict('INSTANCE_EXISTS', `${url} is already registered; remove it first to add it again.`);
+    const token = input.token ?? null;
+    // the token is checked now: a wrong one is a 4xx here, not an error row later
+    await readFacts({ url, token }).catch((err: Error) => {
+      throw new AppError(400, 'INSTANCE_UNREACHABLE', `Could not read ${url} with this token: ${err.message}`);
+    });
+    const id = newId();
+    this.o.repo.save({ id, url, label: input.label ?? new URL(url).host, origin: 'added', token, home: null, pid: null, createdAt: Date.now() });
+    await this.refresh(id);
+    return this.get(id);
+  }
+
+  /** Forgets an instance (it keeps running); one the manager runs must be stopped first. */
+  remove(id: string): void {
+    const r = this.record(id);
+    if (r.origin === 'started' && this.ownsProcess(r)) throw conflict('INSTANCE_BUSY', `Instance ${id} is running; stop it before removing it.`);
+    this.bridge.unsubscribe(id);
+    this.live.delete(id);
+    this.o.repo.remove(id);
+  }
+
+  // ── lifecycle of owned instances ────────────────────────────────────────────────────────────
+
+  /** Starts a new instance in its own home (default <manager home>/instances/<id>) on a free port. */
+  async create(input: { label?: string; home?: string }): Promise<Instance> {
+    const id = newId();
+    const home = input.home ?? join(this.o.instancesDir, id);
+    return this.launch({ id, url: '', label: input.label ?? id, origin: 'started', token: null, home, pid: null, createdAt: Date.now() }, 'start');
+  }
+
+  async startAgain(id: string): Promise<Instance> {
+    const r = this.owned(id);
+    if (this.ownsProcess(r)) return this.get(id);
+    return this.launch(r, 'start');
+  }
+
+  async stop(id: string): Promise<Instance> {
+    const r = this.owned(id);
+    return this.withLock(id, async () => {
+      this.bridge.unsubscribe(id);
+      if (this.ownsProcess(r)) await stopMarked(r.home!);
+      this.o.repo.save({ ...r, pid: null });
+      this.live.set(id, { ...this.blank(this.live.get(id)), reason: 'stopped' });
+      this.o.events.activity('stop', true, `stopped ${r.label}`, id);
+      this.o.events.status(this.get(id), 'stopped');
+      return this.get(id);
+    });
+  }
+
+  async restart(id: string): Promise<Instance> {
+    await this.stop(id);
+    return this.launch(this.owned(id), 'restart');
+  }
+
+  private owned(id: string): InstanceRecord {
+    const r = this.record(id);
+    if (r.origin !== 'started') throw conflict('INSTANCE_NOT_OWNED', `Instance ${id} was not started by this manager; it only stops instances it started.`);
+    return r;
+  }
+
+  private async withLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    if (this.busyIds.has(id)) throw conflict('INSTANCE_BUSY', `A start or stop of instance ${id} is under way; try again when it ends.`);
+    this.busyIds.add(id);
+    try {
+      return await fn();
+    } finally {
+      this.busyIds.delete(id);
+    }
+  }
+
+  private async launch(r: InstanceRecord, action: 'start' | 'restart'): Promise<Instance> {
+    await this.withLock(r.id, async () => {
+      // the same port again when it is free: its URL (and bookmarks of it) stay valid
+      const previous = r.url ? Number(new URL(r.url).port) : 0;
+      const port = previous && !(await probeHealth(r.url, 300)) ? previous : await freePort();
+      try {
+        const launched = await launchInstance({ instanceId: r.id, home: r.home!, port, command: this.o.svcCommand, timeoutMs: this.o.startTimeoutMs });
+        this.o.repo.save({ ...r, url: launched.url, token: launched.token, pid: launched.pid });
+      } catch (err) {
+        this.o.events.activity(action, false, (err as Error).message, r.id);
+        throw err;
+      }
+    });
+    await this.refresh(r.id);
+    this.o.events.activity(action, true, `${action === 'start' ? 'started' : 'restarted'} ${r.label}`, r.id);
+    return this.get(r.id);
+  }
+}

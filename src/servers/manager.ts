@@ -1,0 +1,142 @@
+// The manager dashboard's composition root (`svc dashboard serve`, port 24576): its own home and
+// database, the instances it watches, its own event stream in the core's format, on the server kit
+// with the core's trust model (loopback free, the manager's token for anyone else, Host and Origin
+// checks).
+import { join } from 'node:path';
+import { mkdirSync, chmodSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { loadOrCreateToken } from '../core/token.ts';
+import { acquireServerLock } from '../core/server-lock.ts';
+import { SVC_BIN, VERSION } from '../core/version.ts';
+import { closeDatabase, openDatabase } from '../store/db.ts';
+import { managerMigrations } from '../store/migrations/manager/index.ts';
+import { EventBus } from '../events/bus.ts';
+import { EventStream } from '../events/stream.ts';
+import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
+import { createServer } from '../http/create-server.ts';
+import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
+import { eventRoutes } from '../modules/events/index.ts';
+import { dashboardDistDir, uiRoutes } from '../modules/ui/index.ts';
+import {
+  BoardRepo,
+  BoardService,
+  boardRoutes,
+  Connectors,
+  federationRoutes,
+  InstancesRepo,
+  InstancesService,
+  instanceRoutes,
+  proxyRoutes,
+  ScheduleRepo,
+  ScheduleService,
+  scheduleRoutes,
+  type ScanRange,
+} from '../modules/dashboard/index.ts';
+
+export const DEFAULT_MANAGER_PORT = 24576;
+export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
+
+export interface ManagerOptions {
+  /** The manager's home (default ~/.svc-dashboard): dashboard.db, token, instances/. */
+  home: string;
+  scan?: ScanRange;
+  /** How to run svc for started instances (default: this node and bin/svc.js). */
+  svcCommand?: readonly string[];
+  classifyPeer?: PeerClassifier;
+  pollMs?: number;
+  heartbeatMs?: number;
+  logLevel?: string;
+  bridge?: { minBackoffMs?: number; maxBackoffMs?: number };
+  /** Longest sleep of the schedule's runner (default 30 s). */
+  scheduleTickMs?: number;
+}
+
+export interface ManagerServer {
+  http: FastifyInstance;
+  instances: InstancesService;
+  schedule: ScheduleService;
+  token: string;
+  bus: EventBus;
+  listen(port: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createManagerServer(options: ManagerOptions): Promise<ManagerServer> {
+  const startedAt = Date.now();
+  mkdirSync(options.home, { recursive: true, mode: 0o700 });
+  chmodSync(options.home, 0o700);
+  const lock = acquireServerLock(join(options.home, 'manager.lock'));
+  const db = openDatabase(join(options.home, 'dashboard.db'), { migrationList: managerMigrations });
+  const token = loadOrCreateToken(join(options.home, 'token'));
+  const bus = new EventBus((err, event) => console.error(`svc dashboard: listener of '${event.name}' failed:`, err));
+  const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
+  const listeners = { sse: new Slots(MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
+  const scan = options.scan ?? DEFAULT_SCAN;
+  const instances = new InstancesService({
+    repo: new InstancesRepo(db),
+    instancesDir: join(options.home, 'instances'),
+    svcCommand: options.svcCommand ?? [process.execPath, SVC_BIN],
+    scan,
+    pollMs: options.pollMs,
+    bridge: options.bridge,
+    events: {
+      status: (i, change) => bus.publish('instance_status', { instanceId: i.id, status: i.status, busy: i.busy, change }),
+      relayed: (e) => bus.publish('instance_event', { instanceId: e.instanceId, name: e.name, instanceTopic: e.topic, instanceEventId: e.eventId, data: e.data }),
+      activity: (kind, ok, message, instanceId) => bus.publish('dashboard_activity', { kind, ok, message, ...(instanceId ? { instanceId } : {}) }),
+    },
+  });
+  const board = new BoardService(new BoardRepo(db), (id) => instances.target(id), (item, action) =>
+    bus.publish('dashboard_activity', { kind: 'board', ok: true, message: `${action} '${item.title}'`, ...(item.instanceId ? { instanceId: item.instanceId } : {}) }),
+  );
+  const connectors = new Connectors(db, board, (id) => void instances.target(id));
+  const schedule = new ScheduleService({
+    repo: new ScheduleRepo(db),
+    instance: (id) => ({ row: instances.get(id), target: instances.target(id) }),
+    onRun: (job, run) =>
+      bus.publish('dashboard_activity', { kind: 'schedule', ok: run.status !== 'failed', instanceId: job.instanceId, message: `${job.title}: ${run.status}${run.reason ? ` (${run.reason})` : ''}` }),
+    maxSleepMs: options.scheduleTickMs,
+  });
+  let port = 0;
+  const http = await createServer({
+    info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
+    logLevel: options.logLevel,
+    websocket: true,
+    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }), closedPrefixes: ['/i/'] },
+  });
+  await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port, scan });
+  await http.register(eventRoutes, { stream, listeners });
+  await http.register(proxyRoutes, { instances });
+  await http.register(boardRoutes, { board });
+  await http.register(scheduleRoutes, { schedule });
+  await http.register(federationRoutes, { instances, connectors });
+  await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
+  await http.ready();
+  let closed = false;
+  return {
+    http,
+    instances,
+    schedule,
+    token,
+    bus,
+    async listen(wanted, host = '127.0.0.1') {
+      const address = await http.listen({ port: wanted, host });
+      port = Number(new URL(address).port);
+      lock.listening(address);
+      // after listening: the checks and the scan are never on the start-up path
+      void instances.start();
+      schedule.start();
+      return address;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // instances the manager started keep running: the next manager re-adopts them
+      await instances.close();
+      await schedule.close();
+      await http.close();
+      stream.close();
+      closeDatabase(db);
+      lock.release();
+    },
+  };
+}

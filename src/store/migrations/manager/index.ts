@@ -1,0 +1,8 @@
+// The manager dashboard's database (<manager home>/dashboard.db) has its own schema history, apart
+// from an instance's svc.db: the two are never the same file.
+import type { Migration } from '../migration.ts';
+import { m001Instances } from './001-instances.ts';
+import { m002BoardSchedule } from './002-board-schedule.ts';
+import { m003Connectors } from './003-connectors.ts';
+
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors];

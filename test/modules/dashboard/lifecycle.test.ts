@@ -1,0 +1,59 @@
+// Instances the manager owns: start (own home, free port, marker with pid and token), re-adoption
+// by a new manager on the same home, restart, stop. Real `svc serve` processes (bin/svc.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { getJson, sendJson } from '../../support/server.ts';
+import { isAlive } from '../../support/agent.ts';
+import { startManager, until, type TestManager } from './helpers.ts';
+
+test('start, re-adopt after a manager restart, restart and stop an owned instance', async () => {
+  let manager: TestManager | undefined = await startManager();
+  const home = manager.home;
+  const pids: number[] = [];
+  try {
+    const started = await sendJson(`${manager.url}/api/dashboard/instances/start`, 'POST', { label: 'worker one' });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
+    const inst = started.body;
+    pids.push(inst.pid);
+    assert.equal(inst.owner, 'manager');
+    assert.equal(inst.status, 'online');
+    assert.equal(inst.home, join(home, 'instances', inst.id));
+    assert.ok(isAlive(inst.pid));
+    const markerPath = join(inst.home, 'dashboard-managed.json');
+    const marker = JSON.parse(readFileSync(markerPath, 'utf8'));
+    assert.equal(marker.pid, inst.pid);
+    assert.equal(marker.instanceId, inst.id);
+    assert.equal(marker.token, readFileSync(join(inst.home, 'token'), 'utf8').trim());
+    assert.equal(statSync(markerPath).mode & 0o077, 0, 'the marker holds a token: private to the user');
+
+    // a new manager on the same home adopts the running instance: same id, same process
+    await manager.close({ removeHome: false });
+    assert.ok(isAlive(inst.pid), 'instances outlive their manager');
+    manager = await startManager({ home });
+    const adopted = await until(async () => {
+      const body = (await getJson(`${manager!.url}/api/dashboard/instances/${inst.id}`)).body;
+      return body.status === 'online' ? body : undefined;
+    }, 're-adopted');
+    assert.equal(adopted.pid, inst.pid);
+    assert.equal(adopted.owner, 'manager');
+
+    const restarted = (await sendJson(`${manager.url}/api/dashboard/instances/${inst.id}/restart`, 'POST', {})).body;
+    pids.push(restarted.pid);
+    assert.equal(restarted.id, inst.id);
+    assert.equal(restarted.status, 'online');
+    assert.notEqual(restarted.pid, inst.pid);
+    assert.equal(restarted.url, inst.url, 'the same port again');
+    assert.equal(isAlive(inst.pid), false);
+
+    const stopped = (await sendJson(`${manager.url}/api/dashboard/instances/${inst.id}/stop`, 'POST', {})).body;
+    assert.equal(stopped.status, 'offline');
+    assert.equal(isAlive(restarted.pid), false);
+    assert.equal(existsSync(markerPath), false);
+    assert.equal((await getJson(`${manager.url}/api/dashboard/instances`)).body.instances.length, 1, 'a stopped instance stays registered');
+  } finally {
+    for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    await manager?.close();
+  }
+});

@@ -1,0 +1,74 @@
+// The /i/:instanceId/* reverse proxy: it reaches a registered instance's API and event stream with
+// the instance's token, refuses traversal and encoded separators, and knows only registered instances.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { startServer, getJson, sendJson } from '../../support/server.ts';
+import { openSse } from '../../support/sse.ts';
+import { startManager, findMessage, auth } from './helpers.ts';
+
+/** A raw request: fetch would normalize the dot segments the test sends on purpose. */
+const raw = (url: string, path: string, headers: Record<string, string> = {}) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request({ host: u.hostname, port: u.port, path, headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject).end();
+  });
+
+test('the proxy reaches a registered instance with its token and refuses bad paths and unknown ids', async () => {
+  const instance = await startServer({ classifyPeer: () => 'remote' as const });
+  const manager = await startManager();
+  try {
+    const token = instance.app.services.token;
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token })).body.id;
+
+    const session = await getJson(`${manager.url}/i/${id}/api/session`, { headers: { authorization: 'Bearer not-the-instance-token' } });
+    assert.equal(session.status, 200, 'the manager presents the instance token, not the caller\'s');
+    assert.equal(typeof session.body.provider, 'string');
+    const created = await sendJson(`${manager.url}/i/${id}/api/chat-sessions`, 'POST', { title: 'through the proxy' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.session.title, 'through the proxy');
+
+    const sse = await openSse(`${manager.url}/i/${id}/api/events`);
+    try {
+      assert.equal(sse.status, 200);
+      await sendJson(`${manager.url}/i/${id}/api/chat-sessions`, 'POST', { title: 'second' });
+      await findMessage(sse, (d) => d.event === 'session_created' && d.title === 'second', 'the event through the proxied stream', 5000);
+    } finally {
+      sse.close();
+    }
+
+    for (const path of [`/i/${id}/../api/dashboard/instances`, `/i/${id}/api/..%2f..%2fetc`, `/i/${id}/api%2Fsession`, `/i/${id}/api/%2e%2e/session`, `/i/${id}/api\\session`]) {
+      const answer = await raw(manager.url, path);
+      assert.ok(answer.status === 400 || answer.status === 404, `${path}: ${answer.status}`);
+      assert.notEqual(answer.status, 200);
+    }
+    assert.equal((await raw(manager.url, `/i/${id}/api/..%2fsession`)).status, 400);
+    const unknown = await getJson(`${manager.url}/i/inst_000000000000/api/session`);
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.error, 'NOT_FOUND');
+  } finally {
+    await manager.close();
+    await instance.close();
+  }
+});
+
+test('through the proxy a remote caller still needs the manager token (GET outside /api/ included)', async () => {
+  const instance = await startServer();
+  const manager = await startManager({ classifyPeer: () => 'remote' as const });
+  try {
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token: instance.app.services.token, label: 'x' }).then((r) => (r.status === 401 ? null : r))) ?? null;
+    assert.equal(id, null, 'adding needs the token too');
+    const added = await getJson(`${manager.url}/api/dashboard/instances`, { method: 'POST', headers: { ...auth(manager.app.token), 'content-type': 'application/json' }, body: JSON.stringify({ url: instance.url, token: instance.app.services.token }) });
+    assert.equal(added.status, 201);
+    assert.equal((await getJson(`${manager.url}/i/${added.body.id}/api/session`)).status, 401);
+    assert.equal((await getJson(`${manager.url}/i/${added.body.id}/`)).status, 401);
+    assert.equal((await getJson(`${manager.url}/i/${added.body.id}/api/session`, { headers: auth(manager.app.token) })).status, 200);
+  } finally {
+    await manager.close();
+    await instance.close();
+  }
+});

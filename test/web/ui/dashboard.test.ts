@@ -1,0 +1,45 @@
+// The manager dashboard's page in real Chromium: instances with their latest answer (live, from the
+// manager's stream), the board, memory search, the activity feed; no console errors (CSP included).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startAgentServer } from '../../support/agent.ts';
+import { sendJson } from '../../support/server.ts';
+import { startManager, ask } from '../../modules/dashboard/helpers.ts';
+import { buildWeb, launch, openPage, shot } from './helpers.ts';
+
+test('the dashboard page shows instances live, the board and memory search', async () => {
+  buildWeb();
+  const instance = await startAgentServer({}, { classifyPeer: () => 'remote' as const });
+  const manager = await startManager();
+  const browser = await launch();
+  try {
+    const token = instance.app.services.token;
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token, label: 'worker alpha' })).body.id;
+    const { page, errors } = await openPage(browser, manager);
+    const row = page.locator(`li.instance[data-id="${id}"]`);
+    await row.locator('text=worker alpha').waitFor();
+    assert.equal(await row.locator('.status').textContent(), 'online');
+
+    // an answer in the instance appears without a reload
+    const answer = await ask(instance.url, token, 'say something scenario:text');
+    const text = JSON.parse(answer.trim().split('\n').at(-1)!).text as string;
+    await row.locator('.latest', { hasText: text.slice(0, 20) }).waitFor({ timeout: 5000 });
+
+    await page.getByLabel('New item').fill('Plan the release');
+    await page.getByLabel('New item').press('Enter');
+    await page.locator('[data-lane="backlog"] .card', { hasText: 'Plan the release' }).waitFor();
+    await page.getByLabel('Move Plan the release on').click();
+    await page.locator('[data-lane="ready"] .card', { hasText: 'Plan the release' }).waitFor();
+
+    await page.getByLabel('Search memory').fill('anything');
+    await page.getByLabel('Search memory').press('Enter');
+    await page.locator('ul.hits').waitFor({ state: 'attached' });
+    assert.ok((await page.locator('.feed li').count()) > 0, 'the activity feed shows what happened');
+    await shot(page, 'dashboard');
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await manager.close();
+    await instance.close();
+  }
+});
