@@ -1,7 +1,7 @@
 // The core server's composition root (`svc serve`): opens storage, builds the services, mounts each
 // module's routes and commands on the server kit, and closes everything in order. This is the only
 // file that knows every module; each module gets just the dependencies it names.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -176,6 +176,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const bus = new EventBus((err, event) => console.error(`svc: listener of '${event.name}' failed:`, err));
   // Provider CLIs left running by a server that crashed are ended before anything else starts.
   reapOrphans(home.pids);
+  // Private directories of runs a crash interrupted (MCP configs with secrets among them).
+  rmSync(home.runs, { recursive: true, force: true });
   const settings = new SettingsService(coreSettings, new SettingsRepo(db), bus);
   const providerSessions = new ProviderSessionRepo(db);
   const runs = new RunRepo(db);

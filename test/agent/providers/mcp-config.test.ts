@@ -67,3 +67,11 @@ test('opencode: `mcp` in OPENCODE_CONFIG_CONTENT, beside the instructions', () =
   assert.deepEqual(config.mcp.docs, { type: 'remote', url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer x' }, enabled: true });
   assert.equal(config.instructions.length, 1);
 });
+
+test('claude: enabled skills as a plugin of the run (--plugin-dir), linked, not copied', () => {
+  const inv = adapterOf('claude').buildInvocation(request({ mcpServers: [], skills: [{ id: 'pdf', name: 'PDF', description: 'Reads PDFs', dir: '/home/u/.svc/skills/pdf' }] }));
+  assert.ok(inv.args.includes('--plugin-dir=/tmp/svc-run-x/svc-skills'));
+  assert.deepEqual(fileAt(inv, '/tmp/svc-run-x/svc-skills/.claude-plugin/plugin.json').name, 'svc-skills');
+  assert.deepEqual(inv.links, [{ path: '/tmp/svc-run-x/svc-skills/skills/pdf', target: '/home/u/.svc/skills/pdf' }]);
+  assert.equal(adapterOf('claude').buildInvocation(request({ mcpServers: [] })).links, undefined);
+});

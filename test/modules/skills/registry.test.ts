@@ -62,3 +62,25 @@ test('GET /api/skills lists built-in, <home>/skills and added skills with their 
   assert.match(text, /· web-ai \(built-in\)/);
   assert.equal(existsSync(join(elsewhere, 'SKILL.md')), true);
 });
+
+test('POST /api/skills/install {package}: npm install into <home>/skills-npm; a package without SKILL.md registers nothing', { timeout: 60_000 }, async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const pkg = (name: string, withSkill: boolean) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-skill-pkg-'));
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0' }));
+    if (withSkill) writeFileSync(join(dir, 'SKILL.md'), '---\nname: Charts\ndescription: Draws charts\n---\nUse it.\n');
+    return dir;
+  };
+  const res = await sendJson(`${server.url}/api/skills/install`, 'POST', { package: pkg('svc-test-charts-skill', true) });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.skill.id, 'svc-test-charts-skill');
+  assert.equal(res.body.skill.source, 'npm');
+  assert.equal(res.body.skill.path, join(server.home, 'skills-npm', 'node_modules', 'svc-test-charts-skill'));
+  const bad = await sendJson(`${server.url}/api/skills/install`, 'POST', { package: pkg('svc-test-not-a-skill', false) });
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.message, /no SKILL.md/);
+  const ids = (await getJson(`${server.url}/api/skills`)).body.skills.map((s: { id: string }) => s.id);
+  assert.ok(!ids.includes('svc-test-not-a-skill'));
+  assert.equal((await sendJson(`${server.url}/api/skills/install`, 'POST', { package: 'x; rm -rf /' })).status, 400);
+});
