@@ -6,6 +6,12 @@ import { RateLimited, type ChannelAdapter, type FileKind, type InboundFile, type
 import { markdownToTelegramHtml, splitMarkdown } from './format.ts';
 
 const MAX_LENGTH = 4096;
+const CHAT_COMMANDS = [
+  { command: 'new', description: 'Start a new session for this chat' },
+  { command: 'stop', description: 'Stop the agent' },
+  { command: 'status', description: 'What the agent is doing' },
+  { command: 'help', description: 'What the bot understands' },
+];
 /** Markdown per piece: room for what HTML rendering adds (tags, entities). */
 const MARKDOWN_PIECE = 3500;
 
@@ -82,6 +88,8 @@ export function telegramAdapter(): ChannelAdapter {
       bot = new Bot(next.token, { client: { apiRoot } });
       await bot.init();
       const me = { id: bot.botInfo.id, username: bot.botInfo.username };
+      // the chat's command menu; a bot that cannot set it still works
+      await bot.api.setMyCommands(CHAT_COMMANDS).catch((err: Error) => onError(err, false));
       bot.on('message', (ctx) => {
         if (ctx.message.from?.is_bot) return;
         onMessage(inbound(ctx.message, me, next.token, apiRoot));

@@ -53,6 +53,8 @@ test('telegram through grammY against a local Bot API', { timeout: 120_000 }, as
   }, 'telegram to connect');
   assert.equal(state.botName, '@svc_test_bot');
   assert.equal(state.configured, true);
+  const menu = fake.calls.find((c) => c.method === 'setMyCommands');
+  assert.deepEqual((menu?.params.commands as { command: string }[]).map((c) => c.command), ['new', 'stop', 'status', 'help']);
 
   await t.test('a message from an allowed chat runs the agent and the answer comes back, with typing', async () => {
     fake.push({ text: 'hello scenario:text' });
