@@ -300,6 +300,7 @@ export class AgentRuntime {
         const done = this.publish(run, 'agent_done', { traceId: run.traceId, status: 'error', text: '', error: reason, reason, provider: run.provider, toolLog: run.toolLog.toJSON() });
         this.deps.bus.publish('agent_status', { status: 'error', traceId: run.traceId, provider: run.provider });
         this.finishSinks(run.submission.sinks, done!);
+        this.deps.onRunEnd?.({ requestId: run.submission.requestId, sessionId: run.submission.sessionId, traceId: run.traceId, status: 'error', durationMs: Date.now() - run.startedAt });
       })
       .finally(() => {
         this.active = undefined;

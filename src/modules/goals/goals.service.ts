@@ -260,7 +260,8 @@ export class GoalService {
   }
 
   private afterTurn(goal: Goal, lastTurn: RunEnd['status'], now: number): void {
-    if (this.scheduler.pendingFor(goal.id)) return; // e.g. the audit turn the gate just scheduled
+    // one turn at a time: e.g. the audit turn the gate just scheduled, or a turn queued behind this run
+    if (this.scheduler.inFlight(goal.id)) return;
     const decision = decide({ goal, now, staleMs: this.deps.settings().staleDays * 86_400_000, lastTurn, busyWorkers: this.deps.orchestration.busyWorkers() });
     switch (decision.next) {
       case 'schedule':
@@ -298,6 +299,11 @@ export class GoalService {
     const goal = job.goalId ? this.deps.repo.get(job.goalId) : null;
     if (!goal || goal.status !== 'active' || goal.sessionId !== job.sessionId || this.deps.repo.current(goal.sessionId)?.id !== goal.id) {
       this.scheduler.finish(job.id, 'failed', 'the goal is no longer active');
+      return;
+    }
+    const over = budgetExceeded(goal.budget, goal.usage);
+    if (over) {
+      this.scheduler.finish(job.id, 'failed', over);
       return;
     }
     if (job.kind === 'audit') this.apply(goal, { kind: 'turn_started', audit: true }, this.now());

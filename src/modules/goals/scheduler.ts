@@ -92,6 +92,12 @@ export class TurnScheduler {
     return row ? toJob(row) : undefined;
   }
 
+  /** The goal's turn that is due or submitted and not yet ended. */
+  inFlight(goalId: string): TurnJob | undefined {
+    const row = this.db.prepare("SELECT * FROM scheduled_turns WHERE goal_id = ? AND state IN ('pending', 'running') AND kind <> 'wakeup' LIMIT 1").get(goalId) as Row | undefined;
+    return row ? toJob(row) : undefined;
+  }
+
   pendingFor(goalId: string): TurnJob | undefined {
     const row = this.db.prepare("SELECT * FROM scheduled_turns WHERE goal_id = ? AND state = 'pending' AND kind <> 'wakeup'").get(goalId) as Row | undefined;
     return row ? toJob(row) : undefined;

@@ -179,3 +179,20 @@ test('a goal turn cut by a stop is scheduled again once at the next start', { ti
     await server.close();
   }
 });
+
+test('a message sent while a goal turn waits in the queue does not start a second loop', { timeout: 60_000 }, async (t) => {
+  const server = await goalServer(0.01);
+  t.after(() => server.close());
+  const seen = record(server.app);
+  await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'one chain of turns', budget: { maxTurns: 3 } });
+  const first = postNdjson(`${server.url}/api/message`, { prompt: 'first delay:100' });
+  await until(() => server.app.services.runtime.status().active, 'the first run');
+  // queued behind the first run, and so ahead of the goal turn the first run's end schedules
+  const second = postNdjson(`${server.url}/api/message`, { prompt: 'second' });
+  await (await first).done;
+  await (await second).done;
+  await until(() => seen.find((s) => s.name === 'goal_continuation_limit'), 'the budget');
+  await until(() => !server.app.services.runtime.status().busy, 'the last run to end');
+  assert.equal(goalPrompts(server.invocations()).length, 1, 'the two messages and one goal turn');
+  assert.equal((await getJson(`${server.url}/api/goal`)).body.goal.usage.turns, 3);
+});
