@@ -309,6 +309,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     cwd: workingDir,
     pidDir: home.pids,
     deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
+    memoryContext: async (task) => (await memory.workerContext(task)).text,
     killGraceMs: options.killGraceMs,
   });
   const goals: GoalService = new GoalService({

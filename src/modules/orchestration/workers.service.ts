@@ -52,6 +52,8 @@ export interface WorkerDeps {
   pidDir: string;
   /** Gives the result to the session's main agent as a turn (queued when it is busy); throws when it cannot take it now. */
   deliver(sessionId: string, text: string): void;
+  /** What memory holds for a task (the profile and the relevant procedures), added to the worker's instructions. */
+  memoryContext?(task: string): Promise<string>;
   killGraceMs?: number;
 }
 
@@ -182,6 +184,9 @@ export class WorkerService {
     const settings = deps.settings();
     const provider = employee.provider as ProviderId;
     const plan = run.planVersion !== undefined ? deps.orchestration.state(run.sessionId).plan : null;
+    // memory never blocks a worker: without an answer it starts with its own instructions only
+    const memory = await deps.memoryContext?.(run.task).catch(() => '');
+    const instructions = [employee.instructions, memory].filter(Boolean).join('\n\n');
     const attempt = new Attempt(
       {
         adapter: adapterOf(provider),
@@ -190,7 +195,7 @@ export class WorkerService {
           cwd,
           executable: deps.executable(provider),
           model: employee.model || undefined,
-          systemPrompt: employee.instructions || undefined,
+          systemPrompt: instructions || undefined,
           autoApprove: !readOnly,
           readOnly,
         },

@@ -99,6 +99,20 @@ describe('employees and worker runs (fake CLIs)', () => {
     assert.equal(server.app.services.credentials.resolve(invocation.runToken), undefined);
   });
 
+  test('a worker gets what memory holds for its task: the profile and the relevant procedures, not the notes', async () => {
+    const save = (path: string, content: string) => call(server, 'POST', '/api/svc-memory/save', { path, content, mode: 'replace' });
+    assert.equal((await save('profile.md', '# Profile\nThe user is Ann; she reviews every pull request.')).status, 200);
+    assert.equal((await save('procedures/releases.md', '## Releasing the package\nTag with vYYYY.MM and run make publish-quietly.')).status, 200);
+    assert.equal((await save('notes/releases.md', '## Release party\nCake after releasing the package.')).status, 200);
+    const accepted = await dispatch({ employee: 'tester', task: 'prepare releasing the package scenario:text' });
+    assert.equal((await ended(accepted.body.runId)).status, 'succeeded');
+    const invocation = server.invocations().find((i) => i.prompt.includes('prepare releasing the package'))!;
+    const system = invocation.args.find((a) => a.startsWith('--append-system-prompt=')) ?? '';
+    assert.match(system, /make publish-quietly/, 'the procedure');
+    assert.match(system, /she reviews every pull request/, 'the profile');
+    assert.doesNotMatch(system, /Cake after releasing/, 'notes are the main agent\'s, not the workers\'');
+  });
+
   test('wait: true answers 200 with the ended run', async () => {
     const answer = await dispatch({ employee: 'tester', task: 'quick scenario:text', wait: true });
     assert.equal(answer.status, 200);
