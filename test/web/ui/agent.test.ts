@@ -180,9 +180,10 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await until(async () => (await runs(page).first().getAttribute('data-status')) === 'ok', 'the answer', 15_000);
 
     // the agent got the text and the files' paths on the server's disk
-    const prompt = server.invocations().at(-1)!.prompt;
+    const invocations = server.invocations();
+    const prompt = invocations.find((i) => i.prompt.startsWith('describe these'))?.prompt ?? '';
     const paths = [...prompt.matchAll(/^- (\S+) \(/gm)].map((m) => m[1]!);
-    assert.equal(paths.length, 2, prompt);
+    assert.equal(paths.length, 2, JSON.stringify(invocations.map((i) => ({ file: i.file, prompt: i.prompt }))));
     assert.ok(prompt.startsWith('describe these scenario:text\n\nAttached files:\n'));
     assert.deepEqual(readFileSync(paths[0]!), image);
     assert.equal(readFileSync(paths[1]!, 'utf8'), 'hello notes');
