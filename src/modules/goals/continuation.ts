@@ -3,7 +3,7 @@
 // policy (how to work toward a goal, how to report) lives in the system prompt (GOAL_POLICY).
 import type { Budget, Checkpoint, Goal, Usage } from '../../protocol/goals.ts';
 
-/** What goals need to know of the orchestration (the orchestration module provides the real one). */
+/** What goals need to know of the orchestration (servers/core.ts builds it from the orchestration module). */
 export interface OrchestrationView {
   /** The orchestration phase of a chat session, e.g. IDLE. */
   phaseOf(sessionId: string): string;
@@ -12,8 +12,6 @@ export interface OrchestrationView {
   /** Worker results not yet delivered to this session's agent. */
   undeliveredResults(sessionId: string): number;
 }
-
-export const IDLE_ORCHESTRATION: OrchestrationView = { phaseOf: () => 'IDLE', busyWorkers: () => 0, undeliveredResults: () => 0 };
 
 export type TurnKind = 'continue' | 'audit';
 

@@ -4,6 +4,6 @@ export { GoalRepo } from './goals.repo.ts';
 export { GoalService, type AgentTurns, type GoalServiceDeps, type GoalAction, type Caller } from './goals.service.ts';
 export { goalRoutes, type GoalRouteDeps } from './goals.routes.ts';
 export { goalCommand } from './goals.commands.ts';
-export { IDLE_ORCHESTRATION, type OrchestrationView } from './continuation.ts';
+export type { OrchestrationView } from './continuation.ts';
 export { scheduleWakeupCall } from './wakeup.ts';
 export { goalSettings, type GoalSettings } from './settings.ts';
