@@ -1,6 +1,6 @@
 // What the user (and the connection) can do: load and page history, switch sessions, send,
 // stop, steer, search, settings. Each action calls the API and updates the store.
-import { api, ApiError, getToken, onAuthRequired, postStream, type Message } from './api.ts';
+import { api, ApiError, errorText, getToken, type Message, onAuthRequired, postStream } from './api.ts';
 import { browserEnv, LiveConnection } from './live.ts';
 import type { AttachmentRef } from './attachments.ts';
 import {
@@ -22,7 +22,6 @@ import {
 } from './store.ts';
 
 export const PAGE_SIZE = 50;
-const describe = (err: unknown) => (err instanceof ApiError || err instanceof Error ? err.message : String(err));
 
 let live: LiveConnection | undefined;
 let loadSeq = 0;
@@ -92,7 +91,7 @@ export async function loadView(sessionId: string, options: { around?: number } =
     });
   } catch (err) {
     if (seq !== loadSeq) return;
-    setView({ loading: false, error: describe(err) });
+    setView({ loading: false, error: errorText(err) });
   }
 }
 
@@ -119,7 +118,7 @@ export async function loadOlder(): Promise<void> {
   } catch (err) {
     if (seq !== loadSeq) return;
     setView({ loadingBefore: false });
-    toast(`Could not load older messages: ${describe(err)}`);
+    toast(`Could not load older messages: ${errorText(err)}`);
   }
 }
 
@@ -147,7 +146,7 @@ export async function loadNewer(): Promise<void> {
   } catch (err) {
     if (seq !== loadSeq) return;
     setView({ loadingAfter: false });
-    toast(`Could not load newer messages: ${describe(err)}`);
+    toast(`Could not load newer messages: ${errorText(err)}`);
   }
 }
 
@@ -172,7 +171,7 @@ export async function switchSession(id: string, options: { around?: number } = {
   try {
     await api.switchSession(id);
   } catch (err) {
-    toast(`Could not switch the session: ${describe(err)}`);
+    toast(`Could not switch the session: ${errorText(err)}`);
   }
   await loading;
 }
@@ -188,7 +187,7 @@ export async function newChat(): Promise<void> {
     }));
     if (getState().view.sessionId !== session.id) await loadView(session.id);
   } catch (err) {
-    toast(`Could not create a session: ${describe(err)}`);
+    toast(`Could not create a session: ${errorText(err)}`);
   }
 }
 
@@ -213,7 +212,7 @@ export async function renameSession(id: string, title: string): Promise<boolean>
   } catch (err) {
     // (only if nothing else renamed it meanwhile)
     setTitle(next, before);
-    toast(`Could not rename the chat: ${describe(err)}`);
+    toast(`Could not rename the chat: ${errorText(err)}`);
     return false;
   }
 }
@@ -237,7 +236,7 @@ export async function deleteSession(id: string): Promise<boolean> {
       if (getState().view.sessionId === id) await showActive();
       return true;
     }
-    toast(`Could not delete the chat: ${describe(err)}`);
+    toast(`Could not delete the chat: ${errorText(err)}`);
     return false;
   }
 }
@@ -250,7 +249,7 @@ async function showActive(): Promise<void> {
     try {
       await loadSessions();
     } catch (err) {
-      toast(`Could not load sessions: ${describe(err)}`);
+      toast(`Could not load sessions: ${errorText(err)}`);
       return;
     }
     activeId = getState().activeId;
@@ -262,7 +261,7 @@ async function showActive(): Promise<void> {
 // ── sending ─────────────────────────────────────────────────────────────────────────────
 
 const unavailable = (err: unknown) =>
-  err instanceof ApiError && err.status === 404 ? 'This server has no agent API (POST /api/message).' : describe(err);
+  err instanceof ApiError && err.status === 404 ? 'This server has no agent API (POST /api/message).' : errorText(err);
 
 /** Sends a message, with files already uploaded (POST /api/upload) attached. */
 export async function sendMessage(text: string, attachments: AttachmentRef[] = []): Promise<void> {
@@ -334,7 +333,7 @@ export async function stop(): Promise<void> {
   try {
     await api.stop();
   } catch (err) {
-    toast(`Could not stop: ${describe(err)}`);
+    toast(`Could not stop: ${errorText(err)}`);
   }
 }
 
@@ -358,7 +357,7 @@ export function search(query: string): void {
       setState((s) => ({ search: { ...s.search, results, loading: false } }));
     } catch (err) {
       if (controller.signal.aborted) return;
-      setState((s) => ({ search: { ...s.search, results: [], loading: false, error: describe(err) } }));
+      setState((s) => ({ search: { ...s.search, results: [], loading: false, error: errorText(err) } }));
     }
   }, 180);
 }
@@ -420,7 +419,7 @@ export async function chooseAgent(patch: { provider?: string; model?: string; ef
       registry: s.registry ? { ...s.registry, active: { ...s.registry.active, ...patch } } : s.registry,
     }));
   } catch (err) {
-    toast(`Could not change the agent: ${describe(err)}`);
+    toast(`Could not change the agent: ${errorText(err)}`);
   }
 }
 
@@ -465,7 +464,7 @@ async function reloadAll(): Promise<void> {
   try {
     await loadSessions();
   } catch (err) {
-    toast(`Could not load sessions: ${describe(err)}`);
+    toast(`Could not load sessions: ${errorText(err)}`);
   }
   const { activeId, view } = getState();
   const id = view.sessionId && view.hasMoreAfter ? view.sessionId : activeId;
@@ -527,7 +526,7 @@ export async function init(): Promise<void> {
     if (id) await loadView(id);
     await runtime;
   } catch (err) {
-    setView({ loading: false, error: describe(err) });
+    setView({ loading: false, error: errorText(err) });
   }
   setState({ ready: true });
   if (getState().conn.phase === 'open') void catchUp();

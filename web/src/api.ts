@@ -66,6 +66,9 @@ export class ApiError extends Error {
   }
 }
 
+/** The message of a failure, for the page (an ApiError's is the server's own sentence). */
+export const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
 function headers(contentType?: string): HeadersInit {
   const h: Record<string, string> = { accept: 'application/json' };
   if (contentType) h['content-type'] = contentType;

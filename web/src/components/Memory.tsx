@@ -3,10 +3,11 @@
 // it shows follows the `memory_status` events, so an edit made elsewhere (an editor, the agent) appears.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
+import { errorText } from '../api.ts';
 import { closeMemory, lineOffsets, memoryApi, useMemoryOpen, type MemoryFile, type MemoryHit, type MemoryKind, type MemoryStatus } from '../memory.ts';
 import { onLiveEvent } from '../store.ts';
 import { Icon } from './icons.tsx';
+import { PanelDialog } from './PanelDialog.tsx';
 import './memory.css';
 
 const KINDS: { value: MemoryKind | 'all'; label: string }[] = [
@@ -20,21 +21,12 @@ const KINDS: { value: MemoryKind | 'all'; label: string }[] = [
 /** Status reasons after which the lists are fetched again. */
 const CHANGES = new Set(['save', 'delete', 'external', 'sync', 'reindex', 'summarize']);
 
-const describe = (err: unknown) => (err instanceof ApiError ? err.message : (err as Error).message);
 
 export function MemoryPanel() {
-  const open = useMemoryOpen();
-  const ref = useRef<HTMLDialogElement>(null);
-  useLayoutEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
   return (
-    <dialog ref={ref} class="memory-panel" aria-labelledby="memory-title" onClose={closeMemory}>
-      {open && <MemoryBody />}
-    </dialog>
+    <PanelDialog open={useMemoryOpen()} onClose={closeMemory} class="memory-panel" labelledBy="memory-title">
+      {() => <MemoryBody />}
+    </PanelDialog>
   );
 }
 
@@ -97,7 +89,7 @@ function MemoryBody() {
   const filter = kind === 'all' ? undefined : kind;
 
   useEffect(() => {
-    void memoryApi.status().then(setStatus, (err) => setError(describe(err)));
+    void memoryApi.status().then(setStatus, (err) => setError(errorText(err)));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const stop = onLiveEvent((ev) => {
       if (ev.event !== 'memory_status') return;
@@ -124,7 +116,7 @@ function MemoryBody() {
     let current = true;
     void memoryApi.list(filter).then(
       (list) => current && setFiles(list.files),
-      (err) => current && setError(describe(err)),
+      (err) => current && setError(errorText(err)),
     );
     return () => {
       current = false;
@@ -141,7 +133,7 @@ function MemoryBody() {
     const timer = setTimeout(() => {
       memoryApi.search(q, filter, controller.signal).then(
         (answer) => setHits(answer.hits),
-        (err) => (err as Error).name !== 'AbortError' && setError(describe(err)),
+        (err) => (err as Error).name !== 'AbortError' && setError(errorText(err)),
       );
     }, 120);
     return () => {
@@ -174,7 +166,7 @@ function MemoryBody() {
       setError(null);
       setFile({ path: read.path, saved: read.content, text: read.content, lines });
     } catch (err) {
-      setError(describe(err));
+      setError(errorText(err));
     }
   };
 
@@ -187,7 +179,7 @@ function MemoryBody() {
       setFile({ path: saved.path, saved: file.text.endsWith('\n') ? file.text : `${file.text}\n`, text: file.text.endsWith('\n') ? file.text : `${file.text}\n` });
       setNotice(`Saved ${saved.path} (${saved.chunks} sections indexed).`);
     } catch (err) {
-      setError(describe(err));
+      setError(errorText(err));
     } finally {
       setBusy(null);
     }
@@ -200,7 +192,7 @@ function MemoryBody() {
       setStatus(done.status);
       setNotice(`${done.joined ? 'Joined the running reindex: ' : 'Reindexed '}${done.files} files (${done.chunks} sections) in ${(done.durationMs / 1000).toFixed(1)} s.`);
     } catch (err) {
-      setError(describe(err));
+      setError(errorText(err));
     } finally {
       setBusy(null);
     }

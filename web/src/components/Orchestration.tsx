@@ -2,7 +2,7 @@
 // Approve / Reject where a human decides) and the workers panel (the session's worker runs with their
 // tool steps and output, and a cancel button). Both follow the live events through useOrchestration.
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
+import { errorText } from '../api.ts';
 import { orcApi, useOrchestration, type OrcState, type Phase, type WorkerRun } from '../orchestration.ts';
 
 const STEPS: Phase[] = ['I', 'P', 'A', 'B', 'C', 'D'];
@@ -11,7 +11,6 @@ const NAMES: Record<Phase, string> = { IDLE: 'idle', I: 'interview', P: 'plan', 
 const NEXT: Partial<Record<Phase, Phase>> = { P: 'A', A: 'B', B: 'C', C: 'D' };
 const BACK: Partial<Record<Phase, Phase>> = { P: 'I', A: 'P', B: 'I', C: 'B' };
 
-const describe = (err: unknown) => (err instanceof ApiError ? err.message : (err as Error).message);
 
 export function PhaseStepper() {
   const { state, runs, refresh } = useOrchestration();
@@ -23,7 +22,7 @@ export function PhaseStepper() {
     try {
       await orcApi.move(state.sessionId, phase, approve);
     } catch (err) {
-      setError(describe(err));
+      setError(errorText(err));
     }
     refresh();
   };

@@ -1,9 +1,10 @@
 // The skills panel: every skill with its source and whether its requirements are met, a switch to
 // enable or disable it for the next runs, and its SKILL.md to read.
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
+import { errorText } from '../api.ts';
 import { closeSkills, skillsApi, useSkillsOpen, type Skill } from '../skills.ts';
 import { Icon } from './icons.tsx';
+import { PanelDialog } from './PanelDialog.tsx';
 import { Markdown } from './Markdown.tsx';
 import './memory.css';
 import './skills.css';
@@ -24,21 +25,12 @@ function SkillMd({ text }: { text: string }) {
   );
 }
 
-const describe = (err: unknown) => (err instanceof ApiError ? err.message : (err as Error).message);
 
 export function SkillsPanel() {
-  const open = useSkillsOpen();
-  const ref = useRef<HTMLDialogElement>(null);
-  useLayoutEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
   return (
-    <dialog ref={ref} class="memory-panel skills-panel" aria-labelledby="skills-title" onClose={closeSkills}>
-      {open && <SkillsBody />}
-    </dialog>
+    <PanelDialog open={useSkillsOpen()} onClose={closeSkills} class="memory-panel skills-panel" labelledBy="skills-title">
+      {() => <SkillsBody />}
+    </PanelDialog>
   );
 }
 
@@ -60,7 +52,7 @@ function SkillsBody() {
   const load = () =>
     skillsApi.list().then(
       (r) => setSkills(r.skills),
-      (err) => setError(describe(err)),
+      (err) => setError(errorText(err)),
     );
   useEffect(() => void load(), []);
 
@@ -69,7 +61,7 @@ function SkillsBody() {
       const { skill: next } = await skillsApi.enable(skill.id, !skill.enabled);
       setSkills((list) => list?.map((s) => (s.id === next.id ? next : s)) ?? null);
     } catch (err) {
-      setError(describe(err));
+      setError(errorText(err));
     }
   };
   const read = async (id: string) => {
@@ -77,7 +69,7 @@ function SkillsBody() {
       const { markdown } = await skillsApi.read(id);
       setReading({ id, markdown });
     } catch (err) {
-      setError(describe(err));
+      setError(errorText(err));
     }
   };
 
