@@ -16,10 +16,12 @@ const scores = [];
 for (const name of wanted.length ? wanted : Object.keys(MODULES)) {
   const { mutate, tests } = MODULES[name];
   console.log(`\n=== ${name}: ${mutate.join(', ')}`);
+  // a fresh copy each time: Stryker fills defaults into the options it is given
+  const base = structuredClone(config);
   const results = await new Stryker({
-    ...config,
+    ...base,
     mutate,
-    tap: { ...config.tap, testFiles: tests },
+    tap: { ...base.tap, testFiles: tests },
     incrementalFile: `reports/mutation/${name}.incremental.json`,
     reporters: ['clear-text', 'progress'],
   }).runMutationTest();
