@@ -32,6 +32,9 @@ test('an AppError passes as it is; a ZodError is a 400 naming the field', () => 
   assert.equal(mapped.code, 'VALIDATION_FAILED');
   assert.match(mapped.message, /^title: /);
   assert.deepEqual(mapped.toBody().field, 'title');
+  assert.equal(mapped.message, `title: ${zod.issues[0]!.message}`, "zod's own words");
+  const nested = toAppError(z.strictObject({ a: z.strictObject({ b: z.string() }) }).safeParse({ a: { b: 1 } }).error as ZodError);
+  assert.equal(nested.toBody().field, 'a.b');
   const root = toAppError(z.string().safeParse(1).error as ZodError);
   assert.equal(root.toBody().field, 'body');
   assert.match(root.message, /^body: /);
@@ -83,6 +86,15 @@ test('a route that throws answers 500 INTERNAL, JSON, with no stack; the server 
           throw new Error('secret internals at /srv/src/fault.ts:3:9');
         },
       }),
+      route({
+        method: 'GET',
+        url: '/api/closing',
+        summary: 'Refuses as a closing server does.',
+        response: z.strictObject({ ok: z.boolean() }),
+        handler: () => {
+          throw new AppError(503, 'SHUTTING_DOWN', 'The server is shutting down.');
+        },
+      }),
       route({ method: 'GET', url: '/api/fine', summary: 'Works.', response: z.strictObject({ ok: z.boolean() }), handler: () => ({ ok: true }) }),
     ]);
   });
@@ -103,6 +115,9 @@ test('a route that throws answers 500 INTERNAL, JSON, with no stack; the server 
   assert.equal(refused.statusCode, 401);
   assert.equal(refused.headers['www-authenticate'], 'Bearer realm="svc"');
   assert.equal(logged.length, 1, 'a refusal is not a fault');
+  const closing = await app.inject({ method: 'GET', url: '/api/closing', headers: { host: '127.0.0.1' } });
+  assert.deepEqual([closing.statusCode, closing.json().error], [503, 'SHUTTING_DOWN']);
+  assert.equal(logged.length, 1, 'a 5xx of our own is an answer, not a fault');
 });
 
 test("a request Node's parser refused gets the one error shape on the raw socket; a dead socket is just closed", () => {

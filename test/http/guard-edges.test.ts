@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../src/core/errors.ts';
 import { createGuard } from '../../src/http/guard.ts';
-import { classifyPeer, isAllowedHost, isAllowedOrigin, parseHostHeader } from '../../src/http/peers.ts';
+import { bearerToken, classifyPeer, isAllowedHost, isAllowedOrigin, parseHostHeader } from '../../src/http/peers.ts';
 
 test('private IPv4 ranges at their bounds, and the same second octet under another first one', () => {
   const cases: [string, string][] = [
@@ -38,6 +38,14 @@ test('Host and Origin corners', () => {
   assert.ok(isAllowedOrigin('http://a.example', 'localhost:3457', ['not a url', 'http://a.example']));
   assert.ok(isAllowedOrigin('http://LOCALHOST:3457', ' localhost:3457 ', []));
   assert.ok(!isAllowedOrigin('http://localhost:3457', undefined, []));
+});
+
+test('a bearer token is the whole header: the scheme first, one value, nothing after', () => {
+  assert.equal(bearerToken('Bearer  abc'), 'abc', 'several spaces are fine');
+  assert.equal(bearerToken('xBearer abc'), undefined);
+  assert.equal(bearerToken('Basic Bearer abc'), undefined);
+  assert.equal(bearerToken('Bearer abc def'), undefined);
+  assert.equal(bearerToken(undefined), undefined);
 });
 
 test('each refusal says what to do next', async () => {
