@@ -28,6 +28,8 @@ export interface FakeTelegram {
   waitFor(predicate: (calls: SentCall[]) => boolean, timeoutMs?: number): Promise<void>;
   /** The token stops working (as when it is revoked in @BotFather): every call is a 401 from now on. */
   revoke(): void;
+  /** The API stops answering (a network that swallows requests): every request from now on hangs. */
+  hang(): void;
   close(): Promise<void>;
 }
 
@@ -92,6 +94,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
   const failures = new Map<string, { error_code: number; description: string; parameters?: Record<string, unknown> }>();
   const files = new Map<string, { bytes: Buffer; path: string }>();
   let revoked = false;
+  let hanging = false;
   let nextUpdate = 1;
   let nextMessage = 5000;
   const wake = () => {
@@ -110,6 +113,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
   });
 
   const server = createServer(async (req, res) => {
+    if (hanging) return; // never answered (close() ends the connection)
     const url = new URL(req.url!, 'http://x');
     paths.push(url.pathname);
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
@@ -205,6 +209,9 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
     },
     addFile(fileId, bytes, path) {
       files.set(fileId, { bytes, path });
+    },
+    hang() {
+      hanging = true;
     },
     revoke() {
       revoked = true;

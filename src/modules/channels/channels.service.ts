@@ -14,6 +14,19 @@ import { withRetryAfter, type RetryLimits } from './retry.ts';
 import { resolveSendFile } from './send-path.ts';
 import type { ChannelSettings, ChannelsSettings } from './settings.ts';
 
+/** How long a disconnect waits for the bot library to stop (a dead network must not hold up a shutdown). */
+const STOP_WAIT_MS = 3000;
+
+/** Resolves when `work` settles, or rejects after `ms` (the work goes on, unawaited). */
+function within(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms / 1000} s`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 const FILE_LIMITS: Record<ChannelName, Record<FileKind, number>> = {
   telegram: { photo: 10 * 2 ** 20, document: 50 * 2 ** 20, voice: 50 * 2 ** 20 },
   discord: { photo: 10 * 2 ** 20, document: 10 * 2 ** 20, voice: 10 * 2 ** 20 },
@@ -160,7 +173,7 @@ export class ChannelService {
     if (!adapter) return;
     const was = live.connected;
     live.connected = false;
-    await adapter.stop().catch((err: Error) => console.error(`svc: ${name} did not stop cleanly: ${this.redact(name, err.message)}`));
+    await within(adapter.stop(), STOP_WAIT_MS).catch((err: Error) => console.error(`svc: ${name} did not stop cleanly: ${this.redact(name, err.message)}`));
     if (was) this.deps.bus.publish('channel_disconnected', { channel: name, reason: 'stopped' });
   }
 

@@ -12,10 +12,13 @@ const ANSWER = 'Hello from the fake model. This is a plain text answer.';
 
 test('discord through discord.js against a local gateway and REST API', { timeout: 120_000 }, async (t) => {
   const fake = await startFakeDiscord();
-  t.after(() => fake.close());
   const workDir = mkdtempSync(join(tmpdir(), 'svc-chan-work-'));
   const server = await startAgentServer({ workingDir: workDir });
-  t.after(() => server.close());
+  // the server first (its bot stops while the gateway still answers), then the fake
+  t.after(async () => {
+    await server.close();
+    await fake.close();
+  });
   server.app.services.settings.update({ channels: { discord: { enabled: true, botToken: fake.token, apiBaseUrl: fake.url, allowlist: [CHANNEL] } } });
   const deadline = Date.now() + 15_000;
   let state;

@@ -28,10 +28,13 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined, wha
 
 test('telegram through grammY against a local Bot API', { timeout: 120_000 }, async (t) => {
   const fake = await startFakeTelegram();
-  t.after(() => fake.close());
   const workDir = mkdtempSync(join(tmpdir(), 'svc-chan-work-'));
   const server = await startAgentServer({ workingDir: workDir });
-  t.after(() => server.close());
+  // the server first (its bot stops while the Bot API still answers), then the fake
+  t.after(async () => {
+    await server.close();
+    await fake.close();
+  });
   // the fake CLI may be writing its line while we read: a torn last line is read again on the next probe
   const invocations = () => {
     try {
@@ -254,4 +257,17 @@ test('telegram through grammY against a local Bot API', { timeout: 120_000 }, as
     assert.ok(!errors.join('\n').includes(fake.token), 'no log line holds the token');
     assert.ok(!JSON.stringify((await getJson(`${server.url}/api/security-audit/entries?limit=1000`)).body).includes(fake.token));
   });
+});
+
+test('a Bot API that stops answering does not hold up the server shutdown', { timeout: 60_000 }, async (t) => {
+  const fake = await startFakeTelegram();
+  t.after(() => fake.close());
+  const server = await startAgentServer();
+  server.app.services.settings.update({ channels: { telegram: { enabled: true, botToken: fake.token, apiBaseUrl: fake.url, allowlist: ['4242'] } } });
+  await until(async () => (await getJson(`${server.url}/api/channels`)).body.channels[0].connected || undefined, 'telegram to connect');
+  fake.hang();
+  const started = Date.now();
+  const closed = await Promise.race([server.close().then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 15_000).unref())]);
+  assert.ok(closed, 'the server closed');
+  assert.ok(Date.now() - started < 10_000, `closing took ${Date.now() - started} ms`);
 });

@@ -83,7 +83,8 @@ describe('browser actions', { timeout: 180_000 }, () => {
     await rejectsWith(h.client.act({ action: 'click', target: 'div[[', timeout: 300 }), 400, 'BAD_SELECTOR');
     await rejectsWith(h.client.act({ action: 'click', target: '//div[', timeout: 300 }), 400, 'BAD_SELECTOR');
     await h.client.act({ action: 'eval', script: "document.getElementById('overlay').hidden = false" });
-    await rejectsWith(h.client.act({ action: 'click', target: '#covered', timeout: 2000 }), 504, 'TIMEOUT', /intercepts pointer events/);
+    // long enough for Playwright to reach its click retries on a busy machine, where it says what covers the target
+    await rejectsWith(h.client.act({ action: 'click', target: '#covered', timeout: 6000 }), 504, 'TIMEOUT', /intercepts pointer events/);
     await h.client.act({ action: 'eval', script: "document.getElementById('overlay').hidden = true" });
   });
 
