@@ -1,4 +1,4 @@
-// Pi through svc's runtime with a fake `pi` replaying its documented JSON protocol: plain answer,
+// Pi through svc's runtime with a fake `pi` replaying the real pi's recordings: plain answer,
 // resume with --session, tool call, API error, and a stale session that starts afresh.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
