@@ -1,26 +1,43 @@
 // The real vendor CLIs (installed by scripts/install-real-clis.sh) driven by svc's runtime and
 // adapters, against the fake model API on loopback: a plain answer, a tool call, an API error, and
-// resume; for Claude Code also a live steer written to its stdin mid-run.
+// resume; for Claude Code also a live steer written to its stdin mid-run. Pi reaches the fake model
+// through a Pi profile registered with svc's own API (its models.json in svc's Pi directory).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, type FakeModel } from '../support/fake-model.ts';
-import { prepareRealCliEnv, realCliPath, type RealCliName } from '../support/real-clis.ts';
+import { PI_FAKE_MODEL, prepareRealCliEnv, realCliPath, writePiSettings, type RealCliName } from '../support/real-clis.ts';
+import { homePaths } from '../../src/core/home.ts';
 import { sendJson, startServer, type TestServer } from '../support/server.ts';
 import { postNdjson } from '../support/ndjson.ts';
 import { openSse } from '../support/sse.ts';
 
-const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot'];
+const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'pi'];
+const MODEL: Partial<Record<RealCliName, string>> = { gemini: 'gemini-2.5-flash', pi: PI_FAKE_MODEL };
+
+/** Pi's model endpoint, registered the way a user does it; pi runs read svc's Pi directory, not the prepared one. */
+async function registerPiProfile(server: TestServer, fake: FakeModel): Promise<void> {
+  const res = await sendJson(`${server.url}/api/pi/profiles/register`, 'POST', {
+    id: 'fake', label: 'Fake model', mode: 'openai', endpoint: `${fake.url}/v1`, model: 'fake-model', apiKey: 'sk-fake-test',
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  writePiSettings(homePaths(server.home).piAgent);
+}
 
 async function serverFor(name: RealCliName, fake: FakeModel): Promise<TestServer> {
   const server = await startServer({ retryBaseMs: 10, killGraceMs: 500 });
   const { env, cwd } = prepareRealCliEnv(name, fake.url, mkdtempSync(join(tmpdir(), `svc-real-${name}-`)));
+  if (name === 'pi') {
+    // Only svc's own Pi directory (PI_CODING_AGENT_DIR of its runs) may know the fake model.
+    rmSync(env['PI_CODING_AGENT_DIR']!, { recursive: true });
+    await registerPiProfile(server, fake);
+  }
   server.app.services.settings.update({
     agent: {
       provider: name,
-      model: name === 'gemini' ? 'gemini-2.5-flash' : '',
+      model: MODEL[name] ?? '',
       executables: { [name]: realCliPath(name)! },
       env,
       workingDir: cwd,
