@@ -4,11 +4,12 @@
 //
 //   node --import tsx scripts/record-pi.ts [scenario ...]
 //
-// Scenarios: text thinking tool error ratelimit flaky resume stale-resume (default: all). Each writes
+// Scenarios: text thinking tool error ratelimit flaky resume resume-othercwd stale-resume (default: all).
+// resume-othercwd keeps only the second run, resumed from another working directory. Each writes
 // test/fixtures/protocols/pi-<scenario>.jsonl (stdout byte for byte; resume: both turns' stdouts one after
 // the other), .stderr (stderr, then `exit=<code>`) and .server.log (one line per request the fake model
 // received). Needs pi from scripts/install-real-clis.sh.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel } from '../test/support/fake-model.ts';
@@ -21,6 +22,13 @@ const prompt = (scenario: string) => `Acceptance test prompt. scenario:${scenari
 
 type Scenario = (env: RealCliEnv) => Promise<RunResult[]>;
 
+async function firstTurn(env: RealCliEnv): Promise<[RunResult, string]> {
+  const first = await runRealCli('pi', 'Remember the secret word pineapple. scenario:text', env);
+  const id = first.lines.find((l) => l['type'] === 'session')?.['id'];
+  if (typeof id !== 'string') throw new Error(`turn 1 printed no session line:\n${first.stdout}\n${first.stderr}`);
+  return [first, id];
+}
+
 const single = (scenario: string): Scenario => async (env) => [await runRealCli('pi', prompt(scenario), env)];
 
 const scenarios: Record<string, Scenario> = {
@@ -31,10 +39,14 @@ const scenarios: Record<string, Scenario> = {
   ratelimit: single('ratelimit'),
   flaky: single('flaky'),
   resume: async (env) => {
-    const first = await runRealCli('pi', 'Remember the secret word pineapple. scenario:text', env);
-    const id = first.lines.find((l) => l['type'] === 'session')?.['id'];
-    if (typeof id !== 'string') throw new Error(`turn 1 printed no session line:\n${first.stdout}\n${first.stderr}`);
+    const [first, id] = await firstTurn(env);
     return [first, await runRealCli('pi', 'What was the secret word? scenario:text', env, { resume: id })];
+  },
+  'resume-othercwd': async (env) => {
+    const [, id] = await firstTurn(env);
+    const cwd = join(env.cwd, '..', 'other-work');
+    mkdirSync(cwd);
+    return [await runRealCli('pi', 'What was the secret word? scenario:text', { ...env, cwd }, { resume: id })];
   },
   'stale-resume': async (env) => [await runRealCli('pi', prompt('text'), env, { resume: UNKNOWN_SESSION })],
 };
@@ -47,7 +59,8 @@ async function record(name: string, scenario: Scenario): Promise<void> {
     const runs = await scenario(prepareRealCliEnv('pi', fake.url, root));
     const base = join(OUT_DIR, `pi-${name}`);
     writeFileSync(`${base}.jsonl`, runs.map((r) => r.stdout).join(''));
-    writeFileSync(`${base}.stderr`, `${runs.map((r) => `${r.stderr}${r.timedOut ? '[recorder] timed out\n' : ''}exit=${r.code}\n`).join('')}`);
+    const stderrOf = (r: RunResult) => `${r.stderr}${r.stderr && !r.stderr.endsWith('\n') ? '\n' : ''}${r.timedOut ? '[recorder] timed out\n' : ''}exit=${r.code}\n`;
+    writeFileSync(`${base}.stderr`, runs.map(stderrOf).join(''));
     writeFileSync(`${base}.server.log`, `${log.join('\n')}\n`);
     console.log(`pi-${name}: exit ${runs.map((r) => r.code).join(', ')}, ${runs.reduce((n, r) => n + r.lines.length, 0)} lines, ${fake.modelRequests().length} model calls`);
   } finally {

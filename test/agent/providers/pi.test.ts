@@ -86,6 +86,11 @@ describe('pi parseLine', () => {
     assert.deepEqual(run.events, []);
     assert.deepEqual(ofKind(run.closing, 'result').map((r) => r.failure), ['stale_session']);
   });
+  test('a session of another working directory: pi asks whether to fork and exits 0 with nothing; stale_session', () => {
+    const run = runFixture('pi-resume-othercwd');
+    assert.deepEqual(run.events, []);
+    assert.deepEqual(run.closing, [{ kind: 'result', ok: false, failure: 'stale_session', message: 'Session found in different project: /tmp/svc-record-pi-MbrLAk/work' }]);
+  });
   test('malformed lines are ignored', () => {
     assert.deepEqual(piAdapter.parseLine(piAdapter.initialState(request()), 'not json {').events, []);
   });

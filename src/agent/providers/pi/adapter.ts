@@ -196,8 +196,10 @@ function finish(state: PiState, exit: ExitInfo): NormalizedEvent[] {
   if (state.resultEmitted) return events;
   // A failed run without retries, or an exit before `agent_end`.
   if (state.failure) return [...events, failedResult(state)];
-  const stale = isStaleSessionText(exit.stderr) ? { failure: 'stale_session' as const } : undefined;
-  return [...events, resultFromExit(exit, stale)];
+  // A session of another working directory makes pi ask "Fork this session into current directory? [y/N]"
+  // on stderr; with stdin closed it prints nothing and exits 0.
+  if (isStaleSessionText(exit.stderr)) return [...events, { kind: 'result', ok: false, failure: 'stale_session', message: exit.stderr.trim().split('\n')[0]! }];
+  return [...events, resultFromExit(exit)];
 }
 
 export const piAdapter: ProviderAdapter<PiState> = {
