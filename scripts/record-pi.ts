@@ -4,8 +4,10 @@
 //
 //   node --import tsx scripts/record-pi.ts [scenario ...]
 //
-// Scenarios: text thinking tool error ratelimit flaky resume resume-othercwd stale-resume (default: all).
-// resume-othercwd keeps only the second run, resumed from another working directory. Each writes
+// Scenarios: text thinking tool error ratelimit flaky resume resume-othercwd stale-resume nokey
+// unknown-provider (default: all). resume-othercwd keeps only the second run, resumed from another working
+// directory; nokey runs with no models.json and settings.json (pi's default provider, no key); unknown-provider
+// names a provider models.json does not have (a deleted Pi profile). Each writes
 // test/fixtures/protocols/pi-<scenario>.jsonl (stdout byte for byte; resume: both turns' stdouts one after
 // the other), .stderr (stderr, then `exit=<code>`) and .server.log (one line per request the fake model
 // received). Needs pi from scripts/install-real-clis.sh.
@@ -13,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel } from '../test/support/fake-model.ts';
-import { PROJECT_ROOT, prepareRealCliEnv, realCliPath, runRealCli, type RealCliEnv, type RunResult } from '../test/support/real-clis.ts';
+import { PROJECT_ROOT, prepareRealCliEnv, realCliPath, runBounded, runRealCli, type RealCliEnv, type RunResult } from '../test/support/real-clis.ts';
 
 const OUT_DIR = join(PROJECT_ROOT, 'test', 'fixtures', 'protocols');
 /** A well-formed session id that no run created. */
@@ -49,6 +51,13 @@ const scenarios: Record<string, Scenario> = {
     return [await runRealCli('pi', 'What was the secret word? scenario:text', { ...env, cwd }, { resume: id })];
   },
   'stale-resume': async (env) => [await runRealCli('pi', prompt('text'), env, { resume: UNKNOWN_SESSION })],
+  nokey: async (env) => {
+    for (const file of ['models.json', 'settings.json']) rmSync(join(env.env['PI_CODING_AGENT_DIR']!, file));
+    return [await runRealCli('pi', prompt('text'), env)];
+  },
+  'unknown-provider': async (env) => [
+    await runBounded(realCliPath('pi')!, ['--print', '--mode', 'json', '--provider', 'gone', '--model', 'fake-model', prompt('text')], { env: env.env, cwd: env.cwd }),
+  ],
 };
 
 async function record(name: string, scenario: Scenario): Promise<void> {

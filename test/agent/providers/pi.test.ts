@@ -91,6 +91,13 @@ describe('pi parseLine', () => {
     assert.deepEqual(run.events, []);
     assert.deepEqual(run.closing, [{ kind: 'result', ok: false, failure: 'stale_session', message: 'Session found in different project: /tmp/svc-record-pi-MbrLAk/work' }]);
   });
+  test("pi's own start-up failures: no key for its default model (auth), a provider models.json lacks (invalid_request)", () => {
+    const nokey = runFixture('pi-nokey');
+    assert.equal(ofKind(nokey.events, 'session').length, 1);
+    assert.deepEqual(nokey.closing, [{ kind: 'result', ok: false, failure: 'auth', message: 'exit code 1: No API key found for the selected model.' }]);
+    const provider = runFixture('pi-unknown-provider');
+    assert.deepEqual(ofKind(provider.closing, 'result').map((r) => [r.ok, r.failure]), [[false, 'invalid_request']]);
+  });
   test('malformed lines are ignored', () => {
     assert.deepEqual(piAdapter.parseLine(piAdapter.initialState(request()), 'not json {').events, []);
   });

@@ -82,6 +82,13 @@ function flushThinking(state: PiState): NormalizedEvent[] {
   return text ? [{ kind: 'thinking', text }] : [];
 }
 
+/** pi's wording for a run it cannot start: no key for its model, or a provider its models.json lacks. */
+function setupFailure(stderr: string): FailureClass | undefined {
+  if (/no api key found/i.test(stderr)) return 'auth';
+  if (/unknown provider|model "[^"]*" not found/i.test(stderr)) return 'invalid_request';
+  return undefined;
+}
+
 function failedResult(state: PiState, message?: string): NormalizedEvent {
   state.resultEmitted = true;
   const failure = state.failure ?? { failure: message ? classify(message) : 'unknown', message: message ?? 'the model call failed' };
@@ -198,8 +205,11 @@ function finish(state: PiState, exit: ExitInfo): NormalizedEvent[] {
   if (state.failure) return [...events, failedResult(state)];
   // A session of another working directory makes pi ask "Fork this session into current directory? [y/N]"
   // on stderr; with stdin closed it prints nothing and exits 0.
-  if (isStaleSessionText(exit.stderr)) return [...events, { kind: 'result', ok: false, failure: 'stale_session', message: exit.stderr.trim().split('\n')[0]! }];
-  return [...events, resultFromExit(exit)];
+  // pi's own errors are the first stderr line (the lines after it point to its docs).
+  const firstLine = exit.stderr.trim().split('\n')[0]!;
+  if (isStaleSessionText(exit.stderr)) return [...events, { kind: 'result', ok: false, failure: 'stale_session', message: firstLine }];
+  const setup = setupFailure(exit.stderr);
+  return [...events, resultFromExit(exit, setup ? { failure: setup, message: firstLine } : undefined)];
 }
 
 export const piAdapter: ProviderAdapter<PiState> = {
