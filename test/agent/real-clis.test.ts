@@ -123,3 +123,27 @@ describe('real claude: live steer over stream-json stdin', { skip: realCliPath('
     assert.match(done.text, /Hello again/);
   });
 });
+
+describe('real pi: a session resumed from another working directory', { skip: realCliPath('pi') ? false : 'pi not installed: run scripts/install-real-clis.sh' }, () => {
+  test('pi would ask whether to fork it; svc starts a fresh Pi session instead', { timeout: 120_000 }, async (t) => {
+    const fake = await startFakeModel();
+    const server = await serverFor('pi', fake);
+    const sse = await openSse(`${server.url}/api/events`);
+    t.after(async () => {
+      sse.close();
+      await server.close();
+      await fake.close();
+    });
+    const send = async (prompt: string) => (await postNdjson(`${server.url}/api/message`, { prompt })).done;
+    assert.equal((await send('Remember the secret word pineapple. scenario:text')).at(-1).status, 'ok');
+    const first = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, 'pi');
+    const otherDir = mkdtempSync(join(tmpdir(), 'svc-real-pi-other-'));
+    server.app.services.settings.update({ agent: { workingDir: otherDir } });
+    const done = (await send('What was the secret word? scenario:text')).at(-1);
+    assert.equal(done.status, 'ok', JSON.stringify(done));
+    assert.match(done.text, /^Hello from the fake model/, 'a fresh session: the model saw no earlier prompt');
+    assert.ok(sse.messages.some((m) => m.data.event === 'agent_retry' && m.data.failure === 'stale_session'), 'the stale session was reported');
+    const second = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, 'pi');
+    assert.ok(second && second !== first, 'the new Pi session is kept');
+  });
+});
