@@ -98,6 +98,16 @@ describe('pi parseLine', () => {
     const provider = runFixture('pi-unknown-provider');
     assert.deepEqual(ofKind(provider.closing, 'result').map((r) => [r.ok, r.failure]), [[false, 'invalid_request']]);
   });
+  test('the trace keeps a streaming event without the message it repeats twice; other lines as printed', () => {
+    const all = lines('pi-text');
+    const delta = all.find((l) => l.includes('"type":"text_delta"'))!;
+    assert.ok(delta.includes('"partial"') && delta.includes('"message"'));
+    assert.deepEqual(JSON.parse(piAdapter.traceLine!(delta)), { type: 'message_update', assistantMessageEvent: { type: 'text_delta', contentIndex: 0, delta: 'Hello from the ' } });
+    const traced = all.map((l) => piAdapter.traceLine!(l)).join('\n').length;
+    assert.ok(traced < all.join('\n').length / 2, `the text run's trace shrinks by more than half (${traced} characters)`);
+    for (const line of all.filter((l) => !l.includes('"type":"message_update"'))) assert.equal(piAdapter.traceLine!(line), line);
+    assert.equal(piAdapter.traceLine!('not json {'), 'not json {');
+  });
   test('malformed lines are ignored', () => {
     assert.deepEqual(piAdapter.parseLine(piAdapter.initialState(request()), 'not json {').events, []);
   });

@@ -198,6 +198,18 @@ function parseLine(state: PiState, line: string) {
   return { events };
 }
 
+/**
+ * Every `message_update` repeats the whole message so far twice (`message`, `assistantMessageEvent.partial`),
+ * so a long answer would fill the trace quadratically: the trace keeps the event without them.
+ */
+function traceLine(line: string): string {
+  const obj = parseJsonLine(line);
+  const event = objectAt(obj, 'assistantMessageEvent');
+  if (stringAt(obj, 'type') !== 'message_update' || !event) return line;
+  const { partial: _partial, ...rest } = event;
+  return JSON.stringify({ type: 'message_update', assistantMessageEvent: rest });
+}
+
 function finish(state: PiState, exit: ExitInfo): NormalizedEvent[] {
   const events = closeOpenSteps(state.steps);
   if (state.resultEmitted) return events;
@@ -219,5 +231,6 @@ export const piAdapter: ProviderAdapter<PiState> = {
   buildInvocation,
   initialState,
   parseLine,
+  traceLine,
   finish,
 };
