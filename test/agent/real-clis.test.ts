@@ -138,6 +138,7 @@ describe('real pi: a session resumed from another working directory', { skip: re
     assert.equal((await send('Remember the secret word pineapple. scenario:text')).at(-1).status, 'ok');
     const first = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, 'pi');
     const otherDir = mkdtempSync(join(tmpdir(), 'svc-real-pi-other-'));
+    t.after(() => rmSync(otherDir, { recursive: true, force: true }));
     server.app.services.settings.update({ agent: { workingDir: otherDir } });
     const done = (await send('What was the secret word? scenario:text')).at(-1);
     assert.equal(done.status, 'ok', JSON.stringify(done));

@@ -1,5 +1,6 @@
 // Runs the REAL vendor CLIs (scripts/install-real-clis.sh) against test/support/fake-model.ts and checks
-// that what they print has the shape of the recordings in shared/protocols: this proves the fake model is
+// that what they print has the shape of the recordings in shared/protocols (pi's: test/fixtures/protocols,
+// docs/protocols/pi.md): this proves the fake model is
 // faithful enough for the adapters' tests. A CLI that is not installed is skipped.
 //
 //   node scripts/test.mjs real-cli-protocols
