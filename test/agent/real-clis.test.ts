@@ -4,18 +4,19 @@
 // through a Pi profile registered with svc's own API (its models.json in svc's Pi directory).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, type FakeModel } from '../support/fake-model.ts';
-import { PI_FAKE_MODEL, prepareRealCliEnv, realCliPath, writePiSettings, type RealCliName } from '../support/real-clis.ts';
+import { PI_TEST_RETRY, prepareRealCliEnv, realCliPath, type RealCliName } from '../support/real-clis.ts';
 import { homePaths } from '../../src/core/home.ts';
 import { sendJson, startServer, type TestServer } from '../support/server.ts';
 import { postNdjson } from '../support/ndjson.ts';
 import { openSse } from '../support/sse.ts';
 
 const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'pi'];
-const MODEL: Partial<Record<RealCliName, string>> = { gemini: 'gemini-2.5-flash', pi: PI_FAKE_MODEL };
+// pi names no model: it must use the profile svc registered as its default (its own default is google)
+const MODEL: Partial<Record<RealCliName, string>> = { gemini: 'gemini-2.5-flash' };
 
 /** Pi's model endpoint, registered the way a user does it; pi runs read svc's Pi directory, not the prepared one. */
 async function registerPiProfile(server: TestServer, fake: FakeModel): Promise<void> {
@@ -23,7 +24,11 @@ async function registerPiProfile(server: TestServer, fake: FakeModel): Promise<v
     id: 'fake', label: 'Fake model', mode: 'openai', endpoint: `${fake.url}/v1`, model: 'fake-model', apiKey: 'sk-fake-test',
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  writePiSettings(homePaths(server.home).piAgent);
+  // pi's own retries cut short, beside the default svc wrote
+  const settingsFile = join(homePaths(server.home).piAgent, 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  assert.deepEqual([settings.defaultProvider, settings.defaultModel], ['fake', 'fake-model']);
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, retry: PI_TEST_RETRY }));
 }
 
 async function serverFor(name: RealCliName, fake: FakeModel): Promise<TestServer> {

@@ -37,18 +37,17 @@ function write(path: string, text: string): void {
 }
 
 /** Pi's model of the fake server: an OpenAI-compatible provider `fake` in its agent dir's models.json. */
-export const PI_FAKE_MODEL = 'fake/fake-model';
 
 /**
  * Pi's settings.json for tests: the fake provider by default, and one agent-level retry after 100 ms with
  * no SDK retries (pi's defaults, 3 retries 2/4/8 s apart and 2 SDK retries each, make a failing run take 16 s).
  */
 export function writePiSettings(agentDir: string): void {
-  write(
-    join(agentDir, 'settings.json'),
-    JSON.stringify({ defaultProvider: 'fake', defaultModel: 'fake-model', retry: { maxRetries: 1, baseDelayMs: 100, provider: { maxRetries: 0 } } }, null, 2),
-  );
+  write(join(agentDir, 'settings.json'), JSON.stringify({ defaultProvider: 'fake', defaultModel: 'fake-model', retry: PI_TEST_RETRY }, null, 2));
 }
+
+/** One agent-level retry after 100 ms, no SDK retries. */
+export const PI_TEST_RETRY = { maxRetries: 1, baseDelayMs: 100, provider: { maxRetries: 0 } };
 
 /**
  * Creates `<runDir>/{home,tmp,work}` and the CLI's config files, and returns the env to run it with.
