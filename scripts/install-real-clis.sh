@@ -7,7 +7,7 @@
 #
 # Needs only the npm registry. One package failing does not fail the others: the script prints which
 # ones failed and exits 0 (exit 1 only when none at all could be installed). The pins match the versions
-# the protocols in shared/protocols were recorded with.
+# the protocols in shared/protocols (and docs/protocols/pi.md for pi) were recorded with.
 set -u
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,6 +22,8 @@ PINS=(
   "gemini|@google/gemini-cli|0.61.0"
   "opencode|opencode-ai|1.18.33"
   "copilot|@github/copilot|1.0.102"
+  # Pi: 0.74.2 is the newest release whose engines allow Node 20 (0.75.1 and later need Node >= 22.19).
+  "pi|@earendil-works/pi-coding-agent|0.74.2"
 )
 
 mkdir -p "$PREFIX"

@@ -145,7 +145,7 @@ export class Attempt {
   }
 
   private onLine(line: string): void {
-    this.observer.onRawLine('stdout', line);
+    this.observer.onRawLine('stdout', this.options.adapter.traceLine?.(line) ?? line);
     const output = this.options.adapter.parseLine(this.state, line);
     // A CLI that only says it is retrying (codex "Reconnecting... waiting for network", every few
     // seconds, for as long as the network is down) is not making progress: the watchdog keeps counting.

@@ -1,26 +1,48 @@
 // The real vendor CLIs (installed by scripts/install-real-clis.sh) driven by svc's runtime and
 // adapters, against the fake model API on loopback: a plain answer, a tool call, an API error, and
-// resume; for Claude Code also a live steer written to its stdin mid-run.
+// resume; for Claude Code also a live steer written to its stdin mid-run. Pi reaches the fake model
+// through a Pi profile registered with svc's own API (its models.json in svc's Pi directory).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, type FakeModel } from '../support/fake-model.ts';
-import { prepareRealCliEnv, realCliPath, type RealCliName } from '../support/real-clis.ts';
+import { PI_TEST_RETRY, prepareRealCliEnv, realCliPath, type RealCliName } from '../support/real-clis.ts';
+import { homePaths } from '../../src/core/home.ts';
 import { sendJson, startServer, type TestServer } from '../support/server.ts';
 import { postNdjson } from '../support/ndjson.ts';
 import { openSse } from '../support/sse.ts';
 
-const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot'];
+const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'pi'];
+// pi names no model: it must use the profile svc registered as its default (its own default is google)
+const MODEL: Partial<Record<RealCliName, string>> = { gemini: 'gemini-2.5-flash' };
+
+/** Pi's model endpoint, registered the way a user does it; pi runs read svc's Pi directory, not the prepared one. */
+async function registerPiProfile(server: TestServer, fake: FakeModel): Promise<void> {
+  const res = await sendJson(`${server.url}/api/pi/profiles/register`, 'POST', {
+    id: 'fake', label: 'Fake model', mode: 'openai', endpoint: `${fake.url}/v1`, model: 'fake-model', apiKey: 'sk-fake-test',
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  // pi's own retries cut short, beside the default svc wrote
+  const settingsFile = join(homePaths(server.home).piAgent, 'settings.json');
+  const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
+  assert.deepEqual([settings.defaultProvider, settings.defaultModel], ['fake', 'fake-model']);
+  writeFileSync(settingsFile, JSON.stringify({ ...settings, retry: PI_TEST_RETRY }));
+}
 
 async function serverFor(name: RealCliName, fake: FakeModel): Promise<TestServer> {
   const server = await startServer({ retryBaseMs: 10, killGraceMs: 500 });
   const { env, cwd } = prepareRealCliEnv(name, fake.url, mkdtempSync(join(tmpdir(), `svc-real-${name}-`)));
+  if (name === 'pi') {
+    // Only svc's own Pi directory (PI_CODING_AGENT_DIR of its runs) may know the fake model.
+    rmSync(env['PI_CODING_AGENT_DIR']!, { recursive: true });
+    await registerPiProfile(server, fake);
+  }
   server.app.services.settings.update({
     agent: {
       provider: name,
-      model: name === 'gemini' ? 'gemini-2.5-flash' : '',
+      model: MODEL[name] ?? '',
       executables: { [name]: realCliPath(name)! },
       env,
       workingDir: cwd,
@@ -104,5 +126,30 @@ describe('real claude: live steer over stream-json stdin', { skip: realCliPath('
     const modelCalls = fake.requests.filter((r) => r.api === 'anthropic');
     assert.ok(modelCalls.some((r) => /Now answer briefly/.test(r.lastUser ?? '')), 'the model received the steer prompt');
     assert.match(done.text, /Hello again/);
+  });
+});
+
+describe('real pi: a session resumed from another working directory', { skip: realCliPath('pi') ? false : 'pi not installed: run scripts/install-real-clis.sh' }, () => {
+  test('pi would ask whether to fork it; svc starts a fresh Pi session instead', { timeout: 120_000 }, async (t) => {
+    const fake = await startFakeModel();
+    const server = await serverFor('pi', fake);
+    const sse = await openSse(`${server.url}/api/events`);
+    t.after(async () => {
+      sse.close();
+      await server.close();
+      await fake.close();
+    });
+    const send = async (prompt: string) => (await postNdjson(`${server.url}/api/message`, { prompt })).done;
+    assert.equal((await send('Remember the secret word pineapple. scenario:text')).at(-1).status, 'ok');
+    const first = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, 'pi');
+    const otherDir = mkdtempSync(join(tmpdir(), 'svc-real-pi-other-'));
+    t.after(() => rmSync(otherDir, { recursive: true, force: true }));
+    server.app.services.settings.update({ agent: { workingDir: otherDir } });
+    const done = (await send('What was the secret word? scenario:text')).at(-1);
+    assert.equal(done.status, 'ok', JSON.stringify(done));
+    assert.match(done.text, /^Hello from the fake model/, 'a fresh session: the model saw no earlier prompt');
+    assert.ok(sse.messages.some((m) => m.data.event === 'agent_retry' && m.data.failure === 'stale_session'), 'the stale session was reported');
+    const second = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, 'pi');
+    assert.ok(second && second !== first, 'the new Pi session is kept');
   });
 });

@@ -53,7 +53,7 @@ export interface RequestRecord {
   time: string;
   method: string;
   path: string;
-  api: WireApi | 'probe' | 'count_tokens' | 'unknown';
+  api: WireApi | 'probe' | 'count_tokens' | 'models' | 'unknown';
   model?: string;
   stream?: boolean;
   scenario?: string;
@@ -135,10 +135,12 @@ type Route =
   | { api: 'gemini'; model: string; method: string }
   | { api: 'count_tokens' }
   | { api: 'probe' }
+  | { api: 'models' }
   | { api: 'unknown' };
 
 function route(method: string, pathname: string): Route {
   if ((method === 'HEAD' || method === 'GET') && (pathname === '/' || pathname === '')) return { api: 'probe' };
+  if (method === 'GET' && pathname === '/v1/models') return { api: 'models' };
   if (method !== 'POST') return { api: 'unknown' };
   const p = pathname.replace(/^\/v1(?=\/)/, '');
   if (p === '/messages') return { api: 'anthropic' };
@@ -210,6 +212,12 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       rec.answered = 'ok';
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end(method === 'HEAD' ? undefined : 'ok');
+      return finish();
+    }
+    // The OpenAI model list, for model discovery (svc's Pi profiles); none of the CLIs asks for it.
+    if (r.api === 'models') {
+      rec.answered = 'models';
+      sendJson(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', owned_by: 'fake' }] });
       return finish();
     }
     if (r.api === 'count_tokens' || (r.api === 'gemini' && r.method === 'countTokens')) {

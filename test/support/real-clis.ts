@@ -1,14 +1,14 @@
 // Helpers to run the REAL vendor CLIs (installed by scripts/install-real-clis.sh into .cache/real-clis)
 // against the fake model server, with exactly the environment and config files that
-// shared/protocols/README.md documents: a private HOME/TMPDIR/work dir and a minimal env (PATH only, plus
-// the CLI's own variables).
+// shared/protocols/README.md (and docs/protocols/pi.md for pi) documents: a private HOME/TMPDIR/work dir
+// and a minimal env (PATH only, plus the CLI's own variables).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type RealCliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot';
-export const REAL_CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot'];
+export type RealCliName = 'claude' | 'codex' | 'gemini' | 'opencode' | 'copilot' | 'pi';
+export const REAL_CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'pi'];
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const REAL_CLIS_DIR = join(PROJECT_ROOT, '.cache', 'real-clis');
@@ -35,6 +35,19 @@ function write(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text);
 }
+
+/** Pi's model of the fake server: an OpenAI-compatible provider `fake` in its agent dir's models.json. */
+
+/**
+ * Pi's settings.json for tests: the fake provider by default, and one agent-level retry after 100 ms with
+ * no SDK retries (pi's defaults, 3 retries 2/4/8 s apart and 2 SDK retries each, make a failing run take 16 s).
+ */
+export function writePiSettings(agentDir: string): void {
+  write(join(agentDir, 'settings.json'), JSON.stringify({ defaultProvider: 'fake', defaultModel: 'fake-model', retry: PI_TEST_RETRY }, null, 2));
+}
+
+/** One agent-level retry after 100 ms, no SDK retries. */
+export const PI_TEST_RETRY = { maxRetries: 1, baseDelayMs: 100, provider: { maxRetries: 0 } };
 
 /**
  * Creates `<runDir>/{home,tmp,work}` and the CLI's config files, and returns the env to run it with.
@@ -156,6 +169,24 @@ export function prepareRealCliEnv(name: RealCliName, fakeUrl: string, runDir: st
       });
       break;
     }
+    case 'pi': {
+      const agentDir = join(home, '.pi', 'agent');
+      write(
+        join(agentDir, 'models.json'),
+        JSON.stringify(
+          {
+            providers: {
+              fake: { baseUrl: `${url}/v1`, api: 'openai-completions', apiKey: 'sk-fake-test', models: [{ id: 'fake-model', name: 'Fake Model', reasoning: true }] },
+            },
+          },
+          null,
+          2,
+        ),
+      );
+      writePiSettings(agentDir);
+      Object.assign(env, { PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: '1' });
+      break;
+    }
   }
   return { env, cwd, home, tmp };
 }
@@ -185,6 +216,8 @@ export function realCliArgs(name: RealCliName, prompt: string, resume?: string):
         '-p', prompt, '--output-format', 'json', '--allow-all-tools', '--no-auto-update', '--disable-client-telemetry',
         ...(resume ? ['--resume', resume] : []),
       ];
+    case 'pi':
+      return ['--print', '--mode', 'json', ...(resume ? ['--session', resume] : []), prompt];
   }
 }
 

@@ -132,6 +132,7 @@ const STALE_SESSION_PATTERNS = [
   /no previous sessions found/i, // gemini
   /session[^\n]{0,40}\bnot found\b/i, // opencode / copilot style
   /no session found matching/i, // pi
+  /session found in different project/i, // pi, resumed from another working directory (it asks whether to fork)
 ];
 
 export function isStaleSessionText(text: string): boolean {

@@ -137,6 +137,8 @@ export interface ProviderAdapter<State = unknown> {
   start?(state: State, req: InvocationRequest): AdapterOutput;
   /** One line of stdout, without its trailing newline. Malformed lines must not throw. */
   parseLine(state: State, line: string): AdapterOutput;
+  /** The stdout line as the run's trace keeps it (default: as printed), for CLIs that repeat bulky state on every line. */
+  traceLine?(line: string): string;
   /** Live steer (steerMode 'live'): what to write to stdin to inject `prompt`. */
   steer?(state: State, prompt: string): AdapterOutput;
   /**

@@ -83,6 +83,7 @@ export class PiProfiles {
       ...(input.model ? { svcDefaultModel: input.model } : {}),
     };
     this.write(providers);
+    this.keepDefault(providers, input.id);
     return { profile: this.list().find((p) => p.id === input.id)!, models };
   }
 
@@ -91,6 +92,7 @@ export class PiProfiles {
     if (!providers[id]) throw notFound('Pi profile', id);
     delete providers[id];
     this.write(providers);
+    this.keepDefault(providers);
   }
 
   /** Each profile's models as the picker offers them: `<profile>/<model>`. */
@@ -127,6 +129,30 @@ export class PiProfiles {
     return ids;
   }
 
+  get settingsFile(): string {
+    return join(this.dir, 'settings.json');
+  }
+
+  /**
+   * Pi falls back to its own default provider (google) when a run names no model, which fails
+   * without a Google key. So Pi's settings.json names a registered profile as its default: the one
+   * just registered when the default is not a profile any more, else the first left. Other keys
+   * in the file (retries, themes) are kept.
+   */
+  private keepDefault(providers: Record<string, ProviderEntry>, preferred?: string): void {
+    const settings = existsSync(this.settingsFile) ? (JSON.parse(readFileSync(this.settingsFile, 'utf8')) as Record<string, unknown>) : {};
+    const current = typeof settings.defaultProvider === 'string' ? settings.defaultProvider : undefined;
+    if (current && providers[current]) return;
+    const id = preferred ?? Object.keys(providers)[0];
+    const entry = id ? providers[id] : undefined;
+    if (entry) Object.assign(settings, { defaultProvider: id, defaultModel: entry.svcDefaultModel ?? entry.models[0]!.id });
+    else {
+      delete settings.defaultProvider;
+      delete settings.defaultModel;
+    }
+    this.writeJson(this.settingsFile, settings);
+  }
+
   private read(): Record<string, ProviderEntry> {
     if (!existsSync(this.modelsFile)) return {};
     const doc = JSON.parse(readFileSync(this.modelsFile, 'utf8')) as { providers?: Record<string, ProviderEntry> };
@@ -134,9 +160,13 @@ export class PiProfiles {
   }
 
   private write(providers: Record<string, ProviderEntry>): void {
+    this.writeJson(this.modelsFile, { providers });
+  }
+
+  private writeJson(file: string, value: unknown): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const tmp = `${this.modelsFile}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ providers }, null, 2)}\n`, { mode: 0o600 });
-    renameSync(tmp, this.modelsFile);
+    const tmp = `${file}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, file);
   }
 }

@@ -1,5 +1,6 @@
 // Runs the REAL vendor CLIs (scripts/install-real-clis.sh) against test/support/fake-model.ts and checks
-// that what they print has the shape of the recordings in shared/protocols: this proves the fake model is
+// that what they print has the shape of the recordings in shared/protocols (pi's: test/fixtures/protocols,
+// docs/protocols/pi.md): this proves the fake model is
 // faithful enough for the adapters' tests. A CLI that is not installed is skipped.
 //
 //   node scripts/test.mjs real-cli-protocols
@@ -38,6 +39,8 @@ function kind(cli: RealCliName, l: Line): string {
       return l['part']?.['tool'] ? `${l['type']}/${l['part']['tool']}` : String(l['type']);
     case 'copilot':
       return String(l['type']);
+    case 'pi':
+      return l['assistantMessageEvent'] ? `${l['type']}/${l['assistantMessageEvent']['type']}` : String(l['type']);
   }
 }
 
@@ -64,7 +67,7 @@ function describeRun(r: RunResult): string {
 }
 
 const sessionIdOf = (lines: Line[]): string | undefined =>
-  lines.map((l) => l['session_id'] ?? l['thread_id'] ?? l['sessionID'] ?? l['sessionId']).find((x) => typeof x === 'string');
+  lines.map((l) => l['session_id'] ?? l['thread_id'] ?? l['sessionID'] ?? l['sessionId'] ?? (l['type'] === 'session' ? l['id'] : undefined)).find((x) => typeof x === 'string');
 
 /** The final answer text, the CLI's own way. */
 function finalText(cli: RealCliName, lines: Line[]): string {
@@ -83,6 +86,10 @@ function finalText(cli: RealCliName, lines: Line[]): string {
       return String(last(lines.filter((l) => l['type'] === 'text'))?.['part']['text'] ?? '');
     case 'copilot':
       return String(last(lines.filter((l) => l['type'] === 'assistant.message'))?.['data']['content'] ?? '');
+    case 'pi': {
+      const message = last(lines.filter((l) => l['type'] === 'message_end' && l['message']['role'] === 'assistant'))?.['message'];
+      return (message?.['content'] ?? []).filter((c: Line) => c['type'] === 'text').map((c: Line) => c['text']).join('');
+    }
   }
 }
 
@@ -192,6 +199,28 @@ const checks: Record<RealCliName, Record<'text' | 'tool' | 'error', (r: RunResul
       assert.equal(fake.modelRequests().length, 6, '1 + 5 retries');
     },
   },
+  pi: {
+    text: (r) => {
+      assert.equal(r.lines[0]!['type'], 'session');
+      assert.ok(r.lines.some((l) => l['assistantMessageEvent']?.['type'] === 'text_delta'));
+      assert.equal(r.lines[r.lines.length - 1]!['type'], 'agent_end');
+    },
+    tool: (r) => {
+      const start = r.lines.find((l) => l['type'] === 'tool_execution_start');
+      assert.equal(start?.['toolName'], 'bash');
+      const done = r.lines.find((l) => l['type'] === 'tool_execution_end');
+      assert.equal(done?.['toolCallId'], start?.['toolCallId']);
+      assert.equal(done?.['isError'], false);
+      assert.equal(done?.['result']['content'][0]['text'], 'hello-from-tool\n');
+    },
+    error: (r, fake) => {
+      const failed = r.lines.filter((l) => l['type'] === 'message_end' && l['message']['stopReason'] === 'error');
+      assert.deepEqual(failed.map((l) => l['message']['errorMessage']), ['500 Fake internal server error', '500 Fake internal server error']);
+      assert.equal(r.lines.filter((l) => l['type'] === 'agent_end').length, 2, 'one agent_end per attempt');
+      assert.deepEqual(r.lines[r.lines.length - 1], { type: 'auto_retry_end', success: false, attempt: 1, finalError: '500 Fake internal server error' });
+      assert.equal(fake.modelRequests().length, 2, '1 + retry.maxRetries 1, no SDK retries');
+    },
+  },
 };
 
 const EXIT: Record<RealCliName, { error: number }> = {
@@ -200,6 +229,7 @@ const EXIT: Record<RealCliName, { error: number }> = {
   gemini: { error: 244 }, // HTTP status mod 256
   opencode: { error: 1 },
   copilot: { error: 1 },
+  pi: { error: 0 }, // pi exits 0 when the model call failed
 };
 
 for (const cli of REAL_CLIS) {

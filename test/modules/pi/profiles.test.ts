@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getJson, sendJson, startServer } from '../../support/server.ts';
 
@@ -46,7 +46,12 @@ test('register, list, use as the model, delete', async (t) => {
   assert.equal(doc.providers.local.api, 'openai-completions');
   assert.equal(doc.providers.local.apiKey, 'sk-local-key-123456');
 
+  // a run that names no model uses this profile, not Pi's own default (google, which needs a key)
+  const piSettings = () => JSON.parse(readFileSync(join(server.home, 'pi-agent', 'settings.json'), 'utf8'));
+  assert.deepEqual(piSettings(), { defaultProvider: 'local', defaultModel: 'qwen3-coder' });
+
   const google = await register({ id: 'gem', label: 'Gemini', mode: 'google', endpoint: `${models.url}/v1beta`, apiKey: 'g-key-abcdef' });
+  assert.deepEqual(piSettings(), { defaultProvider: 'local', defaultModel: 'qwen3-coder' }, 'a second profile leaves the default alone');
   assert.deepEqual(google.body.models, ['gemini-3-flash']);
   assert.equal(models.seen.at(-1)!.goog, 'g-key-abcdef');
 
@@ -73,4 +78,9 @@ test('register, list, use as the model, delete', async (t) => {
   assert.equal((await fetch(`${server.url}/api/pi/profiles/gem`, { method: 'DELETE' })).status, 404);
   assert.deepEqual(Object.keys(JSON.parse(readFileSync(file, 'utf8')).providers), ['local']);
   assert.ok(existsSync(file));
+  // the default's profile deleted: the default goes with it, other settings stay
+  const settingsFile = join(server.home, 'pi-agent', 'settings.json');
+  writeFileSync(settingsFile, JSON.stringify({ ...piSettings(), retry: { maxRetries: 1 } }));
+  assert.equal((await fetch(`${server.url}/api/pi/profiles/local`, { method: 'DELETE' })).status, 200);
+  assert.deepEqual(piSettings(), { retry: { maxRetries: 1 } });
 });

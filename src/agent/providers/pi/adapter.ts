@@ -1,11 +1,13 @@
 // Pi coding agent (`pi --print --mode json`) adapter: one JSON event per line (pi's AgentSessionEvent).
 //
-// Built from Pi's documented JSON event stream (docs/json.md of pi-coding-agent) and tested against a
-// fake CLI replaying that protocol (test/fixtures/fake-clis/pi.mjs): the real `pi` is not installed
-// here. The first line is the session header `{"type":"session","id":…}`, whose id resumes the
-// session with `--session <id>`. Live text comes from `message_update` events whose
+// Checked against the real pi 0.74.2 run against the fake model (test/fixtures/protocols/pi-*.jsonl,
+// docs/protocols/pi.md). The first line is the session header `{"type":"session","id":…}`, whose id resumes
+// the session with `--session <id>`. Live text comes from `message_update` events whose
 // `assistantMessageEvent` is a `text_delta`; tools are `tool_execution_start`/`_end`; the assistant's
-// `message_end` carries usage and, on failure, `stopReason: "error"` with `errorMessage`.
+// `message_end` carries usage and, on failure, `stopReason: "error"` with `errorMessage` ("<HTTP status>
+// <message>", the model SDK's wording). A failed model call ends with `agent_end` even when pi retries it
+// on its own (`auto_retry_start`, a whole new `agent_start` … `agent_end`, then `auto_retry_end`), and pi
+// exits 0 after the last retry failed: the outcome is only known at `auto_retry_end` or exit.
 // Pi has no MCP support of its own, so `req.mcpServers` is not used; skills reach it through the
 // system prompt like every provider.
 import type { ExitInfo, FailureClass, Invocation, InvocationRequest, NormalizedEvent, ProviderAdapter, StepKind } from '../types.ts';
@@ -61,27 +63,53 @@ function initialState(): PiState {
   return { text: createTextJoin(), thinking: '', steps: new Map(), resultEmitted: false };
 }
 
+/** Pi's model SDKs word API errors as "<status> <message>" ("500 Internal server error", "429 Rate limit …"). */
+function statusOf(message: string): number | undefined {
+  const leading = /^([45]\d\d)\s/.exec(message);
+  return leading ? Number(leading[1]) : httpStatusFromText(message);
+}
+
 function classify(message: string): FailureClass {
   if (isStaleSessionText(message)) return 'stale_session';
-  const status = httpStatusFromText(message);
+  const status = statusOf(message);
   return (status ? failureFromHttpStatus(status) : undefined) ?? failureFromText(message) ?? 'unknown';
+}
+
+/** The thinking block so far, as one event (pi sends `thinking_end` only after the text that follows it). */
+function flushThinking(state: PiState): NormalizedEvent[] {
+  const text = state.thinking.trim();
+  state.thinking = '';
+  return text ? [{ kind: 'thinking', text }] : [];
+}
+
+/** pi's wording for a run it cannot start: no key for its model, or a provider its models.json lacks. */
+function setupFailure(stderr: string): FailureClass | undefined {
+  if (/no api key found/i.test(stderr)) return 'auth';
+  if (/unknown provider|model "[^"]*" not found/i.test(stderr)) return 'invalid_request';
+  return undefined;
+}
+
+function failedResult(state: PiState, message?: string): NormalizedEvent {
+  state.resultEmitted = true;
+  const failure = state.failure ?? { failure: message ? classify(message) : 'unknown', message: message ?? 'the model call failed' };
+  return { kind: 'result', ok: false, ...failure };
 }
 
 function onAssistantEvent(state: PiState, event: JsonObject): NormalizedEvent[] {
   switch (stringAt(event, 'type')) {
-    case 'text_start':
+    case 'text_start': {
+      const thinking = flushThinking(state);
       beginTextBlock(state.text);
-      return [];
+      return thinking;
+    }
     case 'text_delta':
       return textDeltaEvents(state.text, stringAt(event, 'delta') ?? '');
     case 'thinking_delta':
       state.thinking += stringAt(event, 'delta') ?? '';
       return [];
-    case 'thinking_end': {
-      const text = state.thinking.trim();
-      state.thinking = '';
-      return text ? [{ kind: 'thinking', text }] : [];
-    }
+    case 'thinking_end':
+    case 'toolcall_start':
+      return flushThinking(state);
     default:
       return [];
   }
@@ -89,7 +117,7 @@ function onAssistantEvent(state: PiState, event: JsonObject): NormalizedEvent[] 
 
 function onMessageEnd(state: PiState, message: JsonObject | undefined): NormalizedEvent[] {
   if (stringAt(message, 'role') !== 'assistant') return [];
-  const events: NormalizedEvent[] = [];
+  const events: NormalizedEvent[] = flushThinking(state);
   const usage = objectAt(message, 'usage');
   if (usage) {
     events.push({
@@ -104,7 +132,7 @@ function onMessageEnd(state: PiState, message: JsonObject | undefined): Normaliz
   if (stop === 'error' || stop === 'aborted') {
     const text = stringAt(message, 'errorMessage') ?? `the model call ended with ${stop}`;
     state.failure = { failure: stop === 'aborted' ? 'unknown' : classify(text), message: text };
-    events.push({ kind: 'error', failure: state.failure.failure, message: text, httpStatus: httpStatusFromText(text) });
+    events.push({ kind: 'error', failure: state.failure.failure, message: text, httpStatus: statusOf(text) });
   } else {
     state.failure = undefined;
   }
@@ -154,22 +182,46 @@ function parseLine(state: PiState, line: string) {
     case 'auto_retry_start':
       events.push({ kind: 'provider_retry', attempt: numberAt(obj, 'attempt'), reason: stringAt(obj, 'errorMessage') ?? 'retrying', delayMs: numberAt(obj, 'delayMs') });
       break;
+    case 'auto_retry_end':
+      // Success: the retried call's own `agent_end` follows. Failure: this is the last line.
+      if (obj.success === false && !state.resultEmitted) events.push(failedResult(state, stringAt(obj, 'finalError')));
+      break;
     case 'agent_end':
-      state.resultEmitted = true;
       events.push(...closeOpenSteps(state.steps));
-      events.push(state.failure ? { kind: 'result', ok: false, ...state.failure } : { kind: 'result', ok: true });
+      // A failed call's result waits: pi may retry it (`auto_retry_start`), else `auto_retry_end` or the exit settles it.
+      if (!state.failure) {
+        state.resultEmitted = true;
+        events.push({ kind: 'result', ok: true });
+      }
       break;
   }
   return { events };
 }
 
+/**
+ * Every `message_update` repeats the whole message so far twice (`message`, `assistantMessageEvent.partial`),
+ * so a long answer would fill the trace quadratically: the trace keeps the event without them.
+ */
+function traceLine(line: string): string {
+  const obj = parseJsonLine(line);
+  const event = objectAt(obj, 'assistantMessageEvent');
+  if (stringAt(obj, 'type') !== 'message_update' || !event) return line;
+  const { partial: _partial, ...rest } = event;
+  return JSON.stringify({ type: 'message_update', assistantMessageEvent: rest });
+}
+
 function finish(state: PiState, exit: ExitInfo): NormalizedEvent[] {
   const events = closeOpenSteps(state.steps);
   if (state.resultEmitted) return events;
-  // Print mode may end after the last `turn_end` without an `agent_end`.
-  if (state.failure) return [...events, { kind: 'result', ok: false, ...state.failure }];
-  const stale = isStaleSessionText(exit.stderr) ? { failure: 'stale_session' as const } : undefined;
-  return [...events, resultFromExit(exit, stale)];
+  // A failed run without retries, or an exit before `agent_end`.
+  if (state.failure) return [...events, failedResult(state)];
+  // A session of another working directory makes pi ask "Fork this session into current directory? [y/N]"
+  // on stderr; with stdin closed it prints nothing and exits 0.
+  // pi's own errors are the first stderr line (the lines after it point to its docs).
+  const firstLine = exit.stderr.trim().split('\n')[0]!;
+  if (isStaleSessionText(exit.stderr)) return [...events, { kind: 'result', ok: false, failure: 'stale_session', message: firstLine }];
+  const setup = setupFailure(exit.stderr);
+  return [...events, resultFromExit(exit, setup ? { failure: setup, message: firstLine } : undefined)];
 }
 
 export const piAdapter: ProviderAdapter<PiState> = {
@@ -179,5 +231,6 @@ export const piAdapter: ProviderAdapter<PiState> = {
   buildInvocation,
   initialState,
   parseLine,
+  traceLine,
   finish,
 };
