@@ -19,6 +19,9 @@ export const MODULES = {
   runtime: { mutate: ['src/agent/runtime.ts'], tests: ['test/modules/runs/runs.test.ts', 'test/modules/runs/failures.test.ts', 'test/modules/runs/commands.test.ts'] },
   'web-routing': { mutate: ['src/modules/automation/web-routing/pattern.ts'], tests: ['test/modules/automation/web-routing/pattern.test.ts'] },
   'memory-paths': { mutate: ['src/modules/memory/paths.ts'], tests: ['test/modules/memory/paths.test.ts'] },
+  'orchestration-machine': { mutate: ['src/modules/orchestration/machine.ts'], tests: ['test/modules/orchestration/machine.test.ts'] },
+  'goal-machine': { mutate: ['src/modules/goals/machine.ts', 'src/modules/goals/continuation.ts'], tests: ['test/modules/goals/machine.test.ts', 'test/modules/goals/continuation.test.ts'] },
+  'audit-chain': { mutate: ['src/modules/security-audit/chain.ts'], tests: ['test/modules/security-audit/chain.test.ts'] },
 };
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */

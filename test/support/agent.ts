@@ -8,6 +8,23 @@ import type { CoreOptions } from '../../src/servers/core.ts';
 
 export const FAKE_CLIS = new URL('../fixtures/fake-clis/', import.meta.url).pathname;
 
+export type Invocation = ReturnType<AgentTestServer['invocations']>[number];
+
+/**
+ * What the fake CLIs sharing this state directory were asked, oldest first. A CLI may be writing its
+ * line as this reads (the file exists, the line is not complete yet): only complete lines count.
+ */
+export function readInvocations(stateDir: string): Invocation[] {
+  const file = join(stateDir, 'invocations.jsonl');
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8');
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Invocation);
+}
+
 export interface AgentTestServer extends TestServer {
   stateDir: string;
   invocations(): { provider: string; args: string[]; prompt: string; resume?: string; file: string; pid: number; runToken?: string }[];
@@ -28,11 +45,7 @@ export async function startAgentServer(agent: Partial<AgentSettings> = {}, app: 
   return {
     ...server,
     stateDir,
-    invocations() {
-      const file = join(stateDir, 'invocations.jsonl');
-      if (!existsSync(file)) return [];
-      return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    },
+    invocations: () => readInvocations(stateDir),
   };
 }
 

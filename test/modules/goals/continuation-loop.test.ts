@@ -3,18 +3,13 @@
 // after a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgentServer } from '../../support/agent.ts';
+import { readInvocations, startAgentServer } from '../../support/agent.ts';
 import { postNdjson } from '../../support/ndjson.ts';
 import { getJson, sendJson } from '../../support/server.ts';
 import { record, until } from './helpers.ts';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 
 /** What the fake CLIs were asked, across servers that share one state directory. */
-const invocationsIn = (stateDir: string): { prompt: string }[] => {
-  const file = join(stateDir, 'invocations.jsonl');
-  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
-};
+const invocationsIn = readInvocations;
 
 /** A server whose goals take their next turn after `delaySec` (the `goals` setting, kept across a restart). */
 async function goalServer(delaySec: number) {

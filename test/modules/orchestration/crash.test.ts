@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAKE_CLIS, isAlive } from '../../support/agent.ts';
+import { FAKE_CLIS, isAlive, readInvocations } from '../../support/agent.ts';
 import { freePort } from '../../support/ports.ts';
 import { startServer, tempHome } from '../../support/server.ts';
 import { call, waitFor } from './support.ts';
@@ -45,8 +45,7 @@ test('a server killed with -9 during a worker run: orphaned after restart, proce
     const accepted = await call(target, 'POST', '/api/orchestrate/dispatch', { employee: 'tester', task: 'long job hang spawnchild' });
     assert.equal(accepted.status, 202);
     runId = accepted.body.runId;
-    const invocations = join(stateDir, 'invocations.jsonl');
-    workerPid = await waitFor(() => (existsSync(invocations) ? JSON.parse(readFileSync(invocations, 'utf8').trim().split('\n')[0]!).pid : undefined), 'the worker CLI');
+    workerPid = await waitFor(() => readInvocations(stateDir)[0]?.pid, 'the worker CLI');
     grandchild = await waitFor(() => (existsSync(join(stateDir, 'child.pid')) ? Number(readFileSync(join(stateDir, 'child.pid'), 'utf8')) : undefined), 'its child');
     await waitFor(async () => (await call(target, 'GET', `/api/orchestrate/worker-runs/${runId}`)).body.status === 'running', 'running');
   } finally {
