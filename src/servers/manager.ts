@@ -32,6 +32,7 @@ import {
   scheduleRoutes,
   type ScanRange,
 } from '../modules/dashboard/index.ts';
+import { ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
@@ -55,6 +56,7 @@ export interface ManagerServer {
   http: FastifyInstance;
   instances: InstancesService;
   schedule: ScheduleService;
+  executive: ExecutiveService;
   token: string;
   bus: EventBus;
   listen(port: number, host?: string): Promise<string>;
@@ -96,6 +98,14 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       bus.publish('dashboard_activity', { kind: 'schedule', ok: run.status !== 'failed', instanceId: job.instanceId, message: `${job.title}: ${run.status}${run.reason ? ` (${run.reason})` : ''}` }),
     maxSleepMs: options.scheduleTickMs,
   });
+  const executive = new ExecutiveService({ repo: new ExecutiveRepo(db), fleet: managerFleet(instances), bus });
+  // completions come from each instance's own events, relayed by the bridge
+  bus.subscribe((event) => {
+    const p = event.payload as { instanceId?: string; name?: string; data?: Record<string, unknown> };
+    if (event.name !== 'instance_event' || p.name !== 'agent_done' || typeof p.data?.requestId !== 'string') return;
+    const d = p.data;
+    executive.runDone({ instanceId: p.instanceId!, requestId: d.requestId as string, status: String(d.status), text: String(d.text ?? ''), ...(typeof d.messageId === 'number' ? { messageId: d.messageId } : {}) });
+  });
   let port = 0;
   const http = await createServer({
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
@@ -109,6 +119,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
+  await http.register(executiveRoutes, { executive });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;
@@ -116,6 +127,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     http,
     instances,
     schedule,
+    executive,
     token,
     bus,
     async listen(wanted, host = '127.0.0.1') {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AppError, conflict, notFound } from '../../core/errors.ts';
 import type { Instance, Latest } from '../../protocol/dashboard.ts';
 import { EventBridge, type BridgeOptions, type RelayedEvent } from './bridge.ts';
-import { callInstance, probeHealth, readFacts, type InstanceFacts, type Target } from './instance-client.ts';
+import { callInstance, dispatchPrompt, probeHealth, readFacts, type InstanceFacts, type Target } from './instance-client.ts';
 import type { InstanceRecord, InstancesRepo } from './instances.repo.ts';
 import { freePort, isAlive, launchInstance, readMarker, stopMarked } from './lifecycle.ts';
 
@@ -114,6 +114,11 @@ export class InstancesService {
   target(id: string): Target & { id: string } {
     const r = this.record(id);
     return { id: r.id, url: r.url, token: r.token };
+  }
+
+  /** Hands a prompt to an instance; resolves with its request id once the instance took it. */
+  dispatch(id: string, prompt: string): Promise<{ requestId: string }> {
+    return dispatchPrompt(this.target(id), prompt);
   }
 
   private record(id: string): InstanceRecord {

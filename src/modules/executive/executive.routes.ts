@@ -1,0 +1,178 @@
+// /api/svc-ceo/*: the executive's state, its operations (each a route, so the console and scripts
+// can do what the agent does), pending completions, watches, confirmations and the audit.
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../../core/errors.ts';
+import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
+import {
+  CeoAuditSchema,
+  COMPLETION_STATUSES,
+  CompletionSchema,
+  ConfirmationSchema,
+  LIFECYCLE_ACTIONS,
+  TranscriptEntrySchema,
+  WatchSchema,
+} from '../../protocol/executive.ts';
+import type { ExecutiveService } from './executive.service.ts';
+
+const id = z.string().min(1).max(128);
+const FleetInstanceSchema = z.object({ id: z.string(), label: z.string(), status: z.string(), busy: z.boolean(), owned: z.boolean(), workingDir: z.string().nullable() });
+const DispatchSchema = z.object({ requestId: z.string(), watch: WatchSchema });
+
+/** Approvals are a person's: a request made with a run's credential (an agent) never approves. */
+const refuseAgent = (headers: Record<string, unknown>) => {
+  if (headers[RUN_TOKEN_HEADER]) throw new AppError(403, 'CONFIRMATION_REQUIRED', 'Only a person approves or asks for a lifecycle action; an agent run cannot.');
+};
+
+export const executiveRoutes: FastifyPluginAsync<{ executive: ExecutiveService }> = async (app, { executive }) => {
+  defineRoutes(app, 'executive', [
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/state',
+      summary: 'The executive\'s state: scope, transcript tail, active watches, pending completions, audit tail.',
+      response: z.object({
+        scope: z.enum(['manager', 'instance']),
+        transcript: z.array(TranscriptEntrySchema),
+        watches: z.array(WatchSchema),
+        pending: z.array(CompletionSchema),
+        auditTail: z.array(CeoAuditSchema),
+      }),
+      handler: () => executive.state(),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/instances',
+      summary: 'The instances the executive sees (every instance on the manager, itself on an instance).',
+      response: z.object({ instances: z.array(FleetInstanceSchema) }),
+      handler: async () => ({ instances: await executive.instances() }),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/instances/:id',
+      summary: 'One instance and its latest messages, run and queue.',
+      params: z.strictObject({ id }),
+      response: z.object({ instance: FleetInstanceSchema, latest: z.unknown() }),
+      handler: ({ params }) => executive.inspect(params.id),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/send',
+      summary: 'Sends a message to an instance and watches that request until its run ends (a completion).',
+      body: z.strictObject({ instanceId: id, text: z.string().trim().min(1).max(100_000) }),
+      status: 202,
+      response: DispatchSchema,
+      handler: ({ body }) => executive.send(body.instanceId, body.text),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/watches',
+      summary: 'The active watches (all=1: the latest 200 of any status).',
+      query: z.strictObject({ all: z.enum(['0', '1']).optional() }),
+      response: z.object({ watches: z.array(WatchSchema) }),
+      handler: ({ query }) => ({ watches: executive.watches(query.all === '1') }),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/watch',
+      summary: 'Watches a request of an instance, or (without requestId) its next run no other watch claims.',
+      body: z.strictObject({ instanceId: id, requestId: id.optional() }),
+      status: 201,
+      response: WatchSchema,
+      handler: ({ body }) => executive.watch(body.instanceId, body.requestId ?? null),
+    }),
+    route({
+      method: 'DELETE',
+      url: '/api/svc-ceo/watch/:id',
+      summary: 'Ends a watch.',
+      params: z.strictObject({ id }),
+      response: WatchSchema,
+      handler: ({ params }) => executive.removeWatch(params.id),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/pending',
+      summary: 'Completions, newest first (default: the pending ones; status= a comma-separated list).',
+      query: z.strictObject({ status: z.string().max(100).optional() }),
+      response: z.object({ pending: z.array(CompletionSchema) }),
+      handler: ({ query }) => {
+        const statuses = query.status ? query.status.split(',') : ['pending'];
+        const valid = z.array(z.enum(COMPLETION_STATUSES)).safeParse(statuses);
+        if (!valid.success) throw new AppError(400, 'INVALID_REQUEST', `status takes ${COMPLETION_STATUSES.join(', ')}.`);
+        return { pending: executive.pending(valid.data) };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/pending/:key/continue',
+      summary: 'Reads a completion\'s result into the transcript (as instance data); with text, sends a follow-up to the same instance, watched.',
+      params: z.strictObject({ key: id }),
+      body: z.strictObject({ text: z.string().trim().min(1).max(100_000).optional() }),
+      response: z.object({ completion: CompletionSchema, followUp: DispatchSchema.optional() }),
+      handler: ({ params, body }) => executive.continue(params.key, body.text),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/pending/:key/summarize',
+      summary: 'A completion\'s result: short (its first 320 characters) or detailed (all of it), as untrusted text.',
+      params: z.strictObject({ key: id }),
+      body: z.strictObject({ format: z.enum(['short', 'detailed']).default('short') }),
+      response: z.object({ completion: CompletionSchema, untrustedText: z.string() }),
+      handler: ({ params, body }) => executive.summarize(params.key, body.format),
+    }),
+    ...(['ack', 'dismiss'] as const).map((verb) =>
+      route({
+        method: 'POST',
+        url: `/api/svc-ceo/pending/:key/${verb}`,
+        summary: verb === 'ack' ? 'Acknowledges a pending completion.' : 'Dismisses a pending completion.',
+        params: z.strictObject({ key: id }),
+        body: noBody,
+        response: CompletionSchema,
+        handler: ({ params }) => executive.mark(params.key, verb === 'ack' ? 'acknowledged' : 'dismissed'),
+      }),
+    ),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/confirmations',
+      summary: 'A person asks for a lifecycle action: a confirmation bound to the action and an argument hash the server computes (expires, default 2 min).',
+      body: z.strictObject({ action: z.enum(LIFECYCLE_ACTIONS), instanceId: id, expiresInMs: z.number().int().optional() }),
+      status: 201,
+      response: ConfirmationSchema,
+      handler: ({ body, request }) => {
+        refuseAgent(request.headers);
+        return executive.createConfirmation(body.action, body.instanceId, body.expiresInMs);
+      },
+    }),
+    ...(['confirm', 'cancel'] as const).map((verb) =>
+      route({
+        method: 'POST',
+        url: `/api/svc-ceo/confirmations/:id/${verb}`,
+        summary: verb === 'confirm' ? 'Approves a pending confirmation (the action that uses it consumes it).' : 'Cancels a confirmation.',
+        params: z.strictObject({ id }),
+        body: noBody,
+        response: ConfirmationSchema,
+        handler: ({ params, request }) => {
+          refuseAgent(request.headers);
+          return executive.decide(params.id, verb === 'confirm' ? 'approved' : 'cancelled');
+        },
+      }),
+    ),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/instances/:id/:action',
+      summary: 'Starts, stops or restarts an instance the manager owns: only with an approved confirmation of exactly this action, which it uses up.',
+      params: z.strictObject({ id, action: z.enum(LIFECYCLE_ACTIONS) }),
+      body: z.strictObject({ confirmationId: id.optional() }),
+      response: z.object({ ok: z.literal(true), instance: z.unknown() }),
+      handler: async ({ params, body }) => ({ ok: true as const, instance: await executive.lifecycle(params.action, params.id, body.confirmationId) }),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/audit',
+      summary: 'The executive\'s audit: every tool call and policy decision, newest first.',
+      query: z.strictObject({ kind: z.string().max(32).optional(), instanceId: id.optional(), limit: z.coerce.number().int().min(1).max(300).default(50) }),
+      response: z.object({ audit: z.array(CeoAuditSchema) }),
+      handler: ({ query }) => ({ audit: executive.audits(query) }),
+    }),
+  ]);
+};

@@ -1,0 +1,7 @@
+// The executive agent (/api/svc-ceo/*): one agent over the instances, served by the manager (every
+// instance) and by each core server (itself). State in SQLite; lifecycle only with a person's confirmation.
+export { ExecutiveRepo } from './executive.repo.ts';
+export { ExecutiveService } from './executive.service.ts';
+export { executiveRoutes } from './executive.routes.ts';
+export { managerFleet } from './fleet-manager.ts';
+export type { Fleet, FleetInstance } from './fleet.ts';
