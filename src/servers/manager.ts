@@ -98,7 +98,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       bus.publish('dashboard_activity', { kind: 'schedule', ok: run.status !== 'failed', instanceId: job.instanceId, message: `${job.title}: ${run.status}${run.reason ? ` (${run.reason})` : ''}` }),
     maxSleepMs: options.scheduleTickMs,
   });
-  const executive = new ExecutiveService({ repo: new ExecutiveRepo(db), fleet: managerFleet(instances), bus });
+  const executive = new ExecutiveService({ repo: new ExecutiveRepo(db), fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes') });
   // completions come from each instance's own events, relayed by the bridge
   bus.subscribe((event) => {
     const p = event.payload as { instanceId?: string; name?: string; data?: Record<string, unknown> };

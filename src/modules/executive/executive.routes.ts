@@ -167,6 +167,37 @@ export const executiveRoutes: FastifyPluginAsync<{ executive: ExecutiveService }
       handler: async ({ params, body }) => ({ ok: true as const, instance: await executive.lifecycle(params.action, params.id, body.confirmationId) }),
     }),
     route({
+      method: 'POST',
+      url: '/api/svc-ceo/query',
+      summary: 'A read-only look: the dashboard\'s instances, or a command in an instance\'s project (git status|log|show|diff, rg, ls, cat) run without a shell, output capped at 24 KB.',
+      body: z.discriminatedUnion('source', [
+        z.strictObject({ source: z.literal('dashboard') }),
+        z.strictObject({ source: z.literal('repo'), instanceId: id, command: z.string().min(1).max(2000) }),
+      ]),
+      response: z.union([
+        z.object({ source: z.literal('dashboard'), instances: z.array(FleetInstanceSchema) }),
+        z.object({ source: z.literal('repo'), command: z.string(), output: z.string(), truncated: z.boolean(), exitCode: z.number().int().nullable(), untrusted: z.literal(true) }),
+      ]),
+      handler: async ({ body }) =>
+        body.source === 'dashboard'
+          ? { source: 'dashboard' as const, instances: await executive.instances() }
+          : { source: 'repo' as const, ...(await executive.query(body.instanceId, body.command)), untrusted: true as const },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/docs/edit',
+      summary: 'Edits Markdown: an instance\'s README.md or docs/ (instanceId), or svc\'s notes (none): append a section, replace a section, or apply a unified diff (nothing changes when it does not apply).',
+      body: z.strictObject({
+        instanceId: id.optional(),
+        path: z.string().min(1).max(500),
+        operation: z.enum(['append_section', 'replace_section', 'apply_patch']),
+        content: z.string().min(1).max(20 * 1024),
+        reason: z.string().max(500).optional(),
+      }),
+      response: z.object({ path: z.string(), target: z.enum(['project', 'notes']), bytes: z.number().int(), created: z.boolean() }),
+      handler: ({ body }) => executive.editDocs(body),
+    }),
+    route({
       method: 'GET',
       url: '/api/svc-ceo/audit',
       summary: 'The executive\'s audit: every tool call and policy decision, newest first.',

@@ -9,6 +9,9 @@ import type { AuditSink } from '../security-audit/index.ts';
 import { argsHash, DEFAULT_CONFIRMATION_TTL_MS, MAX_CONFIRMATION_TTL_MS } from './confirmation.ts';
 import type { DoneRun, ExecutiveRepo } from './executive.repo.ts';
 import type { Fleet } from './fleet.ts';
+import { planQuery } from './query.ts';
+import { runQuery, type QueryResult } from './query-run.ts';
+import { editDoc, type DocsOperation } from './docs-write.ts';
 
 export interface ExecutiveDeps {
   repo: ExecutiveRepo;
@@ -16,6 +19,8 @@ export interface ExecutiveDeps {
   bus: EventBus;
   /** The security audit log, where the server has one (a core server). */
   securityAudit?: AuditSink;
+  /** svc's own notes (Markdown the executive may edit besides a project's README.md and docs/). */
+  notesDir: string;
   now?: () => number;
 }
 
@@ -218,6 +223,39 @@ export class ExecutiveService {
       return result;
     } catch (err) {
       this.audit('lifecycle', action, false, `${action} ${instanceId} failed: ${(err as Error).message}`, instanceId, { confirmationId });
+      throw err;
+    }
+  }
+
+  // ── read-only queries and docs edits ──
+
+  private projectRoot(instanceId: string): string {
+    const root = this.d.fleet.inspect(instanceId).instance.workingDir;
+    if (!root) throw conflict('INSTANCE_UNREACHABLE', `The working directory of ${instanceId} is not known yet (is it online?).`);
+    return root;
+  }
+
+  /** A read-only command in an instance's project (checked first, run without a shell, output capped). */
+  async query(instanceId: string, command: string): Promise<QueryResult & { command: string }> {
+    const root = this.projectRoot(instanceId);
+    const plan = planQuery(root, command);
+    if (!plan.ok) {
+      this.audit('policy', 'query', false, `refused \`${command.slice(0, 200)}\`: ${plan.reason}`, instanceId);
+      throw badRequest('QUERY_REFUSED', `Refused: ${plan.reason}.`);
+    }
+    return this.tool('query', instanceId, async () => ({ command, ...(await runQuery(root, plan)) }), (r) => `\`${command.slice(0, 200)}\` (exit ${r.exitCode}${r.truncated ? ', truncated' : ''})`);
+  }
+
+  /** A Markdown edit: an instance's README.md or docs/, or svc's notes (no instanceId). */
+  async editDocs(input: { instanceId?: string; path: string; operation: DocsOperation; content: string; reason?: string }) {
+    const target: 'project' | 'notes' = input.instanceId ? 'project' : 'notes';
+    const root = input.instanceId ? this.projectRoot(input.instanceId) : this.d.notesDir;
+    try {
+      const result = await editDoc({ root, target, path: input.path, operation: input.operation, content: input.content });
+      this.audit('docs_edit', input.operation, true, `${target === 'notes' ? 'notes/' : ''}${input.path}${input.reason ? `: ${input.reason}` : ''}`, input.instanceId ?? null, { bytes: result.bytes });
+      return { ...result, target };
+    } catch (err) {
+      this.audit('docs_edit', input.operation, false, `${input.path}: ${(err as Error).message}`, input.instanceId ?? null);
       throw err;
     }
   }
