@@ -4,4 +4,5 @@ export { ExecutiveRepo } from './executive.repo.ts';
 export { ExecutiveService } from './executive.service.ts';
 export { executiveRoutes } from './executive.routes.ts';
 export { managerFleet } from './fleet-manager.ts';
+export { selfFleet, SELF_ID } from './fleet-self.ts';
 export type { Fleet, FleetInstance } from './fleet.ts';
