@@ -61,7 +61,7 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
-import { ExecutiveRepo, ExecutiveService, executiveRoutes, selfFleet, SELF_ID } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, selfFleet, SELF_ID, writeCeoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
@@ -284,8 +284,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     killGraceMs: options.killGraceMs,
   });
   const workingDir = () => settings.get().agent.workingDir || cwd;
+  const executiveRepo = new ExecutiveRepo(db);
   const executive = new ExecutiveService({
-    repo: new ExecutiveRepo(db),
+    repo: executiveRepo,
     bus,
     securityAudit: audit,
     notesDir: join(home.root, 'notes'),
@@ -295,6 +296,18 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       workingDir,
       submit: (prompt) => runtime.submit({ prompt, sessionId: chat.activeSession().id }),
     }),
+  });
+  const executiveAgent = new ExecutiveAgent({
+    service: executive,
+    repo: executiveRepo,
+    scope: 'instance',
+    workDir: join(home.root, 'ceo-work'),
+    settings: () => executive.settings(),
+    defaults: { executable: (provider) => settings.get().agent.executables[provider] ?? provider, env: providerEnv },
+    mcpScript: writeCeoMcpScript(home.root),
+    selfUrl: () => serverUrl ?? '',
+    token,
+    pidDir: home.pids,
   });
   // its completions come from this server's own agent_done events
   bus.subscribe((event) => {
@@ -488,7 +501,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
   await http.register(chatRoutes, { chat });
-  await http.register(executiveRoutes, { executive });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });

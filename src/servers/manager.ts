@@ -32,7 +32,7 @@ import {
   scheduleRoutes,
   type ScanRange,
 } from '../modules/dashboard/index.ts';
-import { ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, writeCeoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
@@ -98,7 +98,21 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       bus.publish('dashboard_activity', { kind: 'schedule', ok: run.status !== 'failed', instanceId: job.instanceId, message: `${job.title}: ${run.status}${run.reason ? ` (${run.reason})` : ''}` }),
     maxSleepMs: options.scheduleTickMs,
   });
-  const executive = new ExecutiveService({ repo: new ExecutiveRepo(db), fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes') });
+  const executiveRepo = new ExecutiveRepo(db);
+  const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes') });
+  const pidDir = join(options.home, 'pids');
+  mkdirSync(pidDir, { recursive: true, mode: 0o700 });
+  const executiveAgent = new ExecutiveAgent({
+    service: executive,
+    repo: executiveRepo,
+    scope: 'manager',
+    workDir: join(options.home, 'ceo-work'),
+    settings: () => executive.settings(),
+    mcpScript: writeCeoMcpScript(options.home),
+    selfUrl: () => `http://127.0.0.1:${port}`,
+    token,
+    pidDir,
+  });
   // completions come from each instance's own events, relayed by the bridge
   bus.subscribe((event) => {
     const p = event.payload as { instanceId?: string; name?: string; data?: Record<string, unknown> };
@@ -119,7 +133,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
-  await http.register(executiveRoutes, { executive });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;

@@ -137,6 +137,16 @@ export class ExecutiveRepo {
     );
   }
 
+  // ── settings and the agent's provider session ──
+  getValue<T>(key: string): T | undefined {
+    const r = this.db.prepare('SELECT value FROM ceo_kv WHERE key = ?').get(key) as Row | undefined;
+    return r ? (JSON.parse(r.value) as T) : undefined;
+  }
+
+  setValue(key: string, value: unknown): void {
+    this.db.prepare('INSERT INTO ceo_kv (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, JSON.stringify(value));
+  }
+
   // ── audit ──
   addAudit(a: { at: number; kind: CeoAuditKind; action: string; ok: boolean; instanceId?: string | null; message: string; meta?: Record<string, unknown> }): CeoAudit {
     const { lastInsertRowid } = this.db

@@ -14,7 +14,11 @@ import {
   TranscriptEntrySchema,
   WatchSchema,
 } from '../../protocol/executive.ts';
+import { openNdjson } from '../../http/ndjson.ts';
+import { StreamLineSchema } from '../../protocol/stream-lines.ts';
 import type { ExecutiveService } from './executive.service.ts';
+import type { ExecutiveAgent } from './agent.ts';
+import { CeoSettingsPatchSchema, CeoSettingsSchema, maskSettings } from './settings.ts';
 
 const id = z.string().min(1).max(128);
 const FleetInstanceSchema = z.object({ id: z.string(), label: z.string(), status: z.string(), busy: z.boolean(), owned: z.boolean(), workingDir: z.string().nullable() });
@@ -25,8 +29,42 @@ const refuseAgent = (headers: Record<string, unknown>) => {
   if (headers[RUN_TOKEN_HEADER]) throw new AppError(403, 'CONFIRMATION_REQUIRED', 'Only a person approves or asks for a lifecycle action; an agent run cannot.');
 };
 
-export const executiveRoutes: FastifyPluginAsync<{ executive: ExecutiveService }> = async (app, { executive }) => {
+export const executiveRoutes: FastifyPluginAsync<{ executive: ExecutiveService; agent: ExecutiveAgent }> = async (app, { executive, agent }) => {
   defineRoutes(app, 'executive', [
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/message',
+      summary: 'A turn of the executive agent (a provider CLI whose tools are the executive\'s operations), streamed as NDJSON lines like /api/message.',
+      body: z.strictObject({ text: z.string().trim().min(1).max(20_000), instanceId: id.optional(), responseMode: z.enum(['text', 'voice', 'both', 'silent']).default('text') }),
+      produces: 'ndjson',
+      item: StreamLineSchema,
+      handler: ({ body, reply }) => {
+        agent.admit();
+        const sink = openNdjson(reply);
+        void agent
+          .turn(body, (line) => sink.write(line))
+          .catch((err: unknown) => sink.write({ type: 'done', status: 'error', text: '', reason: (err as Error).message }))
+          .finally(() => sink.end());
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/settings',
+      summary: 'The executive\'s provider, model, executable and environment (values masked).',
+      response: CeoSettingsSchema,
+      handler: () => maskSettings(executive.settings()),
+    }),
+    route({
+      method: 'PUT',
+      url: '/api/svc-ceo/settings',
+      summary: 'Changes the executive\'s settings (fields given replace; an env value of null removes it; values are write-only).',
+      body: CeoSettingsPatchSchema,
+      response: CeoSettingsSchema,
+      handler: ({ body, request }) => {
+        refuseAgent(request.headers);
+        return maskSettings(executive.updateSettings(body));
+      },
+    }),
     route({
       method: 'GET',
       url: '/api/svc-ceo/state',

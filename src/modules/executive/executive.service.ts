@@ -12,6 +12,8 @@ import type { Fleet } from './fleet.ts';
 import { planQuery } from './query.ts';
 import { runQuery, type QueryResult } from './query-run.ts';
 import { editDoc, type DocsOperation } from './docs-write.ts';
+import { applySettingsPatch, DEFAULT_CEO_SETTINGS, type CeoSettings, type CeoSettingsPatchSchema } from './settings.ts';
+import type { z } from 'zod';
 
 export interface ExecutiveDeps {
   repo: ExecutiveRepo;
@@ -258,6 +260,20 @@ export class ExecutiveService {
       this.audit('docs_edit', input.operation, false, `${input.path}: ${(err as Error).message}`, input.instanceId ?? null);
       throw err;
     }
+  }
+
+  // ── settings ──
+
+  settings(): CeoSettings {
+    return { ...DEFAULT_CEO_SETTINGS, ...this.d.repo.getValue<Partial<CeoSettings>>('settings') };
+  }
+
+  updateSettings(patch: z.infer<typeof CeoSettingsPatchSchema>): CeoSettings {
+    const next = applySettingsPatch(this.settings(), patch);
+    this.d.repo.setValue('settings', next);
+    // names only, never a value
+    this.audit('policy', 'settings', true, `settings changed: ${Object.keys(patch).join(', ')}`, null, { env: Object.keys(patch.env ?? {}) });
+    return next;
   }
 
   audits(q: { kind?: string; instanceId?: string; limit: number }) {

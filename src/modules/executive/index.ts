@@ -6,3 +6,5 @@ export { executiveRoutes } from './executive.routes.ts';
 export { managerFleet } from './fleet-manager.ts';
 export { selfFleet, SELF_ID } from './fleet-self.ts';
 export type { Fleet, FleetInstance } from './fleet.ts';
+export { ExecutiveAgent } from './agent.ts';
+export { writeCeoMcpScript } from './mcp-script.ts';

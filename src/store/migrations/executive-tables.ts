@@ -55,5 +55,9 @@ export function createExecutiveTables(db: Database.Database): void {
       meta        TEXT CHECK (meta IS NULL OR json_valid(meta))
     );
     CREATE INDEX ceo_audit_kind ON ceo_audit(kind, id);
+    CREATE TABLE ceo_kv (
+      key         TEXT PRIMARY KEY,
+      value       TEXT NOT NULL CHECK (json_valid(value))
+    );
   `);
 }
