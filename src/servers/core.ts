@@ -501,7 +501,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
   await http.register(chatRoutes, { chat });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });

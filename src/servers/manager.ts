@@ -133,7 +133,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;

@@ -2,7 +2,7 @@
 // can do what the agent does), pending completions, watches, confirmations and the audit.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../../core/errors.ts';
+import { AppError, unavailable } from '../../core/errors.ts';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
 import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
 import {
@@ -14,7 +14,12 @@ import {
   TranscriptEntrySchema,
   WatchSchema,
 } from '../../protocol/executive.ts';
+import type { ServerResponse } from 'node:http';
 import { openNdjson } from '../../http/ndjson.ts';
+import { cursorOf, openSse, sseSink } from '../../http/sse.ts';
+import type { EventStream, Sink } from '../../events/stream.ts';
+import type { Slots } from '../../events/slots.ts';
+import { WireEventSchema } from '../../protocol/events.ts';
 import { StreamLineSchema } from '../../protocol/stream-lines.ts';
 import type { ExecutiveService } from './executive.service.ts';
 import type { ExecutiveAgent } from './agent.ts';
@@ -29,8 +34,55 @@ const refuseAgent = (headers: Record<string, unknown>) => {
   if (headers[RUN_TOKEN_HEADER]) throw new AppError(403, 'CONFIRMATION_REQUIRED', 'Only a person approves or asks for a lifecycle action; an agent run cannot.');
 };
 
-export const executiveRoutes: FastifyPluginAsync<{ executive: ExecutiveService; agent: ExecutiveAgent }> = async (app, { executive, agent }) => {
+export interface ExecutiveRouteDeps {
+  executive: ExecutiveService;
+  agent: ExecutiveAgent;
+  events: { stream: EventStream; sse: Slots };
+}
+
+/** The executive's own events (and the stream's gap notice) out of the server's one stream. */
+const isExecutiveFrame = (json: string) => {
+  const name = String((JSON.parse(json) as { event?: unknown }).event ?? '');
+  return name.startsWith('ceo_') || name === 'replay_gap';
+};
+
+export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (app, { executive, agent, events }) => {
+  const openResponses = new Set<ServerResponse>();
+  app.addHook('preClose', async () => {
+    for (const res of openResponses) res.end();
+  });
   defineRoutes(app, 'executive', [
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/events',
+      summary: 'The executive\'s events (ceo_transcript, ceo_watch, ceo_completion, ceo_audit), live over SSE in the format and numbering of /api/events (replay from Last-Event-ID).',
+      query: z.looseObject({ lastEventId: z.string().optional(), token: z.string().optional() }),
+      produces: 'sse',
+      item: WireEventSchema,
+      handler: ({ request, reply }) => {
+        const release = events.sse.acquire();
+        if (!release) {
+          void reply.header('Retry-After', '5');
+          throw unavailable('SSE_CAPACITY', `At most ${events.sse.capacity} event listeners may be connected; close another one and retry.`);
+        }
+        const res = openSse(reply);
+        const inner = sseSink(res);
+        const sink: Sink = {
+          send: (frame) => {
+            if (isExecutiveFrame(frame.json)) inner.send(frame);
+          },
+          ping: () => inner.ping(),
+          ...(inner.position ? { position: (id: string) => inner.position!(id) } : {}),
+        };
+        openResponses.add(res);
+        res.on('close', () => {
+          events.stream.detach(sink);
+          openResponses.delete(res);
+          release();
+        });
+        events.stream.attach(sink, cursorOf(request.headers, request.query));
+      },
+    }),
     route({
       method: 'POST',
       url: '/api/svc-ceo/message',
