@@ -32,6 +32,7 @@ import {
   scheduleRoutes,
   type ScanRange,
 } from '../modules/dashboard/index.ts';
+import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, writeCeoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
@@ -133,6 +134,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
+  // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
+  await http.register(voiceRoutes, { voice: new VoiceService(() => executive.settings().voice), url: '/api/svc-ceo/voice/transcribe' });
   await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();

@@ -265,14 +265,15 @@ export class ExecutiveService {
   // ── settings ──
 
   settings(): CeoSettings {
-    return { ...DEFAULT_CEO_SETTINGS, ...this.d.repo.getValue<Partial<CeoSettings>>('settings') };
+    const saved = this.d.repo.getValue<Partial<CeoSettings>>('settings');
+    return { ...DEFAULT_CEO_SETTINGS, ...saved, voice: { ...DEFAULT_CEO_SETTINGS.voice, ...saved?.voice } };
   }
 
   updateSettings(patch: z.infer<typeof CeoSettingsPatchSchema>): CeoSettings {
     const next = applySettingsPatch(this.settings(), patch);
     this.d.repo.setValue('settings', next);
     // names only, never a value
-    this.audit('policy', 'settings', true, `settings changed: ${Object.keys(patch).join(', ')}`, null, { env: Object.keys(patch.env ?? {}) });
+    this.audit('policy', 'settings', true, `settings changed: ${Object.keys(patch).join(', ')}`, null, { env: Object.keys(patch.env ?? {}), voice: Object.keys(patch.voice ?? {}) });
     return next;
   }
 
