@@ -123,6 +123,11 @@ export class ExecutiveRepo {
     return r && confirmation(r);
   }
 
+  /** Confirmations still waiting for a person or for their action (unexpired), newest first. */
+  liveConfirmations(now: number): Confirmation[] {
+    return (this.db.prepare("SELECT * FROM ceo_confirmations WHERE status IN ('pending', 'approved') AND expires_at > ? ORDER BY created_at DESC LIMIT 50").all(now) as Row[]).map(confirmation);
+  }
+
   /** Moves a confirmation from one status to another; false when it was not in `from` (or expired). */
   transition(id: string, from: Confirmation['status'], to: Confirmation['status'], now: number): boolean {
     return this.db.prepare('UPDATE ceo_confirmations SET status = ? WHERE id = ? AND status = ? AND expires_at > ?').run(to, id, from, now).changes === 1;

@@ -120,13 +120,15 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
     route({
       method: 'GET',
       url: '/api/svc-ceo/state',
-      summary: 'The executive\'s state: scope, transcript tail, active watches, pending completions, audit tail.',
+      summary: 'The executive\'s state: scope, transcript tail, active watches, pending completions, audit tail, live confirmations.',
       response: z.object({
         scope: z.enum(['manager', 'instance']),
         transcript: z.array(TranscriptEntrySchema),
         watches: z.array(WatchSchema),
         pending: z.array(CompletionSchema),
         auditTail: z.array(CeoAuditSchema),
+        /** Confirmations waiting for a person (pending) or for their action (approved), unexpired. */
+        confirmations: z.array(ConfirmationSchema),
       }),
       handler: () => executive.state(),
     }),

@@ -288,6 +288,7 @@ export class ExecutiveService {
       watches: this.watches(),
       pending: this.pending(),
       auditTail: this.d.repo.audit({ limit: 50 }),
+      confirmations: this.d.repo.liveConfirmations(this.now()),
     };
   }
 }
