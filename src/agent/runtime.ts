@@ -538,6 +538,7 @@ export class AgentRuntime {
     const { report } = facts;
     const meta: RunRecordMeta = {
       traceId: run.traceId,
+      requestId: run.submission.requestId,
       provider: run.provider,
       ...(run.model ? { model: run.model } : {}),
       status: outcome.status,

@@ -18,6 +18,8 @@ export interface ScanRange {
 export interface InstanceEvents {
   status(instance: Instance, change: string): void;
   relayed(event: RelayedEvent): void;
+  /** The event stream of an instance (re)connected: what it missed while down may need a look. */
+  connected?(instanceId: string): void;
   activity(kind: string, ok: boolean, message: string, instanceId?: string): void;
 }
 
@@ -71,7 +73,10 @@ export class InstancesService {
     this.bridge = new EventBridge(
       {
         onEvent: (event) => this.onRelayed(event),
-        onConnected: (id) => void this.refresh(id),
+        onConnected: (id) => {
+          void this.refresh(id);
+          o.events.connected?.(id);
+        },
         onDisconnected: (id) => void this.refresh(id),
       },
       o.bridge,
@@ -114,6 +119,11 @@ export class InstancesService {
   target(id: string): Target & { id: string } {
     const r = this.record(id);
     return { id: r.id, url: r.url, token: r.token };
+  }
+
+  /** GET JSON from an instance's API, with its token. */
+  read<T>(id: string, path: string): Promise<T> {
+    return callInstance<T>(this.target(id), path);
   }
 
   /** Hands a prompt to an instance; resolves with its request id once the instance took it. */

@@ -27,13 +27,7 @@ const completion = (r: Row): Completion => ({
 const confirmation = (r: Row): Confirmation => ({ id: r.id, action: r.action, args: JSON.parse(r.args), argsHash: r.args_hash, status: r.status, createdAt: r.created_at, expiresAt: r.expires_at });
 const audit = (r: Row): CeoAudit => ({ id: r.id, at: r.at, kind: r.kind, action: r.action, ok: r.ok === 1, instanceId: r.instance_id, message: r.message, meta: r.meta ? JSON.parse(r.meta) : null });
 
-export interface DoneRun {
-  instanceId: string;
-  requestId: string;
-  status: string;
-  text: string;
-  messageId?: number;
-}
+import type { DoneRun } from './fleet.ts';
 
 export class ExecutiveRepo {
   constructor(private readonly db: Db) {}

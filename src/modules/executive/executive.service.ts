@@ -7,8 +7,8 @@ import type { Completion, Confirmation, LifecycleAction, Watch } from '../../pro
 import type { EventBus } from '../../events/bus.ts';
 import type { AuditSink } from '../security-audit/index.ts';
 import { argsHash, DEFAULT_CONFIRMATION_TTL_MS, MAX_CONFIRMATION_TTL_MS } from './confirmation.ts';
-import type { DoneRun, ExecutiveRepo } from './executive.repo.ts';
-import type { Fleet } from './fleet.ts';
+import type { ExecutiveRepo } from './executive.repo.ts';
+import type { DoneRun, Fleet } from './fleet.ts';
 import { planQuery } from './query.ts';
 import { runQuery, type QueryResult } from './query-run.ts';
 import { editDoc, type DocsOperation } from './docs-write.ts';
@@ -131,6 +131,24 @@ export class ExecutiveService {
     this.d.bus.publish('ceo_completion', { key: completion.key, instanceId: completion.instanceId, watchId: completion.watchId, status: completion.status });
     this.audit('completion', 'detected', true, `${run.instanceId} finished request ${run.requestId} (${run.status})`, run.instanceId, { watchId: watch.id, key: completion.key });
     return completion;
+  }
+
+  /**
+   * The fallback after a gap in an instance's stream (a manager restart, an instance restart, a replay
+   * gap): its saved answers are read once for the requests still watched.
+   */
+  async catchUp(instanceId: string): Promise<number> {
+    const watched = new Set(this.d.repo.watches(false).flatMap((w) => (w.instanceId === instanceId && w.requestId ? [w.requestId] : [])));
+    if (!watched.size || !this.d.fleet.finishedRuns) return 0;
+    let found = 0;
+    try {
+      for (const run of await this.d.fleet.finishedRuns(instanceId)) {
+        if (watched.has(run.requestId) && this.runDone(run)) found++;
+      }
+    } catch (err) {
+      this.audit('completion', 'catch_up', false, `could not read ${instanceId}'s answers: ${(err as Error).message}`, instanceId);
+    }
+    return found;
   }
 
   // ── completions ──

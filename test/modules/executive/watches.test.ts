@@ -102,3 +102,35 @@ test('dispatches are watched by request, completed once each, attributed to thei
     for (const inst of instances) await inst.close();
   }
 });
+
+test('a watched run that ends while the manager is down is found from the instance\'s saved answers after the restart, once', async () => {
+  let instance: AgentTestServer | undefined;
+  let manager: TestManager | undefined;
+  try {
+    instance = await startAgentServer({}, { classifyPeer: () => 'remote' as const });
+    const token = instance.app.services.token;
+    manager = await startManager();
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token })).body.id;
+    await until(async () => ((await getJson(`${manager!.url}/api/dashboard/instances/${id}`)).body.stream === 'connected' ? true : undefined), 'bridge');
+    const sent = (await sendJson(`${manager.url}/api/svc-ceo/send`, 'POST', { instanceId: id, text: 'slow one scenario:text delay:150' })).body;
+    const home = manager.home;
+    await manager.close({ removeHome: false });
+    // the run ends with nobody listening
+    await until(async () => ((await getJson(`${instance!.url}/api/runtime`, { headers: { authorization: `Bearer ${token}` } })).body.agent.busy ? undefined : true), 'the run ended');
+    manager = await startManager({ home });
+    const found = await until(async () => (await pendingOf(manager!.url)).find((c) => c.watchId === sent.watch.id), 'the completion found after the gap');
+    assert.equal(found.requestId, sent.requestId);
+    assert.ok(found.text.length > 0);
+    assert.equal(found.messageId !== null, true);
+    // a later reconnect does not find it again
+    await instance.close({ removeHome: false });
+    instance = await startAgentServer({}, { classifyPeer: () => 'remote' as const, home: instance.home, port: instance.port } as never);
+    await until(async () => ((await getJson(`${manager!.url}/api/dashboard/instances/${id}`)).body.stream === 'connected' ? true : undefined), 'bridge again', 15_000);
+    const audit = (await getJson(`${manager.url}/api/svc-ceo/audit?kind=completion`)).body.audit;
+    assert.equal(audit.filter((r: any) => r.action === 'detected').length, 1);
+    assert.equal((await pendingOf(manager.url)).length, 1);
+  } finally {
+    await manager?.close();
+    await instance?.close();
+  }
+});
