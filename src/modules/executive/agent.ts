@@ -13,8 +13,11 @@ import { CEO_MCP_SERVER } from './mcp-script.ts';
 import { executiveInstructions, turnPrompt } from './prompt.ts';
 import type { CeoSettings } from './settings.ts';
 
-/** Claude Code's tools that change files or run commands: the executive acts only through its own tools. */
-const CLAUDE_BUILTIN_WRITERS = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit'];
+/**
+ * Claude Code's tools that change files, run commands or call URLs (svc's own API is on loopback): the
+ * executive acts only through its own tools.
+ */
+const CLAUDE_BUILTIN_WRITERS = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'WebFetch'];
 
 export interface AgentDeps {
   service: ExecutiveService;

@@ -80,7 +80,9 @@ export function planQuery(root: string, line: string): QueryPlan {
       if (bad) return refuse(`git ${sub} ${bad} is refused: it writes a file, runs a program or reads outside the project`);
       const dash = rest.indexOf('--');
       if (dash >= 0 && outside(rest.slice(dash + 1))) return refuse('paths must stay inside the project root');
-      return { ok: true, kind: 'exec', command: 'git', args: [sub, ...rest] };
+      // a repository's own config may name text conversions or external diffs: never run them
+      const safety = sub === 'status' ? [] : ['--no-ext-diff', '--no-textconv'];
+      return { ok: true, kind: 'exec', command: 'git', args: [sub, ...safety, ...rest] };
     }
     case 'rg': {
       const bad = args.find((a) => refusedOption(a, RG_REFUSED, 'zf'));

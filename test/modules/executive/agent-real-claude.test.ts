@@ -53,7 +53,7 @@ test('the executive (real claude) sends to an instance through its MCP tools and
   assert.match(first.done.text, /<untrusted-data>/, 'the tool result came fenced as untrusted data');
   const offered = fake.requests.flatMap((r) => r.tools ?? []);
   assert.ok(offered.some((n) => n.endsWith('lifecycle')), 'the executive\'s tools are offered');
-  assert.ok(!offered.includes('Bash') && !offered.includes('Write'), `no shell or file writes: ${offered.join(' ')}`);
+  for (const builtin of ['Bash', 'Write', 'Edit', 'WebFetch']) assert.ok(!offered.includes(builtin), `no ${builtin}: ${offered.join(' ')}`);
   const instanceMessages = (await getJson(`${instances[0]!.url}/api/messages?limit=5`, { headers: { authorization: `Bearer ${instances[0]!.app.services.token}` } })).body.messages;
   assert.ok(instanceMessages.some((m: any) => m.role === 'user' && m.content === 'run X scenario:text'), 'A got the message');
 

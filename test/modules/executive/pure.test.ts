@@ -13,9 +13,10 @@ const refused = (line: string) => {
 
 test('query: the read-only commands pass, as argument lists', () => {
   assert.deepEqual(planQuery(root, 'git status'), { ok: true, kind: 'exec', command: 'git', args: ['status'] });
-  assert.deepEqual(planQuery(root, 'git log -5 --oneline'), { ok: true, kind: 'exec', command: 'git', args: ['log', '-5', '--oneline'] });
-  assert.deepEqual(planQuery(root, 'git diff --stat -- docs/a.md'), { ok: true, kind: 'exec', command: 'git', args: ['diff', '--stat', '--', 'docs/a.md'] });
-  assert.deepEqual(planQuery(root, 'git diff --text'), { ok: true, kind: 'exec', command: 'git', args: ['diff', '--text'] });
+  const safe = ['--no-ext-diff', '--no-textconv'];
+  assert.deepEqual(planQuery(root, 'git log -5 --oneline'), { ok: true, kind: 'exec', command: 'git', args: ['log', ...safe, '-5', '--oneline'] });
+  assert.deepEqual(planQuery(root, 'git diff --stat -- docs/a.md'), { ok: true, kind: 'exec', command: 'git', args: ['diff', ...safe, '--stat', '--', 'docs/a.md'] });
+  assert.deepEqual(planQuery(root, 'git diff --text'), { ok: true, kind: 'exec', command: 'git', args: ['diff', ...safe, '--text'] });
   assert.deepEqual(planQuery(root, 'rg -n "two words" src'), { ok: true, kind: 'exec', command: 'rg', args: ['--no-config', '-n', 'two words', 'src'] });
   assert.deepEqual(planQuery(root, 'ls -la docs'), { ok: true, kind: 'exec', command: 'ls', args: ['-la', 'docs'] });
   assert.deepEqual(planQuery(root, 'cat README.md'), { ok: true, kind: 'read', path: 'README.md' });
