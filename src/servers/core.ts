@@ -290,6 +290,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     bus,
     securityAudit: audit,
     notesDir: join(home.root, 'notes'),
+    // an instance transcribes with its own voice section (POST /api/voice)
+    voiceConfigured: () => settings.get().voice.baseUrl !== '',
     fleet: selfFleet({
       label: 'this instance',
       status: () => runtime.status(),

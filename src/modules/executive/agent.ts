@@ -46,6 +46,10 @@ export class ExecutiveAgent {
 
   constructor(private readonly d: AgentDeps) {}
 
+  get running(): boolean {
+    return this.busy;
+  }
+
   /** Refuses a turn while one runs (before the answer stream opens). */
   admit(): void {
     if (this.busy) throw conflict('EXECUTIVE_BUSY', 'The executive is answering an earlier message; wait for its done line.');

@@ -120,9 +120,13 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
     route({
       method: 'GET',
       url: '/api/svc-ceo/state',
-      summary: 'The executive\'s state: scope, transcript tail, active watches, pending completions, audit tail, live confirmations.',
+      summary: 'The executive\'s state: scope, its session, voice, transcript tail, active watches, pending completions, audit tail, live confirmations.',
       response: z.object({
         scope: z.enum(['manager', 'instance']),
+        /** The executive's own provider session, and whether a turn is running. */
+        session: z.object({ provider: z.string(), model: z.string(), providerSessionId: z.string().nullable(), busy: z.boolean() }),
+        /** Push-to-talk needs a transcription endpoint; realtime voice is not built. */
+        voice: z.object({ pushToTalk: z.boolean(), realtime: z.literal(false) }),
         transcript: z.array(TranscriptEntrySchema),
         watches: z.array(WatchSchema),
         pending: z.array(CompletionSchema),
@@ -130,7 +134,10 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
         /** Confirmations waiting for a person (pending) or for their action (approved), unexpired. */
         confirmations: z.array(ConfirmationSchema),
       }),
-      handler: () => executive.state(),
+      handler: () => {
+        const state = executive.state();
+        return { ...state, session: { ...state.session, busy: agent.running } };
+      },
     }),
     route({
       method: 'GET',

@@ -23,6 +23,8 @@ export interface ExecutiveDeps {
   securityAudit?: AuditSink;
   /** svc's own notes (Markdown the executive may edit besides a project's README.md and docs/). */
   notesDir: string;
+  /** Whether push-to-talk can transcribe here (default: the executive's own voice settings name an endpoint). */
+  voiceConfigured?: () => boolean;
   now?: () => number;
 }
 
@@ -300,8 +302,11 @@ export class ExecutiveService {
   }
 
   state() {
+    const settings = this.settings();
     return {
       scope: this.d.fleet.scope,
+      session: { provider: settings.provider, model: settings.model, providerSessionId: this.d.repo.getValue<string | null>(`session:${settings.provider}`) ?? null },
+      voice: { pushToTalk: this.d.voiceConfigured ? this.d.voiceConfigured() : settings.voice.baseUrl !== '', realtime: false as const },
       transcript: this.d.repo.transcriptTail(50),
       watches: this.watches(),
       pending: this.pending(),

@@ -78,6 +78,9 @@ test('the executive (real claude) sends to an instance through its MCP tools and
   assert.ok(policy.some((r: any) => r.action === 'stop' && !r.ok));
 
   const state = (await getJson(`${manager.url}/api/svc-ceo/state`)).body;
+  assert.equal(state.session.provider, 'claude');
+  assert.match(state.session.providerSessionId, /\S/, 'its own provider session, kept for the next turn');
+  assert.equal(state.session.busy, false);
   const roles = state.transcript.map((e: any) => e.role);
   assert.deepEqual(roles.filter((r: string) => r !== 'system'), ['user', 'executive', 'user', 'executive', 'user', 'executive']);
 });

@@ -22,6 +22,7 @@ test('push-to-talk transcribes with the executive\'s voice settings; the key is 
   const url = `${manager.url}/api/svc-ceo/voice/transcribe`;
   const audio = { method: 'POST', headers: { 'content-type': 'audio/webm' }, body: new Uint8Array(Buffer.from('webm-bytes')) };
 
+  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: false, realtime: false });
   const unset = await getJson(url, audio);
   assert.deepEqual([unset.status, unset.body.error], [503, 'VOICE_NOT_CONFIGURED']);
   const put = await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { voice: { baseUrl: `http://127.0.0.1:${(whisper.address() as AddressInfo).port}/v1`, apiKey: 'sk-voice-secret' } });
@@ -30,6 +31,7 @@ test('push-to-talk transcribes with the executive\'s voice settings; the key is 
   assert.equal(put.body.voice.model, 'whisper-1', 'the other fields keep their defaults');
   assert.ok(!JSON.stringify((await getJson(`${manager.url}/api/svc-ceo/settings`)).body).includes('sk-voice-secret'));
 
+  assert.equal((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice.pushToTalk, true);
   const heard = await getJson(url, audio);
   assert.equal(heard.status, 200, JSON.stringify(heard.body));
   assert.equal(heard.body.text, '인스턴스 A 상태 알려줘');
