@@ -148,9 +148,9 @@ export class AgentRuntime {
   }
 
   /** Saves the user's message and runs it now, or queues it behind the active run. */
-  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink; meta?: Record<string, unknown> }): { requestId: string; queued: boolean } {
+  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink; meta?: Record<string, unknown>; requestId?: string }): { requestId: string; queued: boolean } {
     this.admit();
-    const requestId = newId('req');
+    const requestId = input.requestId ?? newId('req');
     const queued = Boolean(this.active) || this.queue.length > 0;
     const saved = this.deps.transcript.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { ...input.meta, requestId } });
     this.deps.bus.publish('new_message', { role: 'user', content: input.prompt, sessionId: input.sessionId, queued, requestId });
@@ -297,7 +297,7 @@ export class AgentRuntime {
         // a bug, not a provider failure: say so, and never leave a client waiting for `done`
         console.error('svc: agent run failed unexpectedly:', err);
         const reason = `internal error: ${(err as Error).message}`;
-        const done = this.publish(run, 'agent_done', { traceId: run.traceId, status: 'error', text: '', error: reason, reason, provider: run.provider, toolLog: run.toolLog.toJSON() });
+        const done = this.publish(run, 'agent_done', { traceId: run.traceId, requestId: run.submission.requestId, status: 'error', text: '', error: reason, reason, provider: run.provider, toolLog: run.toolLog.toJSON() });
         this.deps.bus.publish('agent_status', { status: 'error', traceId: run.traceId, provider: run.provider });
         this.finishSinks(run.submission.sinks, done!);
         this.deps.onRunEnd?.({ requestId: run.submission.requestId, sessionId: run.submission.sessionId, traceId: run.traceId, status: 'error', durationMs: Date.now() - run.startedAt });
@@ -510,6 +510,7 @@ export class AgentRuntime {
     const messageId = run.discardAnswer ? undefined : this.saveRecord(run, outcome, { durationMs, usage, report });
     const done = this.publish(run, 'agent_done', {
       traceId,
+      requestId: run.submission.requestId,
       status: outcome.status,
       text: outcome.text,
       ...(report ? { error: report.summary, failure: report.failure, ...(report.fix ? { fix: report.fix } : {}) } : {}),
@@ -537,6 +538,7 @@ export class AgentRuntime {
     const { report } = facts;
     const meta: RunRecordMeta = {
       traceId: run.traceId,
+      requestId: run.submission.requestId,
       provider: run.provider,
       ...(run.model ? { model: run.model } : {}),
       status: outcome.status,

@@ -26,9 +26,9 @@ export function responseSink(res: ServerResponse): RunSink {
 }
 
 /** Takes the response over from Fastify and opens the stream (status 200, NDJSON headers). */
-export function openNdjson(reply: FastifyReply): RunSink {
+export function openNdjson(reply: FastifyReply, headers: Record<string, string> = {}): RunSink {
   reply.hijack();
-  reply.raw.writeHead(200, NDJSON_HEADERS);
+  reply.raw.writeHead(200, { ...NDJSON_HEADERS, ...headers });
   // The status goes out now, not with the first line: a queued message may wait minutes for one.
   reply.raw.flushHeaders();
   reply.raw.socket?.setNoDelay(true);

@@ -103,6 +103,8 @@ export const catalogue = {
   agent_output: define('agent', 'public', z.object({ traceId, content: z.string(), offset: z.number().int().nonnegative() })),
   agent_done: define('agent', 'public', z.object({
     traceId,
+    /** The request (POST /api/message answers it in X-Request-Id) this run answered. */
+    requestId: z.string().optional(),
     status: z.enum(RUN_STATUSES),
     text: z.string(),
     /** When the run failed: what happened and what to do, for people. */
@@ -202,6 +204,11 @@ export const catalogue = {
   })),
   /** The manager's own actions: a scan, a lifecycle result. */
   dashboard_activity: define('dashboard', 'public', z.object({ kind: z.string(), instanceId: z.string().optional(), ok: z.boolean(), message: z.string() })),
+  // ── the executive agent (/api/svc-ceo): what changed, for its console (it reads the rest by id) ──
+  ceo_transcript: define('dashboard', 'public', z.object({ id: z.number().int(), role: z.string(), instanceId: z.string().nullable() })),
+  ceo_watch: define('dashboard', 'public', z.object({ id: z.string(), instanceId: z.string(), status: z.string() })),
+  ceo_completion: define('dashboard', 'public', z.object({ key: z.string(), instanceId: z.string(), watchId: z.string(), status: z.string() })),
+  ceo_audit: define('dashboard', 'public', z.object({ id: z.number().int(), kind: z.string(), action: z.string(), ok: z.boolean() })),
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */
   provider_line: define('agent', 'internal', z.object({

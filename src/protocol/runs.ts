@@ -59,6 +59,8 @@ export type StepSummary = z.infer<typeof StepSummarySchema>;
  */
 export const RunRecordMetaSchema = z.object({
   traceId: z.string(),
+  /** The request the run answered (its agent_done carries the same id). */
+  requestId: z.string().optional(),
   provider: z.string(),
   model: z.string().optional(),
   status: z.enum(RUN_STATUSES),

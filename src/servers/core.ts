@@ -61,6 +61,7 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, selfFleet, SELF_ID, writeCeoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
@@ -283,6 +284,39 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     killGraceMs: options.killGraceMs,
   });
   const workingDir = () => settings.get().agent.workingDir || cwd;
+  const executiveRepo = new ExecutiveRepo(db);
+  const executive = new ExecutiveService({
+    repo: executiveRepo,
+    bus,
+    securityAudit: audit,
+    notesDir: join(home.root, 'notes'),
+    // an instance transcribes with its own voice section (POST /api/voice)
+    voiceConfigured: () => settings.get().voice.baseUrl !== '',
+    fleet: selfFleet({
+      label: 'this instance',
+      status: () => runtime.status(),
+      workingDir,
+      submit: (prompt) => runtime.submit({ prompt, sessionId: chat.activeSession().id }),
+    }),
+  });
+  const executiveAgent = new ExecutiveAgent({
+    service: executive,
+    repo: executiveRepo,
+    scope: 'instance',
+    workDir: join(home.root, 'ceo-work'),
+    settings: () => executive.settings(),
+    defaults: { executable: (provider) => settings.get().agent.executables[provider] ?? provider, env: providerEnv },
+    mcpScript: writeCeoMcpScript(home.root),
+    selfUrl: () => serverUrl ?? '',
+    token,
+    pidDir: home.pids,
+  });
+  // its completions come from this server's own agent_done events
+  bus.subscribe((event) => {
+    const p = event.payload as { requestId?: unknown; status?: unknown; text?: unknown; messageId?: unknown };
+    if (event.name !== 'agent_done' || typeof p.requestId !== 'string') return;
+    executive.runDone({ instanceId: SELF_ID, requestId: p.requestId, status: String(p.status), text: String(p.text ?? ''), ...(typeof p.messageId === 'number' ? { messageId: p.messageId } : {}) });
+  });
   const orchestration = new OrchestrationService({
     repo: new OrchestrationRepo(db),
     bus,
@@ -469,6 +503,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
   await http.register(chatRoutes, { chat });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });

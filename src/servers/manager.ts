@@ -32,6 +32,8 @@ import {
   scheduleRoutes,
   type ScanRange,
 } from '../modules/dashboard/index.ts';
+import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, writeCeoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
@@ -55,6 +57,7 @@ export interface ManagerServer {
   http: FastifyInstance;
   instances: InstancesService;
   schedule: ScheduleService;
+  executive: ExecutiveService;
   token: string;
   bus: EventBus;
   listen(port: number, host?: string): Promise<string>;
@@ -81,6 +84,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     bridge: options.bridge,
     events: {
       status: (i, change) => bus.publish('instance_status', { instanceId: i.id, status: i.status, busy: i.busy, change }),
+      connected: (id) => void executive.catchUp(id),
       relayed: (e) => bus.publish('instance_event', { instanceId: e.instanceId, name: e.name, instanceTopic: e.topic, instanceEventId: e.eventId, data: e.data }),
       activity: (kind, ok, message, instanceId) => bus.publish('dashboard_activity', { kind, ok, message, ...(instanceId ? { instanceId } : {}) }),
     },
@@ -96,6 +100,28 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       bus.publish('dashboard_activity', { kind: 'schedule', ok: run.status !== 'failed', instanceId: job.instanceId, message: `${job.title}: ${run.status}${run.reason ? ` (${run.reason})` : ''}` }),
     maxSleepMs: options.scheduleTickMs,
   });
+  const executiveRepo = new ExecutiveRepo(db);
+  const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes') });
+  const pidDir = join(options.home, 'pids');
+  mkdirSync(pidDir, { recursive: true, mode: 0o700 });
+  const executiveAgent = new ExecutiveAgent({
+    service: executive,
+    repo: executiveRepo,
+    scope: 'manager',
+    workDir: join(options.home, 'ceo-work'),
+    settings: () => executive.settings(),
+    mcpScript: writeCeoMcpScript(options.home),
+    selfUrl: () => `http://127.0.0.1:${port}`,
+    token,
+    pidDir,
+  });
+  // completions come from each instance's own events, relayed by the bridge
+  bus.subscribe((event) => {
+    const p = event.payload as { instanceId?: string; name?: string; data?: Record<string, unknown> };
+    if (event.name !== 'instance_event' || p.name !== 'agent_done' || typeof p.data?.requestId !== 'string') return;
+    const d = p.data;
+    executive.runDone({ instanceId: p.instanceId!, requestId: d.requestId as string, status: String(d.status), text: String(d.text ?? ''), ...(typeof d.messageId === 'number' ? { messageId: d.messageId } : {}) });
+  });
   let port = 0;
   const http = await createServer({
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
@@ -109,6 +135,9 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
+  // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
+  await http.register(voiceRoutes, { voice: new VoiceService(() => executive.settings().voice), url: '/api/svc-ceo/voice/transcribe' });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;
@@ -116,6 +145,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     http,
     instances,
     schedule,
+    executive,
     token,
     bus,
     async listen(wanted, host = '127.0.0.1') {

@@ -4,6 +4,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type BoardItem, type Instance, type Latest, type ManagerEvent, type MemoryHit, type ScheduleJob } from './api.ts';
+import { Executive } from './executive.tsx';
 import './styles.css';
 
 const LANES = ['backlog', 'ready', 'active', 'review', 'done'] as const;
@@ -126,6 +127,7 @@ function App() {
     <main>
       <h1>svc dashboard</h1>
       <Instances instances={instances} latest={latest} reload={reload} />
+      <Executive instances={instances} />
       <Board items={board} reload={reload} />
       <section aria-label="Schedule">
         <h2>Schedule</h2>

@@ -114,3 +114,33 @@ export async function sendPrompt(target: Target, prompt: string, opts: { timeout
     ...(typeof done.reason === 'string' ? { reason: done.reason } : {}),
   };
 }
+
+/**
+ * Hands a prompt to an instance (POST /api/message) without waiting for its run: resolves with the
+ * request id the instance names in its answer's headers, then hangs up (the run goes on; its
+ * `agent_done` carries the same request id).
+ */
+export async function dispatchPrompt(target: Target, prompt: string, timeoutMs = 10_000): Promise<{ requestId: string }> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const response = await fetch(new URL('/api/message', target.url), {
+      method: 'POST',
+      headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt }),
+      signal: controller.signal,
+    });
+    const requestId = response.headers.get('x-request-id');
+    if (!response.ok || !requestId) {
+      const text = await response.text();
+      throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} refused the message (${response.status}): ${text.slice(0, 200)}`);
+    }
+    return { requestId };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not take the message (${(err as Error).message}). Check that it runs.`);
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AppError, conflict, notFound } from '../../core/errors.ts';
 import type { Instance, Latest } from '../../protocol/dashboard.ts';
 import { EventBridge, type BridgeOptions, type RelayedEvent } from './bridge.ts';
-import { callInstance, probeHealth, readFacts, type InstanceFacts, type Target } from './instance-client.ts';
+import { callInstance, dispatchPrompt, probeHealth, readFacts, type InstanceFacts, type Target } from './instance-client.ts';
 import type { InstanceRecord, InstancesRepo } from './instances.repo.ts';
 import { freePort, isAlive, launchInstance, readMarker, stopMarked } from './lifecycle.ts';
 
@@ -18,6 +18,8 @@ export interface ScanRange {
 export interface InstanceEvents {
   status(instance: Instance, change: string): void;
   relayed(event: RelayedEvent): void;
+  /** The event stream of an instance (re)connected: what it missed while down may need a look. */
+  connected?(instanceId: string): void;
   activity(kind: string, ok: boolean, message: string, instanceId?: string): void;
 }
 
@@ -71,7 +73,10 @@ export class InstancesService {
     this.bridge = new EventBridge(
       {
         onEvent: (event) => this.onRelayed(event),
-        onConnected: (id) => void this.refresh(id),
+        onConnected: (id) => {
+          void this.refresh(id);
+          o.events.connected?.(id);
+        },
         onDisconnected: (id) => void this.refresh(id),
       },
       o.bridge,
@@ -114,6 +119,16 @@ export class InstancesService {
   target(id: string): Target & { id: string } {
     const r = this.record(id);
     return { id: r.id, url: r.url, token: r.token };
+  }
+
+  /** GET JSON from an instance's API, with its token. */
+  read<T>(id: string, path: string): Promise<T> {
+    return callInstance<T>(this.target(id), path);
+  }
+
+  /** Hands a prompt to an instance; resolves with its request id once the instance took it. */
+  dispatch(id: string, prompt: string): Promise<{ requestId: string }> {
+    return dispatchPrompt(this.target(id), prompt);
   }
 
   private record(id: string): InstanceRecord {

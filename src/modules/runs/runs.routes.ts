@@ -2,6 +2,7 @@
 // reset act on the runtime.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { newId } from '../../core/ids.ts';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
 import { callerOf } from '../../http/caller.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
@@ -50,9 +51,11 @@ export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime
         const files = media.attachments(body.attachments);
         // decided before the stream opens, so a full queue is a plain 429 answer, not a silent stream
         runtime.admit();
-        const sink = openNdjson(reply);
+        // named before the stream opens: a caller that only dispatches reads it and may hang up
+        const requestId = newId('req');
+        const sink = openNdjson(reply, { 'X-Request-Id': requestId });
         // the agent and the saved history get the same text, block included
-        runtime.submit({ prompt: withAttachments(body.prompt, files), sessionId, provider: body.provider, sink });
+        runtime.submit({ prompt: withAttachments(body.prompt, files), sessionId, provider: body.provider, sink, requestId });
       },
     }),
     route({

@@ -37,19 +37,21 @@ async function checkAudio(request: FastifyRequest): Promise<void> {
 
 export interface VoiceRouteDeps {
   voice: VoiceService;
-  /** Sends the transcript as a user message of the active session. */
-  submit(text: string): { requestId: string; sessionId: string; queued: boolean };
+  /** Sends the transcript as a user message of the active session (absent: ?send=true is refused). */
+  submit?(text: string): { requestId: string; sessionId: string; queued: boolean };
+  /** Where it is mounted (default /api/voice; the manager's executive mounts it for push-to-talk). */
+  url?: string;
 }
 
-export const voiceRoutes: FastifyPluginAsync<VoiceRouteDeps> = async (app, { voice, submit }) => {
+export const voiceRoutes: FastifyPluginAsync<VoiceRouteDeps> = async (app, { voice, submit, url = '/api/voice' }) => {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     defineRoutes(scope, 'voice', [
       route({
         method: 'POST',
-        url: '/api/voice',
-        summary: `Transcribes a recording (webm, ogg, wav, mp3 or m4a, up to ${VOICE_LIMIT_BYTES / 1024 / 1024} MiB, raw bytes as the body); ?send=true also sends the text as a message. No speech is a 422.`,
+        url,
+        summary: `Transcribes a recording (webm, ogg, wav, mp3 or m4a, up to ${VOICE_LIMIT_BYTES / 1024 / 1024} MiB, raw bytes as the body)${submit ? '; ?send=true also sends the text as a message' : ''}. No speech is a 422.`,
         query: voiceQuery,
         rawBody: 'audio/webm',
         bodyLimit: VOICE_LIMIT_BYTES,
@@ -66,7 +68,9 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteDeps> = async (app, { voi
           const mime = request.headers['content-type']!.split(';')[0]!.trim().toLowerCase();
           const transcript = await voice.transcribe(audio, mime, `voice.${AUDIO_TYPES[mime]}`);
           if (!transcript.text) throw new AppError(422, 'EMPTY_TRANSCRIPT', 'No speech was recognised in the recording: speak closer to the microphone, or record again.');
-          return query.send ? { ...transcript, sent: submit(transcript.text) } : transcript;
+          if (!query.send) return transcript;
+          if (!submit) throw badRequest('BAD_REQUEST', 'This route only transcribes: send the text yourself (e.g. POST /api/svc-ceo/message).');
+          return { ...transcript, sent: submit(transcript.text) };
         },
       }),
     ]);

@@ -12,6 +12,7 @@ import { m008SecurityAudit } from './008-security-audit.ts';
 import { m009Channels } from './009-channels.ts';
 import { m010Mcp } from './010-mcp.ts';
 import { m011Skills } from './011-skills.ts';
+import { m012Executive } from './012-executive.ts';
 
 export type { Migration };
 
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   m009Channels,
   m010Mcp,
   m011Skills,
+  m012Executive,
 ];

@@ -319,6 +319,13 @@ export function planAnswer(req: NormalizedRequest, ctx: PlanContext): Answer {
     const args = shellArgs(shellTool, sh);
     return msg(TOOL_PREFACE, `text+tool_call(${shellTool.name} sh64)`, { toolCall: { id: hexId(), name: shellTool.name, kind: 'function', args, input: JSON.stringify(args) } });
   }
+  // `mcp64:<base64url of {"tool","args"}>` calls the MCP tool whose name ends with `tool` (any CLI prefix).
+  const mcp = scriptedToken(req.turns, 'mcp64');
+  const mcpCall = mcp !== undefined ? (JSON.parse(mcp) as { tool: string; args: Record<string, unknown> }) : undefined;
+  const mcpTool = mcpCall ? req.tools.find((t) => t.name.endsWith(mcpCall.tool)) : undefined;
+  if (mcpCall && mcpTool) {
+    return msg(MCP_PREFACE, `text+tool_call(${mcpTool.name} mcp64)`, { toolCall: { id: hexId(), name: mcpTool.name, kind: 'function', args: mcpCall.args, input: JSON.stringify(mcpCall.args) } });
+  }
   if (earlier.length > 0) {
     const prev = collapse(earlier[earlier.length - 1]!);
     return msg(
@@ -432,4 +439,4 @@ export function scriptedToken(turns: Turn[], name: string): string | undefined {
 }
 
 /** `<name>:<base64url of text>`, the token scriptedToken reads. */
-export const scriptToken = (name: 'say64' | 'sh64', text: string) => `${name}:${Buffer.from(text).toString('base64url')}`;
+export const scriptToken = (name: 'say64' | 'sh64' | 'mcp64', text: string) => `${name}:${Buffer.from(text).toString('base64url')}`;

@@ -4,5 +4,6 @@ import type { Migration } from '../migration.ts';
 import { m001Instances } from './001-instances.ts';
 import { m002BoardSchedule } from './002-board-schedule.ts';
 import { m003Connectors } from './003-connectors.ts';
+import { m004Executive } from './004-executive.ts';
 
-export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors];
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive];

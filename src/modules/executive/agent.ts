@@ -1,0 +1,118 @@
+// The executive agent: one provider CLI run per turn, in its own provider session (resumed across
+// turns), whose only tools are the executive's operations, given as the svc-ceo MCP server for that
+// run. Its lines stream like /api/message's; the person's words and its answers go to the transcript.
+import { mkdirSync } from 'node:fs';
+import { conflict } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { Attempt } from '../../agent/attempt.ts';
+import { adapterOf, type ProviderId } from '../../agent/providers/registry.ts';
+import type { StreamLine } from '../../protocol/stream-lines.ts';
+import type { ExecutiveService } from './executive.service.ts';
+import type { ExecutiveRepo } from './executive.repo.ts';
+import { CEO_MCP_SERVER } from './mcp-script.ts';
+import { executiveInstructions, turnPrompt } from './prompt.ts';
+import type { CeoSettings } from './settings.ts';
+
+/**
+ * Claude Code's tools that change files, run commands or call URLs (svc's own API is on loopback): the
+ * executive acts only through its own tools.
+ */
+const CLAUDE_BUILTIN_WRITERS = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'WebFetch'];
+
+export interface AgentDeps {
+  service: ExecutiveService;
+  repo: ExecutiveRepo;
+  scope: 'manager' | 'instance';
+  settings(): CeoSettings;
+  /** The executable and environment a provider runs with when the executive's settings name none. */
+  defaults?: { executable(provider: ProviderId): string; env(): Record<string, string | undefined> };
+  mcpScript: string;
+  /** Where the MCP script calls back: this server's URL and token. */
+  selfUrl(): string;
+  token: string | null;
+  pidDir: string;
+  /** The runs' working directory: private to the executive (never a project), the same every turn so its CLI can resume. */
+  workDir: string;
+}
+
+export interface TurnInput {
+  text: string;
+  instanceId?: string;
+  responseMode: 'text' | 'voice' | 'both' | 'silent';
+}
+
+export class ExecutiveAgent {
+  private busy = false;
+
+  constructor(private readonly d: AgentDeps) {}
+
+  get running(): boolean {
+    return this.busy;
+  }
+
+  /** Refuses a turn while one runs (before the answer stream opens). */
+  admit(): void {
+    if (this.busy) throw conflict('EXECUTIVE_BUSY', 'The executive is answering an earlier message; wait for its done line.');
+  }
+
+  async turn(input: TurnInput, write: (line: StreamLine) => void): Promise<void> {
+    this.admit();
+    this.busy = true;
+    mkdirSync(this.d.workDir, { recursive: true, mode: 0o700 });
+    const traceId = newId('ceo');
+    try {
+      const settings = this.d.settings();
+      const provider = settings.provider;
+      this.d.service.say('user', input.text, input.instanceId ?? null);
+      const sessionKey = `session:${provider}`;
+      const credential = newId('ceorun', 18);
+      const attempt = new Attempt(
+        {
+          adapter: adapterOf(provider),
+          request: {
+            prompt: turnPrompt({ text: input.text, instanceId: input.instanceId, pending: this.d.service.pending() }),
+            cwd: this.d.workDir,
+            executable: settings.executable || this.d.defaults?.executable(provider) || provider,
+            model: settings.model || undefined,
+            systemPrompt: executiveInstructions(this.d.scope),
+            resumeSessionId: this.d.repo.getValue<string | null>(sessionKey) ?? undefined,
+            // its tools are svc's routes, which check everything themselves; the CLI's own writers are removed
+            autoApprove: true,
+            mcpServers: [
+              {
+                name: CEO_MCP_SERVER,
+                transport: 'stdio',
+                command: process.execPath,
+                args: [this.d.mcpScript],
+                env: { SVC_CEO_URL: this.d.selfUrl(), SVC_CEO_RUN: credential, ...(this.d.token ? { SVC_CEO_TOKEN: this.d.token } : {}) },
+              },
+            ],
+            ...(provider === 'claude' ? { extraArgs: [`--disallowedTools=${CLAUDE_BUILTIN_WRITERS.join(',')}`] } : {}),
+          },
+          env: { ...process.env, ...this.d.defaults?.env(), ...settings.env },
+          pidDir: this.d.pidDir,
+          idleTimeoutMs: 120_000,
+          maxRunMs: 600_000,
+        },
+        {
+          onEvent: (event) => {
+            if (event.kind === 'session') this.d.repo.setValue(sessionKey, event.providerSessionId);
+            else if (event.kind === 'text_delta') write({ type: 'text', content: event.text, traceId });
+            else if (event.kind === 'step_start') write({ type: 'tool', stepId: event.stepId, name: event.name, input: event.input, status: 'running', traceId });
+            else if (event.kind === 'step_end') write({ type: 'tool', stepId: event.stepId, name: event.name, input: {}, status: event.ok ? 'ok' : 'error', ...(event.output !== undefined ? { output: event.output } : {}), traceId });
+          },
+          onRawLine: () => undefined,
+        },
+      );
+      const outcome = await attempt.done;
+      // a provider session the CLI no longer has: the next turn starts a fresh one
+      if (outcome.status === 'error' && outcome.failure === 'stale_session') this.d.repo.setValue(sessionKey, null);
+      const reason = outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : outcome.status === 'stopped' ? outcome.reason : undefined;
+      if (outcome.text) this.d.service.say('executive', outcome.text);
+      this.d.service.audit('tool', 'turn', outcome.status === 'ok', reason ?? `answered (${input.responseMode})`, input.instanceId ?? null, { provider, responseMode: input.responseMode });
+      write({ type: 'done', status: outcome.status, text: outcome.text, traceId, ...(reason ? { reason } : {}) });
+    } finally {
+      this.busy = false;
+    }
+  }
+}

@@ -1,0 +1,308 @@
+// /api/svc-ceo/*: the executive's state, its operations (each a route, so the console and scripts
+// can do what the agent does), pending completions, watches, confirmations and the audit.
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { AppError, unavailable } from '../../core/errors.ts';
+import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
+import {
+  CeoAuditSchema,
+  COMPLETION_STATUSES,
+  CompletionSchema,
+  ConfirmationSchema,
+  LIFECYCLE_ACTIONS,
+  TranscriptEntrySchema,
+  WatchSchema,
+} from '../../protocol/executive.ts';
+import type { ServerResponse } from 'node:http';
+import { openNdjson } from '../../http/ndjson.ts';
+import { cursorOf, openSse, sseSink } from '../../http/sse.ts';
+import type { EventStream, Sink } from '../../events/stream.ts';
+import type { Slots } from '../../events/slots.ts';
+import { WireEventSchema } from '../../protocol/events.ts';
+import { StreamLineSchema } from '../../protocol/stream-lines.ts';
+import type { ExecutiveService } from './executive.service.ts';
+import type { ExecutiveAgent } from './agent.ts';
+import { CeoSettingsPatchSchema, CeoSettingsSchema, maskSettings } from './settings.ts';
+
+const id = z.string().min(1).max(128);
+const FleetInstanceSchema = z.object({ id: z.string(), label: z.string(), status: z.string(), busy: z.boolean(), owned: z.boolean(), workingDir: z.string().nullable() });
+const DispatchSchema = z.object({ requestId: z.string(), watch: WatchSchema });
+
+/** Approvals are a person's: a request made with a run's credential (an agent) never approves. */
+const refuseAgent = (headers: Record<string, unknown>) => {
+  if (headers[RUN_TOKEN_HEADER]) throw new AppError(403, 'CONFIRMATION_REQUIRED', 'Only a person approves or asks for a lifecycle action; an agent run cannot.');
+};
+
+export interface ExecutiveRouteDeps {
+  executive: ExecutiveService;
+  agent: ExecutiveAgent;
+  events: { stream: EventStream; sse: Slots };
+}
+
+/** The executive's own events (and the stream's gap notice) out of the server's one stream. */
+const isExecutiveFrame = (json: string) => {
+  const name = String((JSON.parse(json) as { event?: unknown }).event ?? '');
+  return name.startsWith('ceo_') || name === 'replay_gap';
+};
+
+export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (app, { executive, agent, events }) => {
+  const openResponses = new Set<ServerResponse>();
+  app.addHook('preClose', async () => {
+    for (const res of openResponses) res.end();
+  });
+  defineRoutes(app, 'executive', [
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/events',
+      summary: 'The executive\'s events (ceo_transcript, ceo_watch, ceo_completion, ceo_audit), live over SSE in the format and numbering of /api/events (replay from Last-Event-ID).',
+      query: z.looseObject({ lastEventId: z.string().optional(), token: z.string().optional() }),
+      produces: 'sse',
+      item: WireEventSchema,
+      handler: ({ request, reply }) => {
+        const release = events.sse.acquire();
+        if (!release) {
+          void reply.header('Retry-After', '5');
+          throw unavailable('SSE_CAPACITY', `At most ${events.sse.capacity} event listeners may be connected; close another one and retry.`);
+        }
+        const res = openSse(reply);
+        const inner = sseSink(res);
+        const sink: Sink = {
+          send: (frame) => {
+            if (isExecutiveFrame(frame.json)) inner.send(frame);
+          },
+          ping: () => inner.ping(),
+          ...(inner.position ? { position: (id: string) => inner.position!(id) } : {}),
+        };
+        openResponses.add(res);
+        res.on('close', () => {
+          events.stream.detach(sink);
+          openResponses.delete(res);
+          release();
+        });
+        events.stream.attach(sink, cursorOf(request.headers, request.query));
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/message',
+      summary: 'A turn of the executive agent (a provider CLI whose tools are the executive\'s operations), streamed as NDJSON lines like /api/message.',
+      body: z.strictObject({ text: z.string().trim().min(1).max(20_000), instanceId: id.optional(), responseMode: z.enum(['text', 'voice', 'both', 'silent']).default('text') }),
+      produces: 'ndjson',
+      item: StreamLineSchema,
+      handler: ({ body, reply }) => {
+        agent.admit();
+        const sink = openNdjson(reply);
+        void agent
+          .turn(body, (line) => sink.write(line))
+          .catch((err: unknown) => sink.write({ type: 'done', status: 'error', text: '', reason: (err as Error).message }))
+          .finally(() => sink.end());
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/settings',
+      summary: 'The executive\'s provider, model, executable and environment (values masked).',
+      response: CeoSettingsSchema,
+      handler: () => maskSettings(executive.settings()),
+    }),
+    route({
+      method: 'PUT',
+      url: '/api/svc-ceo/settings',
+      summary: 'Changes the executive\'s settings (fields given replace; an env value of null removes it; values are write-only).',
+      body: CeoSettingsPatchSchema,
+      response: CeoSettingsSchema,
+      handler: ({ body, request }) => {
+        refuseAgent(request.headers);
+        return maskSettings(executive.updateSettings(body));
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/state',
+      summary: 'The executive\'s state: scope, its session, voice, transcript tail, active watches, pending completions, audit tail, live confirmations.',
+      response: z.object({
+        scope: z.enum(['manager', 'instance']),
+        /** The executive's own provider session, and whether a turn is running. */
+        session: z.object({ provider: z.string(), model: z.string(), providerSessionId: z.string().nullable(), busy: z.boolean() }),
+        /** Push-to-talk needs a transcription endpoint; realtime voice is not built. */
+        voice: z.object({ pushToTalk: z.boolean(), realtime: z.literal(false) }),
+        transcript: z.array(TranscriptEntrySchema),
+        watches: z.array(WatchSchema),
+        pending: z.array(CompletionSchema),
+        auditTail: z.array(CeoAuditSchema),
+        /** Confirmations waiting for a person (pending) or for their action (approved), unexpired. */
+        confirmations: z.array(ConfirmationSchema),
+      }),
+      handler: () => {
+        const state = executive.state();
+        return { ...state, session: { ...state.session, busy: agent.running } };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/instances',
+      summary: 'The instances the executive sees (every instance on the manager, itself on an instance).',
+      response: z.object({ instances: z.array(FleetInstanceSchema) }),
+      handler: async () => ({ instances: await executive.instances() }),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/instances/:id',
+      summary: 'One instance and its latest messages, run and queue.',
+      params: z.strictObject({ id }),
+      response: z.object({ instance: FleetInstanceSchema, latest: z.unknown() }),
+      handler: ({ params }) => executive.inspect(params.id),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/send',
+      summary: 'Sends a message to an instance and watches that request until its run ends (a completion).',
+      body: z.strictObject({ instanceId: id, text: z.string().trim().min(1).max(100_000) }),
+      status: 202,
+      response: DispatchSchema,
+      handler: ({ body }) => executive.send(body.instanceId, body.text),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/watches',
+      summary: 'The active watches (all=1: the latest 200 of any status).',
+      query: z.strictObject({ all: z.enum(['0', '1']).optional() }),
+      response: z.object({ watches: z.array(WatchSchema) }),
+      handler: ({ query }) => ({ watches: executive.watches(query.all === '1') }),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/watch',
+      summary: 'Watches a request of an instance, or (without requestId) its next run no other watch claims.',
+      body: z.strictObject({ instanceId: id, requestId: id.optional() }),
+      status: 201,
+      response: WatchSchema,
+      handler: ({ body }) => executive.watch(body.instanceId, body.requestId ?? null),
+    }),
+    route({
+      method: 'DELETE',
+      url: '/api/svc-ceo/watch/:id',
+      summary: 'Ends a watch.',
+      params: z.strictObject({ id }),
+      response: WatchSchema,
+      handler: ({ params }) => executive.removeWatch(params.id),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/pending',
+      summary: 'Completions, newest first (default: the pending ones; status= a comma-separated list).',
+      query: z.strictObject({ status: z.string().max(100).optional() }),
+      response: z.object({ pending: z.array(CompletionSchema) }),
+      handler: ({ query }) => {
+        const statuses = query.status ? query.status.split(',') : ['pending'];
+        const valid = z.array(z.enum(COMPLETION_STATUSES)).safeParse(statuses);
+        if (!valid.success) throw new AppError(400, 'INVALID_REQUEST', `status takes ${COMPLETION_STATUSES.join(', ')}.`);
+        return { pending: executive.pending(valid.data) };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/pending/:key/continue',
+      summary: 'Reads a completion\'s result into the transcript (as instance data); with text, sends a follow-up to the same instance, watched.',
+      params: z.strictObject({ key: id }),
+      body: z.strictObject({ text: z.string().trim().min(1).max(100_000).optional() }),
+      response: z.object({ completion: CompletionSchema, followUp: DispatchSchema.optional() }),
+      handler: ({ params, body }) => executive.continue(params.key, body.text),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/pending/:key/summarize',
+      summary: 'A completion\'s result: short (its first 320 characters) or detailed (all of it), as untrusted text.',
+      params: z.strictObject({ key: id }),
+      body: z.strictObject({ format: z.enum(['short', 'detailed']).default('short') }),
+      response: z.object({ completion: CompletionSchema, untrustedText: z.string() }),
+      handler: ({ params, body }) => executive.summarize(params.key, body.format),
+    }),
+    ...(['ack', 'dismiss'] as const).map((verb) =>
+      route({
+        method: 'POST',
+        url: `/api/svc-ceo/pending/:key/${verb}`,
+        summary: verb === 'ack' ? 'Acknowledges a pending completion.' : 'Dismisses a pending completion.',
+        params: z.strictObject({ key: id }),
+        body: noBody,
+        response: CompletionSchema,
+        handler: ({ params }) => executive.mark(params.key, verb === 'ack' ? 'acknowledged' : 'dismissed'),
+      }),
+    ),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/confirmations',
+      summary: 'A person asks for a lifecycle action: a confirmation bound to the action and an argument hash the server computes (expires, default 2 min).',
+      body: z.strictObject({ action: z.enum(LIFECYCLE_ACTIONS), instanceId: id, expiresInMs: z.number().int().optional() }),
+      status: 201,
+      response: ConfirmationSchema,
+      handler: ({ body, request }) => {
+        refuseAgent(request.headers);
+        return executive.createConfirmation(body.action, body.instanceId, body.expiresInMs);
+      },
+    }),
+    ...(['confirm', 'cancel'] as const).map((verb) =>
+      route({
+        method: 'POST',
+        url: `/api/svc-ceo/confirmations/:id/${verb}`,
+        summary: verb === 'confirm' ? 'Approves a pending confirmation (the action that uses it consumes it).' : 'Cancels a confirmation.',
+        params: z.strictObject({ id }),
+        body: noBody,
+        response: ConfirmationSchema,
+        handler: ({ params, request }) => {
+          refuseAgent(request.headers);
+          return executive.decide(params.id, verb === 'confirm' ? 'approved' : 'cancelled');
+        },
+      }),
+    ),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/instances/:id/:action',
+      summary: 'Starts, stops or restarts an instance the manager owns: only with an approved confirmation of exactly this action, which it uses up.',
+      params: z.strictObject({ id, action: z.enum(LIFECYCLE_ACTIONS) }),
+      body: z.strictObject({ confirmationId: id.optional() }),
+      response: z.object({ ok: z.literal(true), instance: z.unknown() }),
+      handler: async ({ params, body }) => ({ ok: true as const, instance: await executive.lifecycle(params.action, params.id, body.confirmationId) }),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/query',
+      summary: 'A read-only look: the dashboard\'s instances, or a command in an instance\'s project (git status|log|show|diff, rg, ls, cat) run without a shell, output capped at 24 KB.',
+      body: z.discriminatedUnion('source', [
+        z.strictObject({ source: z.literal('dashboard') }),
+        z.strictObject({ source: z.literal('repo'), instanceId: id, command: z.string().min(1).max(2000) }),
+      ]),
+      response: z.union([
+        z.object({ source: z.literal('dashboard'), instances: z.array(FleetInstanceSchema) }),
+        z.object({ source: z.literal('repo'), command: z.string(), output: z.string(), truncated: z.boolean(), exitCode: z.number().int().nullable(), untrusted: z.literal(true) }),
+      ]),
+      handler: async ({ body }) =>
+        body.source === 'dashboard'
+          ? { source: 'dashboard' as const, instances: await executive.instances() }
+          : { source: 'repo' as const, ...(await executive.query(body.instanceId, body.command)), untrusted: true as const },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/docs/edit',
+      summary: 'Edits Markdown: an instance\'s README.md or docs/ (instanceId), or svc\'s notes (none): append a section, replace a section, or apply a unified diff (nothing changes when it does not apply).',
+      body: z.strictObject({
+        instanceId: id.optional(),
+        path: z.string().min(1).max(500),
+        operation: z.enum(['append_section', 'replace_section', 'apply_patch']),
+        content: z.string().min(1).max(20 * 1024),
+        reason: z.string().max(500).optional(),
+      }),
+      response: z.object({ path: z.string(), target: z.enum(['project', 'notes']), bytes: z.number().int(), created: z.boolean() }),
+      handler: ({ body }) => executive.editDocs(body),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/svc-ceo/audit',
+      summary: 'The executive\'s audit: every tool call and policy decision, newest first.',
+      query: z.strictObject({ kind: z.string().max(32).optional(), instanceId: id.optional(), limit: z.coerce.number().int().min(1).max(300).default(50) }),
+      response: z.object({ audit: z.array(CeoAuditSchema) }),
+      handler: ({ query }) => ({ audit: executive.audits(query) }),
+    }),
+  ]);
+};

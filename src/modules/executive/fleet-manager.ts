@@ -1,0 +1,18 @@
+// The manager's fleet: every instance of the dashboard, its lifecycle through the dashboard's service.
+import type { Instance } from '../../protocol/dashboard.ts';
+import type { InstancesService } from '../dashboard/index.ts';
+import type { Message } from '../../protocol/chat.ts';
+import { runsOfMessages, type Fleet, type FleetInstance } from './fleet.ts';
+
+const view = (i: Instance): FleetInstance => ({ id: i.id, label: i.label, status: i.status, busy: i.busy, owned: i.owner === 'manager', workingDir: i.workingDir });
+
+export function managerFleet(instances: InstancesService): Fleet {
+  return {
+    scope: 'manager',
+    list: () => instances.list().map(view),
+    inspect: (id) => ({ instance: view(instances.get(id)), latest: instances.latest(id) }),
+    send: (id, prompt) => instances.dispatch(id, prompt),
+    finishedRuns: async (id) => runsOfMessages(id, (await instances.read<{ messages: Message[] }>(id, '/api/messages?limit=100')).messages),
+    lifecycle: (action, id) => (action === 'start' ? instances.startAgain(id) : action === 'stop' ? instances.stop(id) : instances.restart(id)),
+  };
+}

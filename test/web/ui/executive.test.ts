@@ -1,0 +1,66 @@
+// The executive console in the dashboard page, in real Chromium: a turn from the composer shows in the
+// transcript, a completion appears live and is acknowledged, and a lifecycle action goes through a
+// confirmation prompt (ask, Approve, Run) that is used up; the audit tail shows it; no console errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FAKE_CLIS, isAlive, startAgentServer } from '../../support/agent.ts';
+import { getJson, sendJson } from '../../support/server.ts';
+import { startManager, until } from '../../modules/dashboard/helpers.ts';
+import { buildWeb, launch, openPage, shot } from './helpers.ts';
+
+test('the executive console: transcript, live completions, confirmation prompts', { timeout: 120_000 }, async () => {
+  buildWeb();
+  const instance = await startAgentServer({}, { classifyPeer: () => 'remote' as const });
+  const manager = await startManager();
+  const browser = await launch();
+  const pids: number[] = [];
+  try {
+    const external = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token: instance.app.services.token, label: 'worker alpha' })).body.id;
+    const owned = (await sendJson(`${manager.url}/api/dashboard/instances/start`, 'POST', { label: 'worker owned' })).body;
+    pids.push(owned.pid);
+    await until(async () => ((await getJson(`${manager.url}/api/dashboard/instances/${external}`)).body.stream === 'connected' ? true : undefined), 'bridge');
+    // the executive runs the fake claude (a recorded answer)
+    await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { executable: join(FAKE_CLIS, 'claude'), env: { FAKE_CLI_STATE: mkdtempSync(join(tmpdir(), 'svc-ceo-fake-')) } });
+
+    const { page, errors } = await openPage(browser, manager);
+    const console_ = page.getByRole('region', { name: 'Executive' });
+    await console_.getByLabel('Message to the executive').fill('hello executive scenario:text');
+    await console_.getByRole('button', { name: 'Send' }).click();
+    await console_.locator('.ceo-user', { hasText: 'hello executive' }).waitFor();
+    await console_.locator('.ceo-executive').first().waitFor();
+
+    // a completion shows up live, and is acknowledged from the console
+    await sendJson(`${manager.url}/api/svc-ceo/send`, 'POST', { instanceId: external, text: 'run X scenario:text' });
+    const pending = console_.locator('.ceo-pending li');
+    await pending.first().waitFor({ timeout: 10_000 });
+    assert.match((await pending.first().textContent()) ?? '', /worker alpha/);
+    await pending.first().getByRole('button', { name: 'Acknowledge' }).click();
+    await until(async () => ((await pending.count()) === 0 ? true : undefined), 'acknowledged');
+
+    // lifecycle: ask for a confirmation, approve it, run it
+    await console_.getByLabel('Lifecycle action').selectOption('stop');
+    await console_.getByLabel('Lifecycle instance').selectOption(owned.id);
+    await console_.getByRole('button', { name: 'Ask for confirmation' }).click();
+    const prompt = console_.locator('li.confirmation.pending');
+    await prompt.waitFor();
+    assert.match((await prompt.textContent()) ?? '', /stop worker owned/);
+    await prompt.getByRole('button', { name: 'Approve' }).click();
+    const approved = console_.locator('li.confirmation.approved');
+    await approved.waitFor();
+    await approved.getByRole('button', { name: 'Run stop' }).click();
+    await until(async () => ((await getJson(`${manager.url}/api/dashboard/instances/${owned.id}`)).body.status === 'offline' ? true : undefined), 'stopped', 15_000);
+    assert.equal(isAlive(owned.pid), false);
+    await until(async () => ((await console_.locator('li.confirmation').count()) === 0 ? true : undefined), 'the used confirmation is gone');
+    await console_.locator('.ceo-audit li', { hasText: 'lifecycle stop' }).waitFor();
+    await shot(page, 'executive');
+    assert.deepEqual(errors, []);
+  } finally {
+    for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    await browser.close();
+    await manager.close();
+    await instance.close();
+  }
+});
