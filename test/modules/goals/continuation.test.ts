@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Goal } from '../../../src/protocol/goals.ts';
-import { budgetExceeded, continuationPrompt, decide } from '../../../src/modules/goals/continuation.ts';
+import { budgetExceeded, budgetLeft, continuationPrompt, decide } from '../../../src/modules/goals/continuation.ts';
 import { OPEN_GATE } from '../../../src/modules/goals/machine.ts';
 
 const NOW = 10_000_000;
@@ -60,4 +60,45 @@ test('the continuation prompt is short structured state', () => {
   assert.match(prompt, /Orchestration: IDLE/);
   assert.match(prompt, /rejected: no evidence/);
   assert.ok(prompt.length < 1500, `${prompt.length} characters`);
+});
+
+test('the budget is said exactly: what is left of each limit, never below zero, or unlimited', () => {
+  assert.equal(budgetLeft({}, { turns: 9, minutes: 9, dispatches: 9 }), 'unlimited');
+  assert.equal(budgetLeft({ maxTurns: 5, maxMinutes: 10, maxDispatches: 2 }, { turns: 2, minutes: 2.25, dispatches: 1 }), '3 turns, 7.8 minutes, 1 dispatches');
+  assert.equal(budgetLeft({ maxTurns: 1, maxMinutes: 1, maxDispatches: 0 }, { turns: 3, minutes: 4, dispatches: 2 }), '0 turns, 0.0 minutes, 0 dispatches');
+  assert.equal(budgetExceeded({ maxTurns: 3 }, { turns: 3, minutes: 0, dispatches: 0 }), 'turn budget used: 3/3 turns');
+  assert.equal(budgetExceeded({ maxMinutes: 5 }, { turns: 0, minutes: 5, dispatches: 0 }), 'time budget used: 5.0/5 minutes');
+  assert.equal(budgetExceeded({ maxMinutes: 5 }, { turns: 0, minutes: 4.9, dispatches: 0 }), null);
+  assert.equal(budgetExceeded({ maxDispatches: 2 }, { turns: 0, minutes: 0, dispatches: 3 }), 'dispatch budget used: 3/2 dispatches');
+});
+
+test('the prompts, line by line: a continuation with nothing recorded yet, and a pause audit', () => {
+  const fresh = continuationPrompt({ goal: goal({ projectRoot: null }), checkpoint: null, phase: 'B', undeliveredResults: 2, kind: 'continue' });
+  assert.equal(
+    fresh,
+    [
+      '[goal goal_1] Continue toward the goal.',
+      'Objective: ship it',
+      'Project root: (not set: evidence paths are relative to the working directory)',
+      'Last checkpoint: (none yet)',
+      'Next action: (decide it)',
+      'Budget left: unlimited (used 0 turns, 0.0 minutes, 0 dispatches)',
+      'Orchestration: B, 2 worker result(s) waiting',
+    ].join('\n'),
+  );
+  const audit = continuationPrompt({
+    goal: goal({ gate: { state: 'audit_running', reason: 'the API is down', requestedAt: NOW, nextAction: 'justify or withdraw' }, lastDoneRejection: 'no evidence' }),
+    checkpoint: { id: 1, summary: 'wrote it', nextAction: '', evidence: [], check: null, actor: 'agent', createdAt: NOW },
+    phase: 'IDLE',
+    undeliveredResults: 0,
+    kind: 'audit',
+  });
+  const lines = audit.split('\n');
+  assert.equal(lines[0], '[goal goal_1] Pause audit turn.');
+  assert.equal(lines[2], 'Project root: /p');
+  assert.equal(lines[4], 'Next action: (decide it)');
+  assert.equal(lines[6], 'Orchestration: IDLE');
+  assert.equal(lines[7], 'Your last `svc goal done` was rejected: no evidence. Record checkable evidence with `svc goal update "<summary>" --evidence <file> | --check "<command>"` first.');
+  assert.equal(lines[8], 'You asked to pause: the API is down. justify or withdraw');
+  assert.equal(lines.length, 9);
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../src/core/errors.ts';
 import { GATE_STATES, GOAL_STATUSES, type Gate, type GateState, type GoalStatus } from '../../../src/protocol/goals.ts';
-import { OPEN_GATE, transition, type GoalEvent, type GoalState } from '../../../src/modules/goals/machine.ts';
+import { assertActor, gateBlocks, OPEN_GATE, transition, type GoalEvent, type GoalState } from '../../../src/modules/goals/machine.ts';
 
 const NOW = 1_000_000;
 const gate = (state: GateState): Gate => (state === 'open' ? OPEN_GATE : { state, reason: 'stuck', requestedAt: NOW - 10, nextAction: 'x' });
@@ -139,4 +139,17 @@ test('the audit turn: scheduled → running when it starts → done when it ends
   assert.equal(transition(at('active', 'audit_scheduled'), { kind: 'turn_started', audit: false }, NOW).gate.state, 'audit_scheduled');
   assert.equal(transition(at('active', 'audit_scheduled'), { kind: 'turn_ended' }, NOW).gate.state, 'audit_scheduled');
   assert.equal(transition(at('active', 'audit_done'), { kind: 'turn_ended' }, NOW).gate.state, 'audit_done');
+});
+
+test('only a running or finished audit blocks continuation; a person-only action names what needs a person', () => {
+  assert.deepEqual(
+    GATE_STATES.map((state) => [state, gateBlocks(gate(state))]),
+    [['open', false], ['audit_scheduled', false], ['audit_running', true], ['audit_done', true]],
+  );
+  assert.doesNotThrow(() => assertActor('human', ['human'], 'cancel a goal'));
+  assert.doesNotThrow(() => assertActor('agent', ['agent', 'human'], 'update a goal'));
+  assert.throws(
+    () => assertActor('agent', ['human'], 'cancel a goal'),
+    (err: unknown) => err instanceof AppError && err.status === 403 && err.code === 'GOAL_HUMAN_ONLY' && err.message === 'Only a person can cancel a goal.',
+  );
 });
