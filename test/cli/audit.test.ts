@@ -1,23 +1,13 @@
 // `svc audit tail|verify` against a running server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { startServer } from '../support/server.ts';
+import { runSvc } from '../support/cli.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
-function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svc = (args: string[]) => runSvc(args);
 
 test('svc audit: tail with filters, verify ok and broken', { timeout: 120_000 }, async (t) => {
   const server = await startServer();

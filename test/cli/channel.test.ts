@@ -1,23 +1,12 @@
 // `svc channel list|send|pair` against a running server connected to a local fake Telegram Bot API.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { getJson, startServer } from '../support/server.ts';
 import { startFakeTelegram } from '../support/fake-telegram.ts';
+import { runSvc } from '../support/cli.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
-function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const svc = (args: string[]) => runSvc(args);
 
 test('svc channel: list, send (text and refusal), pair', { timeout: 120_000 }, async (t) => {
   const fake = await startFakeTelegram();

@@ -1,22 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { startAgentServer } from '../support/agent.ts';
+import { runSvc } from '../support/cli.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
-function svc(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const svc = (args: string[], stdin?: string) => runSvc(args, { stdin });
 
 test('svc chat prints the streamed answer on stdout and steps on stderr', async (t) => {
   const server = await startAgentServer();

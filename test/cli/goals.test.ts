@@ -2,24 +2,15 @@
 // SVC_RUN_TOKEN makes the server treat the call as the agent's), with --json and exit codes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../support/server.ts';
+import { runSvc } from '../support/cli.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
-function svc(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SVC_RUN_TOKEN: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// the tests' own environment never passes for an agent's run
+const svc = (args: string[], env: NodeJS.ProcessEnv = {}) => runSvc(args, { env: { SVC_RUN_TOKEN: '', ...env } });
 
 test('svc goal, task and wakeup', { timeout: 120_000 }, async (t) => {
   const server = await startServer();

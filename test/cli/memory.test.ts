@@ -2,24 +2,13 @@
 // read, list, status, reindex, --json, and the errors a person sees.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../support/server.ts';
+import { runSvc } from '../support/cli.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
-function svc(args: string[], stdin = '', env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+const svc = (args: string[], stdin = '', env: NodeJS.ProcessEnv = {}) => runSvc(args, { stdin, env });
 
 test('svc memory: save, search, context, read, list, status, reindex', { timeout: 120_000 }, async (t) => {
   const server = await startServer();

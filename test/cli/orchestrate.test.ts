@@ -1,22 +1,12 @@
 // `svc orchestrate`, `svc dispatch` and `svc worker` through bin/svc.js against a real server (fake CLIs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { startAgentServer } from '../support/agent.ts';
+import { runSvc } from '../support/cli.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/svc.js');
 
-function svc(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SVC_RUN_TOKEN: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// the tests' own environment never passes for an agent's run
+const svc = (args: string[], env: NodeJS.ProcessEnv = {}) => runSvc(args, { env: { SVC_RUN_TOKEN: '', ...env } });
 
 test('svc orchestrate / dispatch / worker, with --json; a worker credential is refused', { timeout: 120_000 }, async () => {
   const server = await startAgentServer();
