@@ -3,19 +3,9 @@
 // by pairing (a one-time code) or by editing the list, never by writing to the bot.
 import { z } from 'zod';
 import { settingsSection } from '../../protocol/settings.ts';
+import { httpUrlSetting } from '../../protocol/settings-url.ts';
 
-const httpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL');
+const httpUrl = httpUrlSetting();
 
 const chatId = z.string().trim().regex(/^-?\d{1,20}$/, 'a numeric chat or channel id, e.g. 123456789 or -1001234567890');
 

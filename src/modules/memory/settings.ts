@@ -2,21 +2,10 @@
 // embeddings endpoint (`embeddings.apiKey` is a secret) and the optional summaries.
 import { z } from 'zod';
 import { settingsSection } from '../../protocol/settings.ts';
+import { httpUrlOrEmptySetting } from '../../protocol/settings-url.ts';
 import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
 
-const httpUrlOrEmpty = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((v) => {
-    if (!v) return true;
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, "must be '' or an http(s) URL, e.g. http://127.0.0.1:11434/v1");
+const httpUrlOrEmpty = httpUrlOrEmptySetting('http://127.0.0.1:11434/v1');
 
 export const MAX_CONTEXT_BUDGET = 20_000;
 

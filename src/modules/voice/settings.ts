@@ -3,22 +3,11 @@
 // as whisper.cpp's or faster-whisper's, or a hosted API). `apiKey` is a secret.
 import { z } from 'zod';
 import { settingsSection } from '../../protocol/settings.ts';
+import { httpUrlOrEmptySetting } from '../../protocol/settings-url.ts';
 
 export const voiceSettingsSchema = z.strictObject({
   /** The endpoint's base (…/v1); '' = voice input is off. */
-  baseUrl: z
-    .string()
-    .trim()
-    .max(2048)
-    .refine((v) => {
-      if (!v) return true;
-      try {
-        const u = new URL(v);
-        return u.protocol === 'http:' || u.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    }, "must be '' or an http(s) URL, e.g. http://127.0.0.1:8080/v1"),
+  baseUrl: httpUrlOrEmptySetting('http://127.0.0.1:8080/v1'),
   /** The model the endpoint should use (whisper-1 for OpenAI; local servers often ignore it). */
   model: z.string().trim().min(1).max(200),
   /** Bearer token for the endpoint; '' sends none. Secret. */

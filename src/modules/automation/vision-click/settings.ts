@@ -4,6 +4,7 @@
 // `vision.apiKey` is a secret.
 import { z } from 'zod';
 import { settingsSection } from '../../../protocol/settings.ts';
+import { httpUrlSetting } from '../../../protocol/settings-url.ts';
 
 export const VISION_LOCATORS = ['ocr', 'openai', 'cli'] as const;
 export const VISION_TARGETS = ['browser', 'desktop'] as const;
@@ -13,18 +14,7 @@ export type LocatorKind = (typeof VISION_LOCATORS)[number];
 export type TargetKind = (typeof VISION_TARGETS)[number];
 export type CliProvider = (typeof VISION_CLI_PROVIDERS)[number];
 
-const httpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL, e.g. http://127.0.0.1:11434/v1');
+const httpUrl = httpUrlSetting('http://127.0.0.1:11434/v1');
 
 export const visionSettingsSchema = z.strictObject({
   /** How the target is found: `ocr` (offline, text targets only), `openai` (vision endpoint), `cli` (provider CLI). */
