@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { wakeups } from './wakeups.ts';
 
 export interface DiscordCall {
   method: string;
@@ -56,11 +57,10 @@ export interface FakeDiscord {
 export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklmnopqrstuvwxyz'): Promise<FakeDiscord> {
   const calls: DiscordCall[] = [];
   const sockets = new Set<WebSocket>();
-  const waiters = new Set<() => void>();
+  const { wake, waitFor } = wakeups();
   let seq = 0;
   let nextId = 500000000000000000n;
   let limitNext: number | undefined;
-  const wake = () => [...waiters].forEach((w) => w());
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(status === 204 ? undefined : JSON.stringify(body));
@@ -158,21 +158,7 @@ export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklm
     rateLimitNext(retryAfter) {
       limitNext = retryAfter;
     },
-    async waitFor(predicate, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(calls)) {
-        if (Date.now() > deadline) throw new Error(`timed out; calls: ${JSON.stringify(calls.map((c) => [c.method, c.path, c.body]))}`);
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            waiters.delete(done);
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(done, 100);
-          waiters.add(done);
-        });
-      }
-    },
+    waitFor: (predicate, timeoutMs = 10_000) => waitFor(calls, predicate, timeoutMs, (c) => [c.method, c.path, c.body]),
     async close() {
       for (const ws of sockets) ws.terminate();
       gateway.close();

@@ -3,6 +3,7 @@
 // {ok:false, error_code, description, parameters}). Tests push users' messages and read what the bot sent.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { wakeups } from './wakeups.ts';
 
 export interface SentCall {
   method: string;
@@ -90,16 +91,13 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
   const calls: SentCall[] = [];
   const paths: string[] = [];
   const updates: { update_id: number; message: Record<string, unknown> }[] = [];
-  const waiters = new Set<() => void>();
+  const { wake, sleep, waitFor } = wakeups();
   const failures = new Map<string, { error_code: number; description: string; parameters?: Record<string, unknown> }>();
   const files = new Map<string, { bytes: Buffer; path: string }>();
   let revoked = false;
   let hanging = false;
   let nextUpdate = 1;
   let nextMessage = 5000;
-  const wake = () => {
-    for (const w of [...waiters]) w();
-  };
   const send = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
@@ -153,14 +151,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
         const answer = () => ok(pending().slice(0, Number(params.limit ?? 100)));
         if (pending().length || !Number(params.timeout)) return answer();
         // long poll: answer when an update comes, or empty at the timeout
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            waiters.delete(done);
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(done, Number(params.timeout) * 1000);
-          waiters.add(done);
+        await sleep(Number(params.timeout) * 1000, (done) => {
           req.on('close', done);
           res.on('close', done);
         });
@@ -220,21 +211,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
     failNext(method, error) {
       failures.set(method, error);
     },
-    async waitFor(predicate, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(calls)) {
-        if (Date.now() > deadline) throw new Error(`timed out; calls: ${JSON.stringify(calls.map((c) => [c.method, c.params]))}`);
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            waiters.delete(done);
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(done, 100);
-          waiters.add(done);
-        });
-      }
-    },
+    waitFor: (predicate, timeoutMs = 10_000) => waitFor(calls, predicate, timeoutMs, (c) => [c.method, c.params]),
     async close() {
       wake();
       server.closeAllConnections();
