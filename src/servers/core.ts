@@ -2,7 +2,7 @@
 // module's routes and commands on the server kit, and closes everything in order. This is the only
 // file that knows every module; each module gets just the dependencies it names.
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { ensureHome, type HomePaths } from '../core/home.ts';
@@ -71,7 +71,7 @@ import {
   inboundHandler,
   telegramAdapter,
 } from '../modules/channels/index.ts';
-import { VoiceService, voiceRoutes, voiceSettings } from '../modules/voice/index.ts';
+import { DEFAULT_OFFLINE_TOOLS, VoiceService, voiceRoutes, voiceSettings, type OfflineTools } from '../modules/voice/index.ts';
 import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
 import {
   EmployeeRepo,
@@ -109,6 +109,8 @@ export interface CoreOptions {
   browserPort?: number;
   /** The user's home directory, whose CLI configs POST /api/mcp/sync writes (default: os.homedir()). */
   userHome?: string;
+  /** Injectable for tests: the offline voice engine's programs and model (default: Debian's). */
+  voiceTools?: Partial<OfflineTools>;
 }
 
 /** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
@@ -284,6 +286,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     killGraceMs: options.killGraceMs,
   });
   const workingDir = () => settings.get().agent.workingDir || cwd;
+  const voice = new VoiceService(() => settings.get().voice, { ...DEFAULT_OFFLINE_TOOLS, ...options.voiceTools });
   const executiveRepo = new ExecutiveRepo(db);
   const executive = new ExecutiveService({
     repo: executiveRepo,
@@ -291,7 +294,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     securityAudit: audit,
     notesDir: join(home.root, 'notes'),
     // an instance transcribes with its own voice section (POST /api/voice)
-    voiceConfigured: () => settings.get().voice.baseUrl !== '',
+    voiceConfigured: () => voice.ready(),
     fleet: selfFleet({
       label: 'this instance',
       status: () => runtime.status(),
@@ -426,7 +429,6 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     skillsCommand(skills),
   );
 
-  const voice = new VoiceService(() => settings.get().voice);
   const channelSessions = new ChannelSessionRepo(db);
   const channels = new ChannelService({
     settings: () => settings.get().channels,
@@ -444,8 +446,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       runtime,
       commands,
       media,
-      // voice notes are transcribed when an engine is set, and attached either way
-      transcribe: async (audio, mime, name) => (voice.configured ? (await voice.transcribe(audio, mime, name)).text : ''),
+      // voice notes are transcribed when an engine can run, and attached either way
+      transcribe: async (audio, mime, name) => (voice.ready() ? (await voice.transcribe(audio, mime, extname(name).slice(1))).text : ''),
     }),
   });
   bus.subscribe((event) => {

@@ -101,7 +101,9 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     maxSleepMs: options.scheduleTickMs,
   });
   const executiveRepo = new ExecutiveRepo(db);
-  const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes') });
+  // push-to-talk of the executive console transcribes with the executive's own voice settings
+  const ceoVoice: VoiceService = new VoiceService(() => executive.settings().voice);
+  const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes'), voiceConfigured: (): boolean => ceoVoice.ready() });
   const pidDir = join(options.home, 'pids');
   mkdirSync(pidDir, { recursive: true, mode: 0o700 });
   const executiveAgent = new ExecutiveAgent({
@@ -135,8 +137,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
-  // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
-  await http.register(voiceRoutes, { voice: new VoiceService(() => executive.settings().voice), url: '/api/svc-ceo/voice/transcribe' });
+  await http.register(voiceRoutes, { voice: ceoVoice, url: '/api/svc-ceo/voice/transcribe' });
   await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();

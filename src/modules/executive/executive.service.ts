@@ -23,7 +23,7 @@ export interface ExecutiveDeps {
   securityAudit?: AuditSink;
   /** svc's own notes (Markdown the executive may edit besides a project's README.md and docs/). */
   notesDir: string;
-  /** Whether push-to-talk can transcribe here (default: the executive's own voice settings name an endpoint). */
+  /** Whether push-to-talk can transcribe here (the voice module knows; default: the executive's voice settings name an endpoint). */
   voiceConfigured?: () => boolean;
   now?: () => number;
 }

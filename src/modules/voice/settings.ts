@@ -1,20 +1,29 @@
 // The `voice` settings section: the speech-to-text engine behind POST /api/voice and channel voice notes.
-// One engine today: any OpenAI-compatible /audio/transcriptions endpoint (a local whisper server such
-// as whisper.cpp's or faster-whisper's, or a hosted API). `apiKey` is a secret.
+// Two engines: the offline one (Debian's pocketsphinx, see offline.ts) and any OpenAI-compatible
+// /audio/transcriptions endpoint (a local whisper server such as whisper.cpp's or faster-whisper's, or a
+// hosted API). `apiKey` is a secret.
 import { z } from 'zod';
 import { settingsSection } from '../../protocol/settings.ts';
 import { httpUrlOrEmptySetting } from '../../protocol/settings-url.ts';
 
 export const voiceSettingsSchema = z.strictObject({
-  /** The endpoint's base (…/v1); '' = voice input is off. */
+  /** auto: the endpoint when baseUrl is set, else offline; offline: pocketsphinx; endpoint: baseUrl only. */
+  engine: z.enum(['auto', 'offline', 'endpoint']),
+  /** The endpoint's base (…/v1); '' = no endpoint. */
   baseUrl: httpUrlOrEmptySetting('http://127.0.0.1:8080/v1'),
   /** The model the endpoint should use (whisper-1 for OpenAI; local servers often ignore it). */
   model: z.string().trim().min(1).max(200),
   /** Bearer token for the endpoint; '' sends none. Secret. */
   apiKey: z.string().max(4096),
-  /** ISO-639-1 language hint, e.g. en; '' = let the engine detect it. */
+  /** ISO-639-1 language hint for the endpoint, e.g. en; '' = let it detect it. The offline model is US English. */
   language: z.string().trim().regex(/^([a-z]{2})?$/, 'a two-letter language code such as en, or empty'),
 });
 export type VoiceSettings = z.infer<typeof voiceSettingsSchema>;
 
-export const voiceSettings = settingsSection(voiceSettingsSchema, { baseUrl: '', model: 'whisper-1', apiKey: '', language: '' }, ['apiKey']);
+export const voiceSettings = settingsSection(voiceSettingsSchema, { engine: 'auto', baseUrl: '', model: 'whisper-1', apiKey: '', language: '' }, ['apiKey']);
+
+/** The engine `settings` pick. */
+export function engineOf(settings: VoiceSettings): 'offline' | 'endpoint' {
+  if (settings.engine !== 'auto') return settings.engine;
+  return settings.baseUrl ? 'endpoint' : 'offline';
+}

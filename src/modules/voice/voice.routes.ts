@@ -66,7 +66,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteDeps> = async (app, { voi
           const audio = request.body as Buffer | undefined;
           if (!audio?.length) throw badRequest('EMPTY_UPLOAD', 'The recording is empty: send the audio bytes as the request body.');
           const mime = request.headers['content-type']!.split(';')[0]!.trim().toLowerCase();
-          const transcript = await voice.transcribe(audio, mime, `voice.${AUDIO_TYPES[mime]}`);
+          const transcript = await voice.transcribe(audio, mime, AUDIO_TYPES[mime]!);
           if (!transcript.text) throw new AppError(422, 'EMPTY_TRANSCRIPT', 'No speech was recognised in the recording: speak closer to the microphone, or record again.');
           if (!query.send) return transcript;
           if (!submit) throw badRequest('BAD_REQUEST', 'This route only transcribes: send the text yourself (e.g. POST /api/svc-ceo/message).');

@@ -1,7 +1,8 @@
-// Voice input: audio in, transcript out (through the configured engine), optionally sent to the agent
-// as a message of the active chat session.
+// Voice input: audio in, transcript out (through the engine the settings pick), optionally sent to the
+// agent as a message of the active chat session.
 import { AppError } from '../../core/errors.ts';
-import type { VoiceSettings } from './settings.ts';
+import { DEFAULT_OFFLINE_TOOLS, missingOfflineParts, OFFLINE_ENGINE, transcribeOffline, type OfflineTools } from './offline.ts';
+import { engineOf, type VoiceSettings } from './settings.ts';
 import { transcribeOpenAi } from './transcriber.ts';
 
 export interface Transcript {
@@ -12,19 +13,35 @@ export interface Transcript {
 }
 
 export class VoiceService {
-  constructor(private readonly settings: () => VoiceSettings) {}
+  /** One offline transcription at a time: each takes a core for about a fifth of the clip's length. */
+  private offlineQueue: Promise<unknown> = Promise.resolve();
 
-  get configured(): boolean {
-    return this.settings().baseUrl !== '';
+  constructor(
+    private readonly settings: () => VoiceSettings,
+    private readonly tools: OfflineTools = DEFAULT_OFFLINE_TOOLS,
+  ) {}
+
+  /** Whether a transcription can be tried: the endpoint is set, or the offline engine is installed. */
+  ready(): boolean {
+    const settings = this.settings();
+    return engineOf(settings) === 'endpoint' ? settings.baseUrl !== '' : missingOfflineParts(this.tools).length === 0;
   }
 
-  async transcribe(audio: Buffer, mime: string, filename: string): Promise<Transcript> {
+  /** `ext`: the recording's container (webm, ogg, wav, mp3, m4a). */
+  async transcribe(audio: Buffer, mime: string, ext: string): Promise<Transcript> {
     const settings = this.settings();
-    if (!settings.baseUrl) {
-      throw new AppError(503, 'VOICE_NOT_CONFIGURED', 'voice input needs a transcription endpoint: set voice.baseUrl (an OpenAI-compatible …/v1, e.g. a local whisper server) in the settings');
-    }
     const started = performance.now();
-    const text = await transcribeOpenAi(settings, audio, mime, filename);
-    return { text, engine: `openai-compatible:${settings.model}`, durationMs: Math.round(performance.now() - started) };
+    const took = () => Math.round(performance.now() - started);
+    if (engineOf(settings) === 'offline') {
+      const run = this.offlineQueue.then(() => transcribeOffline(this.tools, audio, ext));
+      this.offlineQueue = run.catch(() => undefined);
+      const text = await run;
+      return { text, engine: OFFLINE_ENGINE, durationMs: took() };
+    }
+    if (!settings.baseUrl) {
+      throw new AppError(503, 'VOICE_NOT_CONFIGURED', 'voice.engine is endpoint but voice.baseUrl is empty: set it to an OpenAI-compatible …/v1 (e.g. a local whisper server), or set voice.engine to auto for the offline engine');
+    }
+    const text = await transcribeOpenAi(settings, audio, mime, `voice.${ext}`);
+    return { text, engine: `openai-compatible:${settings.model}`, durationMs: took() };
   }
 }

@@ -1,4 +1,4 @@
-// Push-to-talk on the manager: the executive's own voice settings (key write-only) drive the voice
+// Push-to-talk on the manager: the executive's own voice settings (engine, key write-only) drive the voice
 // module's transcription at /api/svc-ceo/voice/transcribe, against a local server speaking the OpenAI
 // transcription protocol; the text is then a normal executive message (the browser speaks the answer).
 import { test } from 'node:test';
@@ -22,6 +22,9 @@ test('push-to-talk transcribes with the executive\'s voice settings; the key is 
   const url = `${manager.url}/api/svc-ceo/voice/transcribe`;
   const audio = { method: 'POST', headers: { 'content-type': 'audio/webm' }, body: new Uint8Array(Buffer.from('webm-bytes')) };
 
+  // the offline engine is installed here, so push-to-talk works with no settings
+  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: true, realtime: false });
+  assert.equal((await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { voice: { engine: 'endpoint' } })).status, 200);
   assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: false, realtime: false });
   const unset = await getJson(url, audio);
   assert.deepEqual([unset.status, unset.body.error], [503, 'VOICE_NOT_CONFIGURED']);

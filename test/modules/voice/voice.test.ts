@@ -1,35 +1,86 @@
-// POST /api/voice against a local server speaking the OpenAI transcription protocol (multipart POST
-// /v1/audio/transcriptions → {"text"}). No offline engine is installable here, so this fake stands in for
-// a whisper server; it answers a fixed sentence for audio with a marker and nothing for "silence".
+// POST /api/voice with the offline engine (Debian's pocketsphinx behind ffmpeg) on speech synthesised in
+// the test, and with an OpenAI-compatible endpoint (a local server speaking that protocol: multipart POST
+// /v1/audio/transcriptions → {"text"}).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startAgentServer } from '../../support/agent.ts';
-import { getJson } from '../../support/server.ts';
+import { getJson, startServer } from '../../support/server.ts';
+import { encode, silence, speak, words } from '../../support/speech.ts';
 
-const SPOKEN = 'turn on the lights scenario:text';
+const post = (url: string, body: Buffer, type: string) => getJson(url, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(body) });
 
-/** A WAV file: 16 kHz mono 16-bit, `marker` in the samples (what the fake "hears"). */
-function wav(marker: string): Buffer {
-  const data = Buffer.concat([Buffer.from(marker), Buffer.alloc(3200)]);
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0);
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write('WAVEfmt ', 8);
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(1, 22);
-  head.writeUInt32LE(16000, 24);
-  head.writeUInt32LE(32000, 28);
-  head.writeUInt16LE(2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36);
-  head.writeUInt32LE(data.length, 40);
-  return Buffer.concat([head, data]);
+/** Every word of `sentence` is in the transcript. */
+function assertHeard(transcript: string, sentence: string): void {
+  const heard = words(transcript);
+  const missing = words(sentence).filter((w) => !heard.includes(w));
+  assert.deepEqual(missing, [], `"${transcript}" should contain every word of "${sentence}"`);
 }
 
-async function fakeWhisper() {
+test('the offline engine: speech in wav, webm, ogg and m4a, silence, bad audio, send as a message', { timeout: 120_000 }, async (t) => {
+  // the engine's temp dirs go here, to see that none is left behind
+  const privateTmp = mkdtempSync(join(tmpdir(), 'svc-voice-test-'));
+  const outerTmp = process.env.TMPDIR;
+  process.env.TMPDIR = privateTmp;
+  t.after(() => (outerTmp === undefined ? delete process.env.TMPDIR : (process.env.TMPDIR = outerTmp)));
+  const server = await startAgentServer();
+  t.after(() => server.close());
+  const url = `${server.url}/api/voice`;
+
+  const kitchen = 'turn on the lights in the kitchen';
+  const wav = await post(url, speak(kitchen), 'audio/wav');
+  assert.equal(wav.status, 200, JSON.stringify(wav.body));
+  assert.equal(wav.body.engine, 'pocketsphinx');
+  assertHeard(wav.body.text, kitchen);
+  assert.ok(wav.body.durationMs > 0);
+
+  const messages = 'read the last three messages';
+  const webm = await post(url, encode(speak(messages), 'webm'), 'audio/webm;codecs=opus');
+  assert.equal(webm.status, 200, JSON.stringify(webm.body));
+  assertHeard(webm.body.text, messages);
+  const m4a = await post(url, encode(speak(kitchen), 'm4a'), 'audio/mp4');
+  assertHeard(m4a.body.text, kitchen);
+
+  const session = 'create a new session';
+  const sent = await post(`${url}?send=true`, encode(speak(session), 'ogg'), 'audio/ogg');
+  assert.equal(sent.status, 200, JSON.stringify(sent.body));
+  assertHeard(sent.body.text, session);
+  const deadline = Date.now() + 30_000;
+  let history: { role: string; content: string }[] = [];
+  while (Date.now() < deadline && !history.some((m) => m.role === 'assistant')) {
+    history = (await getJson(`${server.url}/api/messages?sessionId=${sent.body.sent.sessionId}`)).body.messages ?? [];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(history.find((m) => m.role === 'user')?.content, sent.body.text);
+  assert.ok(history.some((m) => m.role === 'assistant'), 'the agent answered the spoken message');
+
+  const quiet = await post(url, silence(2), 'audio/wav');
+  assert.deepEqual([quiet.status, quiet.body.error], [422, 'EMPTY_TRANSCRIPT']);
+  assert.match(quiet.body.message, /No speech/);
+  const garbage = await post(url, Buffer.from('not audio at all'), 'audio/webm');
+  assert.deepEqual([garbage.status, garbage.body.error], [422, 'UNREADABLE_AUDIO']);
+  assert.deepEqual(readdirSync(privateTmp).filter((name) => name.startsWith('svc-voice-')), [], 'every temp dir was removed');
+});
+
+test('a missing offline engine answers 503 saying what to install; engine=endpoint needs baseUrl', async (t) => {
+  const server = await startServer({ voiceTools: { pocketsphinx: '/nonexistent/pocketsphinx_continuous' } });
+  t.after(() => server.close());
+  const missing = await post(`${server.url}/api/voice`, speak('hello'), 'audio/wav');
+  assert.deepEqual([missing.status, missing.body.error], [503, 'VOICE_ENGINE_MISSING']);
+  assert.match(missing.body.message, /apt-get install pocketsphinx pocketsphinx-en-us ffmpeg/);
+  assert.match(missing.body.message, /\/nonexistent\/pocketsphinx_continuous/);
+
+  server.app.services.settings.update({ voice: { engine: 'endpoint' } });
+  const unset = await post(`${server.url}/api/voice`, speak('hello'), 'audio/wav');
+  assert.deepEqual([unset.status, unset.body.error], [503, 'VOICE_NOT_CONFIGURED']);
+  assert.match(unset.body.message, /voice\.baseUrl/);
+});
+
+async function fakeWhisper(answer: string) {
   const seen: { auth?: string; model?: string; language?: string; filename?: string; type?: string; size: number }[] = [];
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -43,54 +94,47 @@ async function fakeWhisper() {
     const bytes = Buffer.from(await file.arrayBuffer());
     seen.push({ auth: req.headers.authorization, model: String(form.get('model')), language: form.get('language') as string | undefined, filename: file.name, type: file.type, size: bytes.length });
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ text: bytes.includes('SPEECH') ? ` ${SPOKEN} ` : '' }));
+    res.end(JSON.stringify({ text: bytes.includes('SPEECH') ? ` ${answer} ` : '' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-const post = (url: string, body: Buffer, type: string) => getJson(url, { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(body) });
-
-test('POST /api/voice: transcript, send as a message, empty speech, types and setup errors', { timeout: 60_000 }, async (t) => {
-  const whisper = await fakeWhisper();
+test('the endpoint engine: used when voice.baseUrl is set; its key, empty answers, types, unreachable', { timeout: 60_000 }, async (t) => {
+  const spoken = 'turn on the lights scenario:text';
+  const whisper = await fakeWhisper(spoken);
   t.after(() => whisper.close());
-  const server = await startAgentServer();
+  const server = await startServer();
   t.after(() => server.close());
-
-  const unset = await post(`${server.url}/api/voice`, wav('SPEECH'), 'audio/wav');
-  assert.deepEqual([unset.status, unset.body.error], [503, 'VOICE_NOT_CONFIGURED']);
-  assert.match(unset.body.message, /voice\.baseUrl/);
+  const url = `${server.url}/api/voice`;
+  // what the fake "hears" is the marker in the bytes
+  const audio = (marker: string) => Buffer.concat([speak('hello').subarray(0, 44), Buffer.from(marker), Buffer.alloc(3200)]);
 
   server.app.services.settings.update({ voice: { baseUrl: whisper.url, apiKey: 'sk-voice-key', language: 'en' } });
-  const heard = await post(`${server.url}/api/voice`, wav('SPEECH'), 'audio/wav');
+  const heard = await post(url, audio('SPEECH'), 'audio/wav');
   assert.equal(heard.status, 200, JSON.stringify(heard.body));
-  assert.equal(heard.body.text, SPOKEN);
+  assert.equal(heard.body.text, spoken);
   assert.equal(heard.body.engine, 'openai-compatible:whisper-1');
   assert.equal(typeof heard.body.durationMs, 'number');
   assert.equal(heard.body.sent, undefined);
-  assert.deepEqual(whisper.seen[0], { auth: 'Bearer sk-voice-key', model: 'whisper-1', language: 'en', filename: 'voice.wav', type: 'audio/wav', size: wav('SPEECH').length });
+  assert.deepEqual(whisper.seen[0], { auth: 'Bearer sk-voice-key', model: 'whisper-1', language: 'en', filename: 'voice.wav', type: 'audio/wav', size: audio('SPEECH').length });
 
-  const sent = await post(`${server.url}/api/voice?send=true`, wav('SPEECH'), 'audio/webm;codecs=opus');
-  assert.equal(sent.status, 200, JSON.stringify(sent.body));
-  assert.match(sent.body.sent.requestId, /^req/);
-  const deadline = Date.now() + 15_000;
-  let messages: { role: string; content: string }[] = [];
-  while (Date.now() < deadline && !messages.some((m) => m.role === 'assistant')) {
-    messages = (await getJson(`${server.url}/api/messages?sessionId=${sent.body.sent.sessionId}`)).body.messages ?? [];
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.equal(messages.find((m) => m.role === 'user')?.content, SPOKEN);
-  assert.ok(messages.some((m) => m.role === 'assistant'), 'the agent answered the spoken message');
-
-  const silence = await post(`${server.url}/api/voice`, wav('quiet'), 'audio/ogg');
-  assert.deepEqual([silence.status, silence.body.error], [422, 'EMPTY_TRANSCRIPT']);
-  const text = await post(`${server.url}/api/voice`, Buffer.from('hello'), 'text/plain');
-  assert.equal(text.status, 415);
-  const empty = await post(`${server.url}/api/voice`, Buffer.alloc(0), 'audio/wav');
-  assert.equal(empty.status, 400);
+  const webm = await post(url, audio('SPEECH'), 'audio/webm;codecs=opus');
+  assert.equal(whisper.seen[1]?.filename, 'voice.webm');
+  assert.equal(webm.body.text, spoken);
+  const quiet = await post(url, audio('quiet'), 'audio/ogg');
+  assert.deepEqual([quiet.status, quiet.body.error], [422, 'EMPTY_TRANSCRIPT']);
+  assert.equal((await post(url, Buffer.from('hello'), 'text/plain')).status, 415);
+  assert.equal((await post(url, Buffer.alloc(0), 'audio/wav')).status, 400);
   assert.equal((await getJson(`${server.url}/api/settings`)).body.voice.apiKey, '***');
 
-  server.app.services.settings.update({ voice: { baseUrl: 'http://127.0.0.1:1/v1' } });
-  const down = await post(`${server.url}/api/voice`, wav('SPEECH'), 'audio/wav');
+  // engine=offline ignores the endpoint
+  server.app.services.settings.update({ voice: { engine: 'offline' } });
+  const offline = await post(url, speak('stop the current task'), 'audio/wav');
+  assert.equal(offline.body.engine, 'pocketsphinx');
+  assert.equal(whisper.seen.length, 3);
+
+  server.app.services.settings.update({ voice: { engine: 'auto', baseUrl: 'http://127.0.0.1:1/v1' } });
+  const down = await post(url, audio('SPEECH'), 'audio/wav');
   assert.deepEqual([down.status, down.body.error], [502, 'TRANSCRIPTION_FAILED']);
 });
