@@ -107,6 +107,14 @@ export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklm
         embeds: [], pinned: false, type: 0,
       });
     }
+    const one = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(path);
+    if (req.method === 'DELETE' && one) return json(res, 204, undefined);
+    if (req.method === 'PATCH' && one) {
+      return json(res, 200, {
+        id: one[2], channel_id: one[1], guild_id: GUILD, author: user(BOT_ID, 'svcbot', true), content: body.content ?? '', timestamp: new Date().toISOString(), edited_timestamp: new Date().toISOString(),
+        tts: false, mention_everyone: false, mentions: [], mention_roles: [], attachments: [], embeds: [], pinned: false, type: 0,
+      });
+    }
     return json(res, 404, { message: '404: Not Found', code: 0 });
   });
   const gateway = new WebSocketServer({ server });

@@ -166,7 +166,8 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
       default: {
         calls.push({ method, params, files: uploaded, at: Date.now() });
         wake();
-        if (method === 'sendChatAction' || method === 'setMyCommands') return ok(true);
+        if (method === 'sendChatAction' || method === 'setMyCommands' || method === 'deleteMessage') return ok(true);
+        if (method === 'editMessageText') return ok(message(params, { message_id: Number(params.message_id), text: params.text, edit_date: Math.floor(Date.now() / 1000) }));
         if (method === 'sendMessage') {
           if (params.parse_mode === 'HTML' && /<(?!\/?(b|i|s|u|code|pre|a)\b)[^>]*>/.test(String(params.text))) {
             return send(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse entities" });

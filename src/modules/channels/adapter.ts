@@ -60,5 +60,8 @@ export interface ChannelAdapter {
   render(markdown: string): { text: string; html: boolean }[];
   sendText(target: SendTarget, piece: { text: string; html: boolean }): Promise<string>;
   sendFile(target: SendTarget, kind: FileKind, path: string, caption?: string): Promise<string>;
+  /** Replaces the text of a message the bot sent (plain text). */
+  editText(target: SendTarget, messageId: string, text: string): Promise<void>;
+  deleteMessage(target: SendTarget, messageId: string): Promise<void>;
   typing(target: SendTarget): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { Pairing } from './pairing.ts';
 import { withRetryAfter, type RetryLimits } from './retry.ts';
 import { resolveSendFile } from './send-path.ts';
 import type { ChannelSettings, ChannelsSettings } from './settings.ts';
+import type { StatusChannel } from './status.ts';
 
 /** How long a disconnect waits for the bot library to stop (a dead network must not hold up a shutdown). */
 const STOP_WAIT_MS = 3000;
@@ -49,6 +50,8 @@ export interface ChannelServiceDeps {
 export interface Replier {
   text(markdown: string): Promise<string[]>;
   typing(): Promise<void>;
+  /** The live tool-step status message; absent when the channel's `toolStatus` is off. */
+  status?: StatusChannel;
 }
 
 interface Live {
@@ -216,7 +219,11 @@ export class ChannelService {
     live.lastChat = target;
     this.lastActive = name;
     const key = message.threadId ? `${message.chatId}:${message.threadId}` : message.chatId;
-    const replier: Replier = { text: (markdown) => this.reply(name, target, markdown), typing: async () => this.adapterOf(name).typing(target) };
+    const replier: Replier = {
+      text: (markdown) => this.reply(name, target, markdown),
+      typing: async () => this.adapterOf(name).typing(target),
+      ...(config.toolStatus ? { status: this.statusChannel(name, target) } : {}),
+    };
     const previous = live.chats.get(key) ?? Promise.resolve();
     const next = previous
       .then(() => this.deps.onInbound(name, message, replier))
@@ -244,6 +251,14 @@ export class ChannelService {
     const ids: string[] = [];
     for (const piece of adapter.render(markdown)) ids.push(await this.counted(name, () => adapter.sendText(target, piece)));
     return ids;
+  }
+
+  private statusChannel(name: ChannelName, target: SendTarget): StatusChannel {
+    return {
+      send: (text) => this.counted(name, () => this.adapterOf(name).sendText(target, { text, html: false })),
+      edit: async (id, text) => this.adapterOf(name).editText(target, id, text),
+      remove: async (id) => this.adapterOf(name).deleteMessage(target, id),
+    };
   }
 
   private async counted<T>(name: ChannelName, send: () => Promise<T>): Promise<T> {

@@ -95,6 +95,14 @@ export function discordAdapter(): ChannelAdapter {
       })) as { id: string };
       return sent.id;
     },
+    async editText(target, messageId, text) {
+      const { Routes } = await import('discord.js');
+      await rest().patch(Routes.channelMessage(target.threadId ?? target.chatId, messageId), { body: { content: text } });
+    },
+    async deleteMessage(target, messageId) {
+      const { Routes } = await import('discord.js');
+      await rest().delete(Routes.channelMessage(target.threadId ?? target.chatId, messageId));
+    },
     async typing(target) {
       const { Routes } = await import('discord.js');
       await rest().post(Routes.channelTyping(target.threadId ?? target.chatId));

@@ -1,6 +1,7 @@
 // A message from an allowed chat: its files saved to media (voice notes transcribed when a transcriber
 // is set), slash commands answered, anything else a user message of the chat session bound to that
-// chat, run by the agent with a typing indicator, and the answer sent back.
+// chat, run by the agent with a typing indicator (and the live tool-step status when the channel's
+// toolStatus is on), and the answer sent back.
 import type { CommandRegistry } from '../../agent/commands.ts';
 import type { RuntimeStatus } from '../../protocol/runs.ts';
 import type { RunSink, StreamLine } from '../../protocol/stream-lines.ts';
@@ -8,6 +9,7 @@ import { withAttachments, type AttachedFile } from '../media/index.ts';
 import type { ChannelName, InboundMessage } from './adapter.ts';
 import type { Replier } from './channels.service.ts';
 import type { ChannelSessionRepo } from './sessions.repo.ts';
+import { ToolStatus, type ToolLine } from './status.ts';
 
 export const MAX_INBOUND_FILE = 20 * 2 ** 20;
 const TYPING_EVERY_MS = 4000;
@@ -29,8 +31,8 @@ export interface InboundDeps {
 
 type Done = Extract<StreamLine, { type: 'done' }>;
 
-/** A sink that remembers the `done` line and resolves when the run's stream ends. */
-function collector(): { sink: RunSink; done: Promise<Done | undefined> } {
+/** A sink that remembers the `done` line and resolves when the run's stream ends; tool lines go to `onTool`. */
+function collector(onTool?: (line: ToolLine) => void): { sink: RunSink; done: Promise<Done | undefined> } {
   let last: Done | undefined;
   let finish!: (d: Done | undefined) => void;
   const done = new Promise<Done | undefined>((resolve) => (finish = resolve));
@@ -38,6 +40,7 @@ function collector(): { sink: RunSink; done: Promise<Done | undefined> } {
     sink: {
       write(line) {
         if (line.type === 'done') last = line;
+        else if (line.type === 'tool') onTool?.(line);
       },
       end: () => finish(last),
     },
@@ -129,7 +132,8 @@ export function inboundHandler(deps: InboundDeps) {
     const text = [m.text, ...transcripts].filter(Boolean).join('\n\n');
     const prompt = withAttachments(text, attached);
     if (!prompt) return;
-    const { sink, done } = collector();
+    const status = reply.status ? new ToolStatus(reply.status) : undefined;
+    const { sink, done } = collector((line) => status?.step(line));
     const typing = () => void reply.typing().catch(() => undefined);
     typing();
     const timer = setInterval(typing, TYPING_EVERY_MS);
@@ -142,12 +146,14 @@ export function inboundHandler(deps: InboundDeps) {
       }
       const line = await done;
       clearInterval(timer);
+      await status?.finish();
       if (!line) return;
       if (line.status === 'ok') await reply.text(line.text.trim() || '(the agent gave no answer)');
       else if (line.status === 'stopped') await reply.text(`Stopped${line.reason ? `: ${line.reason}` : '.'}`);
       else await reply.text(`⚠️ The run failed: ${line.reason ?? 'unknown error'}${line.fix ? `\nFix: ${line.fix}` : ''}`);
     } finally {
       clearInterval(timer);
+      await status?.finish();
     }
   };
 }

@@ -20,6 +20,8 @@ const channelSchema = (defaultApi: string) =>
     mentionOnly: z.boolean(),
     /** Send answers of runs started elsewhere (web, CLI) to the last chat that wrote. */
     forwardReplies: z.boolean(),
+    /** While a run started from a chat works, one message there shows its tool steps (edited, then deleted). */
+    toolStatus: z.boolean(),
     /** Where the channel's API lives; tests and self-hosted gateways point it elsewhere. */
     apiBaseUrl: httpUrl.default(defaultApi),
   });
@@ -40,6 +42,7 @@ const off = (apiBaseUrl: string): ChannelSettings => ({
   allowlist: [],
   mentionOnly: true,
   forwardReplies: false,
+  toolStatus: false,
   apiBaseUrl,
 });
 

@@ -134,6 +134,12 @@ export function telegramAdapter(): ChannelAdapter {
       );
       return String(sent.message_id);
     },
+    async editText(target, messageId, text) {
+      await call(() => api().editMessageText(target.chatId, Number(messageId), text));
+    },
+    async deleteMessage(target, messageId) {
+      await call(() => api().deleteMessage(target.chatId, Number(messageId)));
+    },
     async typing(target) {
       await call(() => api().sendChatAction(target.chatId, 'typing', thread(target)));
     },

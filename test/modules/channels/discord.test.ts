@@ -39,6 +39,29 @@ test('discord through discord.js against a local gateway and REST API', { timeou
     assert.equal(fake.calls[answer]!.body.content, ANSWER);
   });
 
+  await t.test('toolStatus: the status message is posted, edited in place and deleted before the answer', async () => {
+    server.app.services.settings.update({ channels: { discord: { toolStatus: true } } });
+    try {
+      const from = fake.calls.length;
+      fake.push({ content: 'with status scenario:tool delay:300' });
+      const TOOL_ANSWER = 'The tool finished. Its output was: hello-from-tool';
+      await fake.waitFor((calls) => calls.slice(from).some((c) => c.body.content === TOOL_ANSWER), 30_000);
+      const calls = fake.calls.slice(from).filter((c) => c.path.startsWith(`/channels/${CHANNEL}/messages`));
+      const status = calls[0]!;
+      assert.equal(status.method, 'POST');
+      assert.match(String(status.body.content), /^Working…\n⏳ Bash/);
+      const mine = calls.slice(1, -1);
+      assert.ok(mine.length >= 2, 'an edit and the delete');
+      assert.deepEqual([...new Set(mine.map((c) => c.method))].sort(), ['DELETE', 'PATCH']);
+      assert.equal(new Set(mine.map((c) => c.path)).size, 1, 'all of one message');
+      assert.match(mine[0]!.path, new RegExp(`^/channels/${CHANNEL}/messages/\\d+$`));
+      assert.equal(mine.at(-1)!.method, 'DELETE');
+      assert.equal(calls.at(-1)!.body.content, TOOL_ANSWER);
+    } finally {
+      server.app.services.settings.update({ channels: { discord: { toolStatus: false } } });
+    }
+  });
+
   await t.test('without a mention (mention-only) and in other channels nothing is answered', async () => {
     const before = fake.calls.length;
     fake.push({ content: 'no mention scenario:text', mention: false });

@@ -137,6 +137,43 @@ test('telegram through grammY against a local Bot API', { timeout: 120_000 }, as
     assert.ok(saved && prompt.includes(saved), 'the prompt names the saved voice note');
   });
 
+  await t.test('toolStatus: one status message, edited at most every 2 s as tool steps happen, deleted before the answer', async () => {
+    const TOOL_ANSWER = 'The tool finished. Its output was: hello-from-tool';
+    const answered = () => fake.calls.filter((c) => c.method === 'sendMessage' && c.params.text === TOOL_ANSWER).length;
+    // off by default: a run with a tool step sends the answer only
+    let from = fake.calls.length;
+    fake.push({ text: 'quietly scenario:tool' });
+    await until(() => answered() === 1, 'the answer of the quiet tool run');
+    const quiet = fake.calls.slice(from);
+    assert.ok(!quiet.some((c) => c.method === 'editMessageText' || c.method === 'deleteMessage' || String(c.params.text).startsWith('Working')), 'no status message');
+
+    server.app.services.settings.update({ channels: { telegram: { toolStatus: true } } });
+    try {
+      from = fake.calls.length;
+      // lines 400 ms apart: the step starts about 3 s in, ends about 2 s later, the answer 4 s after that
+      fake.push({ text: 'with status scenario:tool delay:400' });
+      await until(() => answered() === 2, 'the answer of the tool run', 30_000);
+      const calls = fake.calls.slice(from).filter((c) => /^(sendMessage|editMessageText|deleteMessage)$/.test(c.method));
+      const [status, ...rest] = calls;
+      assert.equal(status!.method, 'sendMessage');
+      assert.match(String(status!.params.text), /^Working…\n⏳ Bash/);
+      assert.equal(status!.params.parse_mode, undefined, 'plain text');
+      const edits = rest.filter((c) => c.method === 'editMessageText');
+      assert.ok(edits.length >= 1, 'the message was edited as the step went on');
+      const remove = rest.findIndex((c) => c.method === 'deleteMessage');
+      const answer = rest.findIndex((c) => c.method === 'sendMessage');
+      assert.ok(remove >= 0 && remove < answer, 'the status message is deleted before the answer is sent');
+      assert.equal(answer, rest.length - 1);
+      const ids = new Set([...edits, rest[remove]!].map((c) => c.params.message_id));
+      assert.equal(ids.size, 1, 'every edit and the delete are of one message');
+      assert.equal(edits.at(-1)!.params.text, 'Working…\n✓ Bash: echo hello-from-tool');
+      const times = [status!, ...edits].map((c) => c.at);
+      for (let i = 1; i < times.length; i++) assert.ok(times[i]! - times[i - 1]! >= 1900, `updates ${times[i]! - times[i - 1]!} ms apart`);
+    } finally {
+      server.app.services.settings.update({ channels: { telegram: { toolStatus: false } } });
+    }
+  });
+
   await t.test('forwardReplies: an answer to a web run goes to the last chat', async () => {
     server.app.services.settings.update({ channels: { telegram: { forwardReplies: true } } });
     try {

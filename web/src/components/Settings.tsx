@@ -34,6 +34,8 @@ const INFO: Record<string, { label: string; help?: string; multiline?: boolean }
   'channels.discord.mentionOnly': { label: 'In servers, only when mentioned' },
   'channels.telegram.forwardReplies': { label: 'Forward answers of web and CLI runs to the last chat' },
   'channels.discord.forwardReplies': { label: 'Forward answers of web and CLI runs to the last channel' },
+  'channels.telegram.toolStatus': { label: 'Show tool steps while the agent works', help: 'One message in the chat, edited at most every 2 s, deleted when the answer comes.' },
+  'channels.discord.toolStatus': { label: 'Show tool steps while the agent works', help: 'One message in the channel, edited at most every 2 s, deleted when the answer comes.' },
   'channels.telegram.apiBaseUrl': { label: 'Bot API address' },
   'channels.discord.apiBaseUrl': { label: 'API address' },
   'voice.engine': { label: 'Engine', help: 'auto: the endpoint below when it is set, else offline (pocketsphinx, US English); offline; endpoint.' },
