@@ -217,6 +217,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     npmPrefix: home.skillsNpm,
     repo: new SkillsRepo(db),
     env: providerEnv,
+    audit,
   });
   // The chat and the runtime need each other: the runtime saves into the chat, and clearing a chat
   // stops its runs. The chat reaches the runtime only when a session is cleared or deleted.
@@ -329,6 +330,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     env: providerEnv,
     pidDir: home.pids,
     cancelWorkers: (sessionId, reason) => workers.cancelSession(sessionId, reason),
+    audit,
   });
   const employees = new EmployeeRepo(db);
   const workerRuns = new WorkerRunRepo(db);
@@ -348,6 +350,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
     memoryContext: async (task) => (await memory.workerContext(task)).text,
     killGraceMs: options.killGraceMs,
+    audit,
   });
   const goals: GoalService = new GoalService({
     db,
@@ -510,12 +513,14 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });
   await http.register(traceRoutes, { runs, dir: home.traces });
-  await http.register(skillRoutes, { skills });
+  await http.register(skillRoutes, { skills, actorOf });
   await http.register(piRoutes, { profiles: piProfiles });
   await http.register(mcpRoutes, {
     mcp,
     sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
     installer: new McpInstaller({ prefix: home.mcp, env: providerEnv, progress: (event) => bus.publish('mcp_install', event) }),
+    audit,
+    actorOf,
   });
   await http.register(webRoutingRoutes, { rules });
   await http.register(browserRoutes, { api: browser });

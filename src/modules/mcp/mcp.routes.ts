@@ -2,10 +2,12 @@
 // CLI configs (POST /api/mcp/sync) and installs from the npm registry (POST /api/mcp/install).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { AppError } from '../../core/errors.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
 import { McpListSchema } from '../../protocol/mcp.ts';
 import { McpServerSchema, McpNameSchema } from '../../protocol/mcp.ts';
-import type { McpService } from './mcp.service.ts';
+import type { AuditSink } from '../security-audit/index.ts';
+import { listChanges, type McpService } from './mcp.service.ts';
 import { SYNC_TARGET_IDS, type SyncTarget, type SyncReport } from './sync.ts';
 import type { InstallRequest, McpInstaller } from './install.ts';
 
@@ -13,6 +15,9 @@ export interface McpRouteDeps {
   mcp: McpService;
   sync(targets: readonly SyncTarget[], dryRun: boolean): SyncReport[];
   installer: McpInstaller;
+  /** MCP servers run with every agent: list changes, installs and syncs are audit entries. */
+  audit: AuditSink;
+  actorOf(address: string | undefined): string;
 }
 
 const StringList = z.array(z.string()).max(50);
@@ -30,7 +35,7 @@ const SyncReportSchema = z.object({
   message: z.string().optional(),
 });
 
-export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, { mcp, sync, installer }) => {
+export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, { mcp, sync, installer, audit, actorOf }) => {
   defineRoutes(app, 'mcp', [
     route({
       method: 'GET',
@@ -45,7 +50,14 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, { mcp, sy
       summary: 'Replaces the MCP list. Each server is validated; an env or header value sent as *** keeps the stored one.',
       body: z.strictObject({ servers: z.array(z.unknown()).max(100) }),
       response: McpListSchema,
-      handler: ({ body }) => ({ servers: mcp.replace(body.servers) }),
+      handler: ({ body, request }) => {
+        const before = mcp.all();
+        const servers = mcp.replace(body.servers);
+        const changes = listChanges(before, mcp.all());
+        const names = [...changes.added, ...changes.removed, ...changes.updated];
+        if (names.length) audit.record({ actor: actorOf(request.socket.remoteAddress), action: 'mcp.change', target: names.join(','), outcome: 'ok', details: changes });
+        return { servers };
+      },
     }),
     route({
       method: 'POST',
@@ -56,7 +68,20 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, { mcp, sy
         dryRun: z.boolean().default(false).describe('Report what would change, write nothing'),
       }),
       response: z.object({ results: z.array(SyncReportSchema) }),
-      handler: ({ body }) => ({ results: sync(body.targets, body.dryRun) }),
+      handler: ({ body, request }) => {
+        const results = sync(body.targets, body.dryRun);
+        // it writes the user's own CLI config files, outside svc
+        if (!body.dryRun) {
+          audit.record({
+            actor: actorOf(request.socket.remoteAddress),
+            action: 'mcp.sync',
+            target: body.targets.join(','),
+            outcome: results.some((r) => r.status === 'error') ? 'failed' : 'ok',
+            details: { results: results.map((r) => ({ target: r.target, file: r.file, status: r.status, added: r.added, updated: r.updated, removed: r.removed })) },
+          });
+        }
+        return { results };
+      },
     }),
     route({
       method: 'POST',
@@ -69,9 +94,18 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, { mcp, sy
         env: z.record(z.string(), z.string()).optional(),
       }),
       response: z.object({ installId: z.string(), server: McpServerSchema, log: z.array(z.string()) }),
-      handler: async ({ body }) => {
-        const installed = await installer.install(body as InstallRequest);
-        return { installId: installed.installId, server: mcp.upsert(installed.server), log: installed.log };
+      handler: async ({ body, request }) => {
+        const entry = { actor: actorOf(request.socket.remoteAddress), action: 'mcp.install', target: body.package };
+        let installed;
+        try {
+          installed = await installer.install(body as InstallRequest);
+        } catch (err) {
+          audit.record({ ...entry, outcome: err instanceof AppError && err.status < 500 ? 'refused' : 'failed', details: { error: (err as { code?: string }).code ?? 'INTERNAL' } });
+          throw err;
+        }
+        const server = mcp.upsert(installed.server);
+        audit.record({ ...entry, outcome: 'ok', details: { server: server.name, command: installed.server.command } });
+        return { installId: installed.installId, server, log: installed.log };
       },
     }),
   ]);

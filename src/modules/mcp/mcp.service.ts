@@ -18,6 +18,17 @@ type SecretMap = Record<string, string>;
 const secretsOf = (s: McpServer): SecretMap => (s.transport === 'stdio' ? s.env : s.headers);
 const mask = (map: SecretMap): SecretMap => Object.fromEntries(Object.keys(map).map((k) => [k, REDACTED]));
 
+/** What a change of the list did, by server name (for the audit log: names only, never a value). */
+export function listChanges(before: readonly McpServer[], after: readonly McpServer[]): { added: string[]; removed: string[]; updated: string[] } {
+  const was = new Map(before.map((s) => [s.name, JSON.stringify(s)]));
+  const now = new Set(after.map((s) => s.name));
+  return {
+    added: after.filter((s) => !was.has(s.name)).map((s) => s.name),
+    removed: before.filter((s) => !now.has(s.name)).map((s) => s.name),
+    updated: after.filter((s) => was.has(s.name) && was.get(s.name) !== JSON.stringify(s)).map((s) => s.name),
+  };
+}
+
 export class McpService {
   private servers: McpServer[];
 

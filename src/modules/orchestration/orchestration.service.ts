@@ -6,7 +6,8 @@ import { AppError, forbidden } from '../../core/errors.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { Caller } from '../../protocol/caller.ts';
 import type { Actor, AuditRecord, OrcState, Phase, VerificationRecord } from '../../protocol/orchestration.ts';
-import { initialState, transition, type OrcEvent } from './machine.ts';
+import { edgeKind, initialState, transition, type OrcEvent } from './machine.ts';
+import type { AuditSink } from '../security-audit/index.ts';
 import type { OrchestrationRepo } from './orchestration.repo.ts';
 import type { OrchestrationSettings } from './orchestration.settings.ts';
 import { phaseInstructions } from './phase-instructions.ts';
@@ -23,6 +24,8 @@ export interface OrchestrationDeps {
   pidDir: string;
   /** Cancels the session's queued and running worker runs (a reset). */
   cancelWorkers?(sessionId: string, reason: string): void;
+  /** Approvals, rejections, resets and refused credentials are security audit entries. */
+  audit?: AuditSink;
   now?(): number;
 }
 
@@ -32,6 +35,9 @@ export interface Acting {
   sessionId: string;
   runId?: string;
 }
+
+/** The audit log's name for an actor: the user, or the agent of one run. */
+export const auditActor = (acting: Pick<Acting, 'actor' | 'runId'>) => (acting.actor === 'human' ? 'user' : `agent:${acting.runId ?? '?'}`);
 
 export class OrchestrationService {
   /** Moves of one session are serialised (a check run may sit between the request and the move). */
@@ -49,9 +55,14 @@ export class OrchestrationService {
    */
   acting(caller: Caller, sessionId?: string): Acting {
     if (caller.kind === 'human') return { actor: 'human', sessionId: this.deps.session(sessionId) };
-    if (!caller.run) throw forbidden('ORC_NOT_ALLOWED', 'This credential belongs to no running main-agent run (a worker, or a run that ended): it cannot change the orchestration or dispatch.');
+    const refuse = (reason: string, message: string) => {
+      const actor = caller.run ? auditActor({ actor: 'agent', runId: caller.run.runId }) : 'agent:none';
+      this.deps.audit?.recordLimited(`orchestrate.refused:${actor}`, { actor, action: 'orchestrate.refused', target: sessionId ?? caller.run?.sessionId ?? '', outcome: 'refused', details: { reason } });
+      return forbidden('ORC_NOT_ALLOWED', message);
+    };
+    if (!caller.run) throw refuse('no running main-agent run', 'This credential belongs to no running main-agent run (a worker, or a run that ended): it cannot change the orchestration or dispatch.');
     if (sessionId !== undefined && sessionId !== caller.run.sessionId) {
-      throw forbidden('ORC_NOT_ALLOWED', `The agent acts on its own chat session (${caller.run.sessionId}), not on '${sessionId}'.`);
+      throw refuse('another session', `The agent acts on its own chat session (${caller.run.sessionId}), not on '${sessionId}'.`);
     }
     return { actor: 'agent', sessionId: caller.run.sessionId, runId: caller.run.runId };
   }
@@ -91,12 +102,28 @@ export class OrchestrationService {
       if (state.phase === 'C' && input.phase === 'D' && !input.approve && !(state.check?.exitCode === 0 && state.check.round === state.round)) {
         await this.check(acting.sessionId);
       }
-      return this.apply(acting.sessionId, { type: 'move', to: input.phase, actor: acting.actor, approve: input.approve, reason: input.reason, runId: acting.runId, at: this.now() });
+      const from = state.phase;
+      const entry = { actor: auditActor(acting), target: acting.sessionId };
+      let next: OrcState;
+      try {
+        next = this.apply(acting.sessionId, { type: 'move', to: input.phase, actor: acting.actor, approve: input.approve, reason: input.reason, runId: acting.runId, at: this.now() });
+      } catch (err) {
+        if ((err as AppError).code === 'ORC_HUMAN_ONLY') this.deps.audit?.record({ ...entry, action: 'orchestrate.approve', outcome: 'refused', details: { from, to: input.phase } });
+        throw err;
+      }
+      const approved = next.history.at(-1)?.approved;
+      const reason = input.reason ? { reason: input.reason } : {};
+      if (approved?.length) this.deps.audit?.record({ ...entry, action: 'orchestrate.approve', outcome: 'ok', details: { from, to: input.phase, gates: approved, ...reason } });
+      else if (acting.actor === 'human' && edgeKind(from, input.phase) === 'back') this.deps.audit?.record({ ...entry, action: 'orchestrate.reject', outcome: 'ok', details: { from, to: input.phase, ...reason } });
+      return next;
     });
   }
 
   reset(acting: Acting, reason?: string): OrcState {
-    return this.apply(acting.sessionId, { type: 'reset', actor: acting.actor, reason, at: this.now() });
+    const from = this.state(acting.sessionId).phase;
+    const next = this.apply(acting.sessionId, { type: 'reset', actor: acting.actor, reason, at: this.now() });
+    this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.reset', target: acting.sessionId, outcome: 'ok', details: { from, ...(reason ? { reason } : {}) } });
+    return next;
   }
 
   submitPlan(acting: Acting, content: string): OrcState {

@@ -21,7 +21,8 @@ import {
   type Employee,
   type WorkerRunStatus,
 } from '../../protocol/orchestration.ts';
-import type { Acting, OrchestrationService } from './orchestration.service.ts';
+import type { AuditSink } from '../security-audit/index.ts';
+import { auditActor, type Acting, type OrchestrationService } from './orchestration.service.ts';
 import type { OrchestrationSettings } from './orchestration.settings.ts';
 import type { EmployeeRepo } from './employees.ts';
 import { publicRun, type StoredRun, type WorkerRunRepo } from './workers.repo.ts';
@@ -55,6 +56,8 @@ export interface WorkerDeps {
   /** What memory holds for a task (the profile and the relevant procedures), added to the worker's instructions. */
   memoryContext?(task: string): Promise<string>;
   killGraceMs?: number;
+  /** Every dispatch is a security audit entry (a worker is a provider CLI run with its own permissions). */
+  audit?: AuditSink;
 }
 
 interface Live {
@@ -68,6 +71,11 @@ interface Live {
   /** Why it is being ended by svc (cancel, stall policy). */
   endReason?: { status: WorkerRunStatus; reason: string };
   scopeBefore?: Set<string>;
+}
+
+/** A dispatch as the audit log keeps it: who works, with which provider and rights, on which phase (not the task text). */
+function dispatched(runId: string, employee: Employee, body: { phase?: string }) {
+  return { runId, employee: employee.id, provider: employee.provider, capability: employee.capability, ...(body.phase ? { phase: body.phase } : {}) };
 }
 
 export class WorkerService {
@@ -84,6 +92,7 @@ export class WorkerService {
   dispatch(acting: Acting, body: Omit<DispatchBody, 'wait' | 'sessionId'>): StoredRun {
     const prepared = this.prepare(body);
     const runId = this.insert(acting.sessionId, prepared, body);
+    this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.dispatch', target: acting.sessionId, outcome: 'ok', details: dispatched(runId, prepared.employee, body) });
     this.pump();
     return this.deps.repo.get(runId)!;
   }
@@ -99,7 +108,8 @@ export class WorkerService {
       }
     });
     const batchId = newId('wb');
-    this.deps.db.transaction(() => prepared.forEach((p, index) => this.insert(acting.sessionId, p, entries[index]!, { batchId, batchIndex: index })))();
+    const runIds = this.deps.db.transaction(() => prepared.map((p, index) => this.insert(acting.sessionId, p, entries[index]!, { batchId, batchIndex: index })))();
+    this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.dispatch', target: acting.sessionId, outcome: 'ok', details: { batchId, runs: runIds.map((runId, i) => dispatched(runId, prepared[i]!.employee, entries[i]!)) } });
     this.pump();
     return this.batch(batchId)!;
   }

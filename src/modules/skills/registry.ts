@@ -3,10 +3,11 @@
 // written at start). Read from disk on each call, so an edit to a SKILL.md shows at once.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
-import { badRequest, conflict, notFound } from '../../core/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../../core/errors.ts';
 import { npmInstall, parsePackageSpec } from '../../core/npm.ts';
 import { SKILL_ID_PATTERN, type BuiltInSkill, type RunSkill, type Skill, type SkillSource } from '../../protocol/skills.ts';
 import { parseSkillMd } from './frontmatter.ts';
+import type { AuditSink } from '../security-audit/index.ts';
 import type { SkillsRepo } from './skills.repo.ts';
 
 export interface SkillRegistryDeps {
@@ -18,6 +19,8 @@ export interface SkillRegistryDeps {
   repo: SkillsRepo;
   /** The provider CLIs' environment: where requirements are looked for. */
   env(): NodeJS.ProcessEnv;
+  /** Skills change what every run is told and may run: each change is a security audit entry. */
+  audit?: AuditSink;
 }
 
 const SKILL_FILE = 'SKILL.md';
@@ -69,14 +72,28 @@ export class SkillRegistry {
     return { skill, markdown: `---\nname: ${builtIn.info.name}\ndescription: ${JSON.stringify(builtIn.info.description)}\n---\n\n${builtIn.instructions}\n` };
   }
 
-  setEnabled(id: string, enabled: boolean): Skill {
-    this.find(id);
+  /** `actor`: who asked, for the audit log. */
+  setEnabled(id: string, enabled: boolean, actor: string): Skill {
+    const before = this.find(id);
     this.deps.repo.setEnabled(id, enabled);
+    if (before.enabled !== enabled) this.deps.audit?.record({ actor, action: enabled ? 'skills.enable' : 'skills.disable', target: id, outcome: 'ok', details: { source: before.source } });
     return this.find(id);
   }
 
   /** Adds a skill directory by reference, or installs an npm package into <home>/skills-npm first. */
-  async install(input: { path?: string; package?: string }, onLine: (line: string) => void = () => {}): Promise<Skill> {
+  async install(input: { path?: string; package?: string }, actor: string, onLine: (line: string) => void = () => {}): Promise<Skill> {
+    const what = input.path ? { path: input.path } : { package: input.package };
+    try {
+      const skill = await this.add(input, onLine);
+      this.deps.audit?.record({ actor, action: 'skills.install', target: skill.id, outcome: 'ok', details: { ...what, source: skill.source } });
+      return skill;
+    } catch (err) {
+      this.deps.audit?.record({ actor, action: 'skills.install', target: input.path ?? input.package ?? '', outcome: err instanceof AppError && err.status < 500 ? 'refused' : 'failed', details: { ...what, error: (err as { code?: string }).code ?? 'INTERNAL' } });
+      throw err;
+    }
+  }
+
+  private async add(input: { path?: string; package?: string }, onLine: (line: string) => void): Promise<Skill> {
     if (Boolean(input.path) === Boolean(input.package)) throw badRequest('INVALID_SKILL', 'Give either "path" (a skill directory) or "package" (an npm package), not both.');
     let dir: string;
     let kind: 'path' | 'npm';

@@ -13,7 +13,7 @@ export function skillsCommand(skills: SkillRegistry): SlashCommand {
     name: 'skills',
     usage: USAGE,
     description: 'List the skills, read one, enable or disable it for the next runs.',
-    run(args) {
+    run(args, { caller }) {
       const [sub = 'list', id, ...extra] = args.split(/\s+/).filter(Boolean);
       if (sub === 'list' && !id) {
         return skills
@@ -27,7 +27,7 @@ export function skillsCommand(skills: SkillRegistry): SlashCommand {
       if (!id || extra.length) throw badRequest('INVALID_COMMAND_ARGS', `Usage: ${USAGE}`, { command: 'skills' });
       if (sub === 'show') return skills.get(id).markdown;
       if (sub === 'enable' || sub === 'disable') {
-        const skill = skills.setEnabled(id, sub === 'enable');
+        const skill = skills.setEnabled(id, sub === 'enable', caller.kind === 'agent' ? 'agent' : 'user');
         return `${skill.id} is ${skill.enabled ? 'enabled' : 'disabled'} for the next runs`;
       }
       throw badRequest('INVALID_COMMAND_ARGS', `Usage: ${USAGE}`, { command: 'skills' });

@@ -5,7 +5,13 @@ import { defineRoutes, route } from '../../http/routes.ts';
 import { SkillDetailSchema, SkillIdSchema, SkillSchema } from '../../protocol/skills.ts';
 import type { SkillRegistry } from './registry.ts';
 
-export const skillRoutes: FastifyPluginAsync<{ skills: SkillRegistry }> = async (app, { skills }) => {
+export interface SkillRouteDeps {
+  skills: SkillRegistry;
+  /** Who a request comes from, for the audit log. */
+  actorOf(address: string | undefined): string;
+}
+
+export const skillRoutes: FastifyPluginAsync<SkillRouteDeps> = async (app, { skills, actorOf }) => {
   defineRoutes(app, 'skills', [
     route({
       method: 'GET',
@@ -28,7 +34,7 @@ export const skillRoutes: FastifyPluginAsync<{ skills: SkillRegistry }> = async 
       summary: 'Enables or disables a skill for the next runs (nothing is copied or deleted).',
       body: z.strictObject({ id: SkillIdSchema, enabled: z.boolean().default(true) }),
       response: z.object({ skill: SkillSchema }),
-      handler: ({ body }) => ({ skill: skills.setEnabled(body.id, body.enabled) }),
+      handler: ({ body, request }) => ({ skill: skills.setEnabled(body.id, body.enabled, actorOf(request.socket.remoteAddress)) }),
     }),
     route({
       method: 'POST',
@@ -39,7 +45,7 @@ export const skillRoutes: FastifyPluginAsync<{ skills: SkillRegistry }> = async 
         package: z.string().min(1).max(500).optional(),
       }),
       response: z.object({ skill: SkillSchema }),
-      handler: async ({ body }) => ({ skill: await skills.install(body) }),
+      handler: async ({ body, request }) => ({ skill: await skills.install(body, actorOf(request.socket.remoteAddress)) }),
     }),
   ]);
 };
