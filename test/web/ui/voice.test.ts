@@ -1,10 +1,15 @@
 // The composer's microphone in real Chromium (a fake audio device): hold to record, release, and the
-// transcript from POST /api/voice (a local server speaking the OpenAI transcription protocol) lands in the box.
+// transcript from POST /api/voice lands in the box: from a local server speaking the OpenAI transcription
+// protocol, and from the offline engine with no settings (the fake device playing a spoken clip).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer } from '../../support/server.ts';
+import { speak, words } from '../../support/speech.ts';
 import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 test('web UI: hold the microphone, release, the words appear in the message box', { timeout: 90_000 }, async (t) => {
@@ -41,5 +46,33 @@ test('web UI: hold the microphone, release, the words appear in the message box'
   assert.match(heard[0]!.type, /^audio\/webm/);
   assert.ok(heard[0]!.size > 0);
   assert.equal(await page.locator('.mic-btn').getAttribute('data-state'), 'idle');
+  assert.deepEqual(realErrors(errors), []);
+});
+
+test('web UI with no voice settings: the offline engine transcribes what the microphone hears', { timeout: 90_000 }, async (t) => {
+  // the fake microphone plays a spoken clip once (%noloop), then silence
+  const dir = mkdtempSync(join(tmpdir(), 'svc-ui-voice-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const clip = join(dir, 'spoken.wav');
+  const sentence = 'turn on the lights in the kitchen';
+  writeFileSync(clip, speak(sentence));
+  buildWeb();
+  const server = await startServer();
+  t.after(() => server.close());
+  const browser = await launch(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${clip}%noloop`]);
+  t.after(() => browser.close());
+  const { page, context, errors } = await openPage(browser, server);
+  await context.grantPermissions(['microphone'], { origin: server.url });
+
+  const box = page.locator('#composer-input');
+  await page.getByRole('button', { name: 'Hold to record a voice message' }).hover();
+  await page.mouse.down();
+  await until(() => page.locator('.mic-btn[data-state="recording"]').count(), 'recording to start');
+  // speech takes as long as it takes: hold for the clip's length and a margin
+  await new Promise((r) => setTimeout(r, 3500));
+  await page.mouse.up();
+  await until(async () => (await box.inputValue()) !== '', 'the transcript in the box', 30_000);
+  const heard = words(await box.inputValue());
+  assert.deepEqual(['lights', 'kitchen'].filter((w) => !heard.includes(w)), [], `heard "${await box.inputValue()}"`);
   assert.deepEqual(realErrors(errors), []);
 });

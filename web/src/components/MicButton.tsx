@@ -44,7 +44,9 @@ export function MicButton({ onText }: { onText: (text: string) => void }) {
     if (state !== 'idle' || recording.current) return;
     held.current = true;
     try {
-      const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+      // the recogniser wants the voice as it is: the browser's call processing (echo cancellation, noise
+      // suppression, gain control) garbled words for the offline engine ("kitchen" → "literature and")
+      const stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
       const recorder = new MediaRecorder(stream);
       const chunks: Blob[] = [];
       recorder.ondataavailable = (e) => {
