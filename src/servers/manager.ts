@@ -26,6 +26,7 @@ import {
   InstancesRepo,
   InstancesService,
   instanceRoutes,
+  PROXY_PREFIX,
   proxyRoutes,
   ScheduleRepo,
   ScheduleService,
@@ -127,7 +128,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
     logLevel: options.logLevel,
     websocket: true,
-    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }), closedPrefixes: ['/i/'] },
+    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }), proxyPrefix: PROXY_PREFIX },
   });
   await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port, scan });
   await http.register(eventRoutes, { stream, listeners });

@@ -56,7 +56,8 @@ function Instances({ instances, latest, reload }: { instances: Instance[]; lates
             <div class="row">
               <strong>{i.label}</strong> <span class="status">{i.status}</span> {i.busy && <span class="busy">busy</span>}
               <span class="meta">{i.provider ?? '?'} · {i.model || 'default model'} · {i.owner}</span>
-              <a href={i.url} target="_blank" rel="noreferrer">open</a>
+              {/* through the manager's proxy: one origin, and the instance's token stays here */}
+              <a href={`/i/${encodeURIComponent(i.id)}/`} target="_blank" rel="noreferrer">open</a>
             </div>
             <p class="latest">{latest[i.id]?.lastAssistant?.content.slice(0, 300) ?? ''}</p>
             {i.owner === 'manager' && (
