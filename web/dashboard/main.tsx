@@ -5,6 +5,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api, type BoardItem, type Instance, type Latest, type ManagerEvent, type MemoryHit, type ScheduleJob } from './api.ts';
 import { Executive } from './executive.tsx';
+import { Settings } from './settings.tsx';
 import './styles.css';
 
 const LANES = ['backlog', 'ready', 'active', 'review', 'done'] as const;
@@ -139,6 +140,7 @@ function App() {
         <h2>Activity</h2>
         <ol class="feed">{feed.map((line, n) => <li key={n}>{line}</li>)}</ol>
       </section>
+      <Settings />
     </main>
   );
 }

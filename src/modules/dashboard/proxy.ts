@@ -35,11 +35,19 @@ export function proxiedPath(rawUrl: string, instanceId: string): string {
   }
   if (WITHHELD.has(path)) throw forbidden('PROXY_PATH_REFUSED', `${path} is not served through the proxy: the instance's token stays with the manager.`);
   if (q === -1) return path;
-  const query = new URLSearchParams(rest.slice(q + 1));
-  query.delete('token');
-  const search = query.toString();
+  // the rest of the query goes as it came, byte for byte
+  const search = rest.slice(q + 1).split('&').filter((pair) => keyOf(pair) !== 'token').join('&');
   return search ? `${path}?${search}` : path;
 }
+
+const keyOf = (pair: string): string => {
+  const key = pair.split('=', 1)[0]!.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
+};
 
 /** Headers that describe this hop, or carry the caller's credentials: never forwarded. */
 const DROPPED = new Set(['host', 'authorization', 'cookie', 'origin', 'referer', 'connection', 'keep-alive', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);

@@ -10,9 +10,13 @@ test('proxiedPath keeps plain paths and queries, refuses dot segments and encode
   assert.equal(proxiedPath('/i/inst_a/api/messages?limit=2', 'inst_a'), '/api/messages?limit=2');
   assert.equal(proxiedPath('/i/inst_a/', 'inst_a'), '/');
   assert.equal(proxiedPath('/i/inst_a/api/x?next=..%2f', 'inst_a'), '/api/x?next=..%2f', 'the query is not a path');
-  for (const bad of ['/i/inst_a/../x', '/i/inst_a/a/./b', '/i/inst_a/a%2Fb', '/i/inst_a/a%5cb', '/i/inst_a/%2e%2e/x', '/i/inst_a/a\\b', '/i/inst_ab/x', '/i/inst_a%00/x']) {
+  assert.equal(proxiedPath('/i/inst_a/api/events?token=mgr&lastEventId=a-1', 'inst_a'), '/api/events?lastEventId=a-1', 'the manager\'s token stays here');
+  assert.equal(proxiedPath('/i/inst_a/ws?tok%65n=mgr', 'inst_a'), '/ws', 'however it is spelled');
+  assert.equal(proxiedPath('/i/inst_a/ws?token=mgr', 'inst_a'), '/ws');
+  for (const bad of ['/i/inst_a/../x', '/i/inst_a/a/./b', '/i/inst_a/a%2Fb', '/i/inst_a/a%5cb', '/i/inst_a/%2e%2e/x', '/i/inst_a/a\\b', '/i/inst_ab/x', '/i/inst_a%00/x', '/i/inst_a//host/x', '/i/inst_a/a//b']) {
     assert.throws(() => proxiedPath(bad, 'inst_a'), /PROXY|Proxied|plain path/, bad);
   }
+  assert.throws(() => proxiedPath('/i/inst_a/api/auth/token', 'inst_a'), /token stays with the manager/);
 });
 
 test('the latest-message cache follows messages, runs, queue, orchestration and worker events', () => {

@@ -5,5 +5,6 @@ import { m001Instances } from './001-instances.ts';
 import { m002BoardSchedule } from './002-board-schedule.ts';
 import { m003Connectors } from './003-connectors.ts';
 import { m004Executive } from './004-executive.ts';
+import { m005Settings } from './005-settings.ts';
 
-export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive];
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive, m005Settings];
