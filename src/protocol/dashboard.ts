@@ -153,3 +153,17 @@ export const DASHBOARD_SETTINGS_DEFAULTS: DashboardSettings = {
   healthIntervalSec: 10,
   bridgeMaxBackoffSec: 30,
 };
+
+/** A note an instance's agent left through its connector (the only way notes are made). */
+export const NoteSchema = z.object({
+  id: z.number().int(),
+  instanceId: z.string(),
+  /** Always the agent of that instance: notes come only through a connector credential. */
+  author: z.literal('agent'),
+  title: z.string(),
+  body: z.string(),
+  /** The board item the note is about, if any. */
+  boardItemId: z.string().nullable(),
+  createdAt: z.number(),
+});
+export type Note = z.infer<typeof NoteSchema>;

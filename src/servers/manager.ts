@@ -24,6 +24,7 @@ import {
   Connectors,
   federationRoutes,
   InstancesRepo,
+  NotesRepo,
   InstancesService,
   instanceRoutes,
   PROXY_PREFIX,
@@ -119,7 +120,9 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   const board = new BoardService(new BoardRepo(db), (id) => instances.target(id), (item, action) =>
     bus.publish('dashboard_activity', { kind: 'board', ok: true, message: `${action} '${item.title}'`, ...(item.instanceId ? { instanceId: item.instanceId } : {}) }),
   );
-  const connectors = new Connectors(db, board, (id) => void instances.target(id));
+  const connectors = new Connectors(db, board, new NotesRepo(db), (id) => void instances.target(id), (note) =>
+    bus.publish('dashboard_activity', { kind: 'note', ok: true, instanceId: note.instanceId, message: `the agent noted '${note.title}'` }),
+  );
   const schedule = new ScheduleService({
     repo: new ScheduleRepo(db),
     instance: (id) => ({ row: instances.get(id), target: instances.target(id) }),

@@ -13,6 +13,7 @@ export { ScheduleRepo } from './schedule.repo.ts';
 export { ScheduleService } from './schedule.service.ts';
 export { scheduleRoutes } from './schedule.routes.ts';
 export { Connectors } from './connectors.ts';
+export { NotesRepo } from './notes.repo.ts';
 export { federationRoutes } from './federation.routes.ts';
 export { DashboardSettingsService, describeChange } from './settings.ts';
 export { settingsRoutes } from './settings.routes.ts';

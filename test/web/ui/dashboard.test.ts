@@ -31,6 +31,18 @@ test('the dashboard page shows instances live, the board and memory search', asy
     await page.getByLabel('Move Plan the release on').click();
     await page.locator('[data-lane="ready"] .card', { hasText: 'Plan the release' }).waitFor();
 
+    // a note an agent leaves through its connector shows live, as that agent's
+    const credential = (await sendJson(`${manager.url}/api/dashboard/connectors/credentials`, 'POST', { instanceId: id })).body.credential as string;
+    const noted = await fetch(`${manager.url}/api/dashboard/connectors/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-svc-connector': credential },
+      body: JSON.stringify({ title: 'Build is green', body: 'All 12 suites pass.' }),
+    });
+    assert.equal(noted.status, 201);
+    const note = page.locator(`.notes li[data-instance="${id}"]`, { hasText: 'Build is green' });
+    await note.waitFor();
+    assert.match((await note.textContent()) ?? '', /by the agent of worker alpha.*All 12 suites pass\./s);
+
     await page.getByLabel('Search memory').fill('anything');
     await page.getByLabel('Search memory').press('Enter');
     await page.locator('ul.hits').waitFor({ state: 'attached' });
