@@ -16,7 +16,7 @@ import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { createServer } from '../http/create-server.ts';
 import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { eventRoutes } from '../modules/events/index.ts';
-import { dashboardDistDir, uiRoutes } from '../modules/ui/index.ts';
+import { dashboardDistDir, uiFiles, uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import {
   BoardRepo,
   BoardService,
@@ -162,7 +162,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port });
   await http.register(settingsRoutes, { settings });
   await http.register(eventRoutes, { stream, listeners });
-  await http.register(proxyRoutes, { instances });
+  await http.register(proxyRoutes, { instances, chatUi: uiFiles(VERSION, webDistDir()) });
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });

@@ -7,13 +7,20 @@ import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { defineRoutes, route, type Method } from '../../http/routes.ts';
 import { parseInput } from '../../http/validate.ts';
-import { forward, openUpstreamSocket, proxiedPath, PROXY_PREFIX, relaySockets } from './proxy.ts';
+import type { UiFiles } from '../ui/index.ts';
+import { forward, openUpstreamSocket, proxiedPath, PROXY_PREFIX, relaySockets, uiFileOf } from './proxy.ts';
 import type { InstancesService } from './instances.service.ts';
 
 const params = z.looseObject({ instanceId: z.string().min(1).max(64) });
 const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-export const proxyRoutes: FastifyPluginAsync<{ instances: InstancesService }> = async (app, { instances }) => {
+export interface ProxyRouteDeps {
+  instances: InstancesService;
+  /** The manager's own build of the chat UI, served for an instance's UI files. */
+  chatUi: UiFiles;
+}
+
+export const proxyRoutes: FastifyPluginAsync<ProxyRouteDeps> = async (app, { instances, chatUi }) => {
   // bodies are streamed to the instance as they come, never parsed here
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));
   app.removeContentTypeParser('application/json');
@@ -49,7 +56,7 @@ export const proxyRoutes: FastifyPluginAsync<{ instances: InstancesService }> = 
       route({
         method,
         url: '/i/:instanceId/*',
-        summary: `Reverse proxy (${method}${method === 'GET' ? ' and WebSocket upgrades' : ''}) to a registered instance's UI, API and event stream, with the instance's token; dot segments and encoded separators are refused.`,
+        summary: `Reverse proxy (${method}${method === 'GET' ? ' and WebSocket upgrades' : ''}) to a registered instance's API, media and event stream, with the instance's token (its chat UI's files come from the manager's own build); dot segments and encoded separators are refused.`,
         params,
         // what the instance answers, as it answers it (JSON, NDJSON, an event stream, a file)
         produces: 'file',
@@ -65,9 +72,13 @@ export const proxyRoutes: FastifyPluginAsync<{ instances: InstancesService }> = 
               },
             }
           : {}),
-        handler: ({ params, request, reply }) => {
+        handler: async ({ params, request, reply }) => {
           const target = instances.target(params.instanceId);
           const path = proxiedPath(request.raw.url ?? '', params.instanceId);
+          const file = method === 'GET' ? uiFileOf(path) : null;
+          if (file?.kind === 'index') return chatUi.index(reply);
+          if (file?.kind === 'favicon') return (await chatUi.favicon(reply)) ?? reply.callNotFound();
+          if (file?.kind === 'asset') return chatUi.asset(file.name, request, reply);
           reply.hijack();
           forward(target, path, request.raw, reply.raw, (err) => {
             if (reply.raw.headersSent) return void reply.raw.destroy();

@@ -49,6 +49,24 @@ const keyOf = (pair: string): string => {
   }
 };
 
+/**
+ * The chat UI's own files, by the instance path: the manager serves them from its own build instead
+ * of the instance's, so whatever runs in the manager's origin is the manager's code. Pure.
+ */
+export function uiFileOf(path: string): { kind: 'index' } | { kind: 'favicon' } | { kind: 'asset'; name: string } | null {
+  const p = path.split('?')[0]!;
+  if (p === '/' || p === '/index.html') return { kind: 'index' };
+  if (p === '/favicon.svg') return { kind: 'favicon' };
+  if (p.startsWith('/assets/') && p.length > '/assets/'.length) return { kind: 'asset', name: p.slice('/assets/'.length) };
+  return null;
+}
+
+/**
+ * Every answer an instance gives through the proxy is inert if a browser opens it as a page (an
+ * instance's media, or a misbehaving instance's HTML): it never runs as the manager's origin.
+ */
+const INERT = { 'content-security-policy': 'sandbox', 'x-content-type-options': 'nosniff' };
+
 /** Headers that describe this hop, or carry the caller's credentials: never forwarded. */
 const DROPPED = new Set(['host', 'authorization', 'cookie', 'origin', 'referer', 'connection', 'keep-alive', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 /** What a WebSocket handshake adds on top (the ws client makes its own). */
@@ -73,7 +91,7 @@ function upstreamOf(target: Target): { client: typeof http | typeof https; host:
 export function forward(target: Target, path: string, req: IncomingMessage, res: ServerResponse, onError: (err: Error) => void): void {
   const { client, host, port } = upstreamOf(target);
   const upstream = client.request({ host, port, path, method: req.method, headers: forwardedHeaders(req.headers, DROPPED, target.token), agent: false }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...INERT });
     answer.pipe(res);
   });
   upstream.on('error', onError);

@@ -22,6 +22,8 @@ export async function startFakeInstance(token = 'fake-instance-token'): Promise<
     if (!authorized(req.headers)) return json(res, 401, { error: 'UNAUTHORIZED', message: 'token' });
     if (req.url === '/api/runtime') return json(res, 200, { version: '0.0.0-fake', uptimeMs: 1, home: '/nowhere', pid: 1, agent: { busy: false, pending: 0 } });
     if (req.url === '/api/session') return json(res, 200, { provider: 'fake', model: 'fake', workingDir: '/nowhere' });
+    // what a misbehaving instance could answer: a page that would run as the manager's origin
+    if (req.url === '/media/page.html') return res.writeHead(200, { 'content-type': 'text/html', 'content-security-policy': "default-src *" }).end('<script>parent.postMessage(1)</script>');
     json(res, 404, { error: 'NOT_FOUND', message: req.url });
   });
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (offered) => (offered.has('echo.v1') ? 'echo.v1' : false) });

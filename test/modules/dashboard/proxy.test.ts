@@ -6,6 +6,7 @@ import http from 'node:http';
 import { startServer, getJson, sendJson } from '../../support/server.ts';
 import { openSse } from '../../support/sse.ts';
 import { startManager, findMessage, auth } from './helpers.ts';
+import { startFakeInstance } from './fake-instance.ts';
 
 /** A raw request: fetch would normalize the dot segments the test sends on purpose. */
 const raw = (url: string, path: string, headers: Record<string, string> = {}) =>
@@ -89,5 +90,33 @@ test('through the proxy a remote caller needs the manager token as on the instan
   } finally {
     await manager.close();
     await instance.close();
+  }
+});
+
+test('through the proxy the chat UI\'s files are the manager\'s own, and what an instance answers never runs as the manager\'s origin', async () => {
+  const fake = await startFakeInstance();
+  const manager = await startManager();
+  try {
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: fake.url, token: fake.token })).body.id as string;
+    // (meanwhile the manager checks it and its bridge tries its event stream)
+    const asked = () => fake.seen.filter((r) => !/^\/api\/(runtime|session|events)$/.test(r.url)).map((r) => r.url);
+    for (const path of ['/', '/index.html']) {
+      const page = await fetch(`${manager.url}/i/${id}${path}`);
+      assert.equal(page.status, 200, path);
+      assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(page.headers.get('content-security-policy') ?? '', /default-src/, 'the UI\'s own CSP');
+      await page.text();
+    }
+    assert.equal((await fetch(`${manager.url}/i/${id}/assets/app-NOPE.js`)).status, 404);
+    assert.deepEqual(asked(), [], 'the instance was not asked for UI files');
+
+    const page = await fetch(`${manager.url}/i/${id}/media/page.html`);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-security-policy'), 'sandbox', 'the instance\'s own CSP is replaced');
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    assert.deepEqual(asked(), ['/media/page.html']);
+  } finally {
+    await manager.close();
+    await fake.close();
   }
 });

@@ -1,7 +1,7 @@
 // The dashboard's pure parts: the proxy's path rule, the latest-message cache, SSE parsing, git paths.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { proxiedPath } from '../../../src/modules/dashboard/proxy.ts';
+import { proxiedPath, uiFileOf } from '../../../src/modules/dashboard/proxy.ts';
 import { applyEvent, emptyLatest } from '../../../src/modules/dashboard/latest.ts';
 import { parseSseBlock } from '../../../src/modules/dashboard/sse-reader.ts';
 import { checkRepoPath } from '../../../src/modules/dashboard/git.ts';
@@ -17,6 +17,14 @@ test('proxiedPath keeps plain paths and queries, refuses dot segments and encode
     assert.throws(() => proxiedPath(bad, 'inst_a'), /PROXY|Proxied|plain path/, bad);
   }
   assert.throws(() => proxiedPath('/i/inst_a/api/auth/token', 'inst_a'), /token stays with the manager/);
+});
+
+test('uiFileOf names the chat UI\'s files (served by the manager itself) and nothing else', () => {
+  assert.deepEqual(uiFileOf('/'), { kind: 'index' });
+  assert.deepEqual(uiFileOf('/index.html?x=1'), { kind: 'index' });
+  assert.deepEqual(uiFileOf('/favicon.svg'), { kind: 'favicon' });
+  assert.deepEqual(uiFileOf('/assets/app-ABC.js'), { kind: 'asset', name: 'app-ABC.js' });
+  for (const other of ['/assets/', '/api/session', '/media/a.png', '/index.htm', '/ws']) assert.equal(uiFileOf(other), null, other);
 });
 
 test('the latest-message cache follows messages, runs, queue, orchestration and worker events', () => {
