@@ -75,12 +75,22 @@ export async function dashboardBench() {
         if (d.event === 'instance_event' && list[ids.indexOf(d.instanceId)] === target) atManager.set(d.instanceEventId, nowMs());
       }
     }, 0);
-    for (let n = 0; n < 20; n++) await (await post(`${target.url}/api/message`, { prompt: `q${n} scenario:text` }, target.token)).text();
+    // each event's latency counts from the send of the message whose run it belongs to
+    const sentAt: number[] = [];
+    for (let n = 0; n < 20; n++) {
+      sentAt.push(nowMs());
+      await (await post(`${target.url}/api/message`, { prompt: `q${n} scenario:text` }, target.token)).text();
+    }
     await sleep(500);
     clearInterval(poll);
     direct.close();
     relayed.close();
-    const deltas = [...atDirect].filter(([id]) => atManager.has(id)).map(([id, t]) => atManager.get(id)! - t);
+    const both = [...atDirect].filter(([id]) => atManager.has(id));
+    const deltas = both.map(([id, t]) => atManager.get(id)! - t);
+    const sendOf = (t: number) => sentAt.filter((s) => s <= t).at(-1) ?? t;
+    const fromSend = { direct: both.map(([, t]) => t - sendOf(t)), manager: both.map(([id, t]) => atManager.get(id)! - sendOf(t)) };
+    const atInstance = summarize(fromSend.direct, 2);
+    const viaManager = summarize(fromSend.manager, 2);
     return {
       instances: {
         idle: IDLE,
@@ -92,7 +102,8 @@ export async function dashboardBench() {
         events: deltas.length,
         missingAtManager: atDirect.size - deltas.length,
         addedMs: summarize(deltas, 2),
-        note: 'added = arrival at the manager stream minus arrival at the instance stream, same event, same client process',
+        fromSendMs: { instanceStream: atInstance, managerStream: viaManager, ratioP50: ratio(viaManager.p50, atInstance.p50), ratioP99: ratio(viaManager.p99, atInstance.p99) },
+        note: 'added = arrival at the manager stream minus arrival at the instance stream, same event, same client process; fromSend = arrival minus the send of the message whose run published it',
       },
     };
   } finally {
