@@ -76,7 +76,8 @@ export async function buildApp({ entry, template: templatePath, outDir }, { dev 
     if (file.path.endsWith('.css')) css = file.path;
   }
   if (!js || !css) throw new Error('build-web: esbuild produced no JS or no CSS bundle');
-  const url = (path) => '/' + relative(outDir, path).split('\\').join('/');
+  // relative: the page also works under a path prefix (the manager's /i/<instanceId>/ proxy)
+  const url = (path) => './' + relative(outDir, path).split('\\').join('/');
   const template = readFileSync(templatePath, 'utf8');
   const html = template
     .replace('<!--styles-->', `<link rel="stylesheet" href="${escapeAttr(url(css))}">`)

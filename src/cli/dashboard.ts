@@ -6,8 +6,9 @@ import { HomeInUseError } from '../core/server-lock.ts';
 export interface DashboardServeOptions {
   port: number;
   home: string;
-  from: number;
-  count: number;
+  /** This run's scan range; each one not given comes from the manager's settings. */
+  from?: number;
+  count?: number;
 }
 
 export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
@@ -34,5 +35,6 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   console.log(`svc dashboard listening on ${address}`);
-  console.log(`manager home: ${o.home}; ${o.count ? `scanning ports ${o.from}-${o.from + o.count - 1}` : 'no port scan'}`);
+  const { from, count } = app.instances.scanRange;
+  console.log(`manager home: ${o.home}; ${count ? `scanning ports ${from}-${from + count - 1}` : 'no port scan'}`);
 }

@@ -81,9 +81,9 @@ export function buildProgram(): Command {
     .description('start the manager dashboard (Ctrl-C stops it; instances it started keep running)')
     .option('-p, --port <port>', 'port on 127.0.0.1', parsePort, 24576)
     .option('--home <dir>', 'the manager\'s home (default ~/.svc-dashboard)')
-    .option('--from <port>', 'first port of the scan for local instances', parsePort, 3457)
-    .option('--count <n>', 'how many ports the scan covers (0 = no scan)', parseCount, 50)
-    .action(async (opts: { port: number; home?: string; from: number; count: number }) => {
+    .option('--from <port>', 'first port of the scan for local instances, for this run (default: the manager\'s setting, 3457)', parsePort)
+    .option('--count <n>', 'how many ports the scan covers, for this run (0 = no scan; default: the setting, 50)', parseCount)
+    .action(async (opts: { port: number; home?: string; from?: number; count?: number }) => {
       const [{ serveDashboard }, { homedir }, { join }] = await Promise.all([import('./dashboard.ts'), import('node:os'), import('node:path')]);
       await serveDashboard({ port: opts.port, home: opts.home ?? process.env.SVC_DASHBOARD_HOME ?? join(homedir(), '.svc-dashboard'), from: opts.from, count: opts.count });
     });

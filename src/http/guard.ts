@@ -12,8 +12,11 @@ export interface GuardOptions {
   network: () => { trustedLanBypass: boolean; allowedHosts: string[]; allowedOrigins: string[] };
   /** Told of every request the guard refuses (for the security audit log). */
   onRefused?: (refusal: Refusal) => void;
-  /** Paths outside /api/ that still need the token (the manager's /i/ proxy reaches instances' APIs). */
-  closedPrefixes?: readonly string[];
+  /**
+   * The manager's reverse proxy (`/i/`): a path `<prefix><id>/<rest>` is judged as the instance judges
+   * `/<rest>`: its UI's files open, its API and media closed, its event streams taking `?token=`.
+   */
+  proxyPrefix?: string;
 }
 
 export interface Refusal {
@@ -63,6 +66,7 @@ function checker(options: GuardOptions) {
       throw forbidden('HOST_NOT_ALLOWED', `Host '${host}' is not served here. Use localhost or an IP address, or add the name to settings network.allowedHosts.`);
     }
     const path = pathOf(request.url);
+    const judged = options.proxyPrefix ? proxiedRest(path, options.proxyPrefix) : path;
     const origin = request.headers.origin;
     if (origin !== undefined && !isAllowedOrigin(origin, host, network.allowedOrigins)) {
       throw forbidden('ORIGIN_NOT_ALLOWED', `Cross-origin requests from '${origin}' are refused. Add it to settings network.allowedOrigins to allow it.`);
@@ -71,20 +75,30 @@ function checker(options: GuardOptions) {
     // request comes from; only a top-level navigation to a page may come from elsewhere.
     const site = request.headers['sec-fetch-site'];
     if (site === 'cross-site' || site === 'same-site') {
-      const navigation = request.headers['sec-fetch-mode'] === 'navigate' && isOpenRoute(request.method, path);
+      const navigation = request.headers['sec-fetch-mode'] === 'navigate' && isOpenRoute(request.method, judged);
       if (!navigation && origin === undefined) {
         throw forbidden('ORIGIN_NOT_ALLOWED', 'Cross-site requests are refused.');
       }
     }
-    if (isOpenRoute(request.method, path) && !options.closedPrefixes?.some((p) => path.startsWith(p))) return;
+    if (isOpenRoute(request.method, judged)) return;
     const kind = peerKind(request, options.classifyPeer);
     if (kind === 'loopback') return;
     if (kind === 'private' && network.trustedLanBypass) return;
     const presented =
       bearerToken(request.headers.authorization) ??
-      (QUERY_TOKEN_PATHS.has(path) ? queryToken(request.query) : undefined);
+      (QUERY_TOKEN_PATHS.has(judged) ? queryToken(request.query) : undefined);
     if (presented === undefined || options.token === undefined || !tokensEqual(options.token, presented)) throw unauthorized();
   };
+}
+
+/**
+ * The instance's path of a proxied one (`/i/<id>/api/events` → `/api/events`); a path outside the
+ * proxy as it is. The bare `/i/<id>` counts as the instance's `/`. Pure.
+ */
+export function proxiedRest(path: string, prefix: string): string {
+  if (!path.startsWith(prefix)) return path;
+  const slash = path.indexOf('/', prefix.length);
+  return slash === -1 ? '/' : path.slice(slash);
 }
 
 function queryToken(query: unknown): string | undefined {

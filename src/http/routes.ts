@@ -67,7 +67,10 @@ export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produce
   /** The body is validated by the handler itself (`body` then only documents it). */
   validateBody?: false;
   handler?(input: HandlerInput<Out<P>, Out<Q>, Out<B>>): Promise<Answer<R>> | Answer<R>;
-  /** For `produces: 'websocket'`. */
+  /**
+   * For `produces: 'websocket'`; beside a `handler` (a GET), it takes the upgrades of the same URL
+   * and the handler the plain requests (the manager's proxy).
+   */
   websocket?(socket: WebSocket, request: FastifyRequest): void;
 }
 
@@ -96,7 +99,7 @@ const checkAnswers = process.env.NODE_ENV === 'test';
 export function defineRoutes(app: FastifyInstance, group: string, routes: readonly Route[]): void {
   for (const spec of routes) {
     const doc = documentRoute(app, group, spec);
-    if (spec.websocket) {
+    if (spec.websocket && !spec.handler) {
       app.route({
         method: 'GET',
         url: spec.url,
@@ -114,7 +117,7 @@ export function defineRoutes(app: FastifyInstance, group: string, routes: readon
       method: spec.method,
       url: spec.url,
       ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
-      ...(spec.onRequest ? { onRequest: spec.onRequest } : {}),
+      ...(spec.websocket ? { wsHandler: spec.websocket, onRequest: [checkHandshake, ...(spec.onRequest ? [spec.onRequest] : [])] } : spec.onRequest ? { onRequest: spec.onRequest } : {}),
       handler: async (request, reply) => {
         const params = spec.params ? parseInput(spec.params, request.params, 'params') : undefined;
         const query = spec.query ? parseInput(spec.query, request.query, 'query') : undefined;

@@ -108,3 +108,62 @@ export const ScheduleJobSchema = z.object({
   updatedAt: z.number(),
 });
 export type ScheduleJob = z.infer<typeof ScheduleJobSchema>;
+
+const scanFields = {
+  from: z.number().int().min(1).max(65_535).describe('First port of the scan for local instances.'),
+  count: z.number().int().min(0).max(1000).describe('How many ports the scan covers (0: no scan).'),
+  intervalSec: z.number().min(5).max(86_400).describe('How often the background scan runs (a scan is reused that long).'),
+};
+const tuningFields = {
+  healthIntervalSec: z.number().min(1).max(3600).describe('How often each instance\'s runtime and session are read.'),
+  bridgeMaxBackoffSec: z.number().min(1).max(3600).describe('The longest wait between reconnects of an instance\'s event stream.'),
+};
+
+/**
+ * The manager's settings (GET/PUT /api/dashboard/settings), kept in its database and applied live.
+ * Intervals are in seconds (fractions allowed). The bounds are what a user may set; the values a run
+ * uses may come from its start-up options instead.
+ */
+export const DashboardSettingsSchema = z
+  .strictObject({ scan: z.strictObject(scanFields), ...tuningFields })
+  .refine((s) => s.scan.from + s.scan.count - 1 <= 65_535, { message: 'the scan range ends past port 65535: lower from or count', path: ['scan', 'count'] });
+export type DashboardSettings = z.infer<typeof DashboardSettingsSchema>;
+
+/** A change: only the fields given are set. */
+export const DashboardSettingsPatchSchema = z.strictObject({
+  scan: z.strictObject(scanFields).partial().optional(),
+  healthIntervalSec: tuningFields.healthIntervalSec.optional(),
+  bridgeMaxBackoffSec: tuningFields.bridgeMaxBackoffSec.optional(),
+});
+export type DashboardSettingsPatch = z.infer<typeof DashboardSettingsPatchSchema>;
+
+/** What the manager runs with, and which fields its start-up options (`--from`, `--count`) set for this run. */
+export const DashboardSettingsViewSchema = z.object({
+  settings: z.object({
+    scan: z.object({ from: z.number().int(), count: z.number().int(), intervalSec: z.number() }),
+    healthIntervalSec: z.number(),
+    bridgeMaxBackoffSec: z.number(),
+  }),
+  overridden: z.array(z.string()).describe('Dotted fields set by this run\'s start-up options; a change to one replaces it for the rest of the run.'),
+});
+export type DashboardSettingsView = z.infer<typeof DashboardSettingsViewSchema>;
+
+export const DASHBOARD_SETTINGS_DEFAULTS: DashboardSettings = {
+  scan: { from: 3457, count: 50, intervalSec: 60 },
+  healthIntervalSec: 10,
+  bridgeMaxBackoffSec: 30,
+};
+
+/** A note an instance's agent left through its connector (the only way notes are made). */
+export const NoteSchema = z.object({
+  id: z.number().int(),
+  instanceId: z.string(),
+  /** Always the agent of that instance: notes come only through a connector credential. */
+  author: z.literal('agent'),
+  title: z.string(),
+  body: z.string(),
+  /** The board item the note is about, if any. */
+  boardItemId: z.string().nullable(),
+  createdAt: z.number(),
+});
+export type Note = z.infer<typeof NoteSchema>;

@@ -16,7 +16,7 @@ import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { createServer } from '../http/create-server.ts';
 import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { eventRoutes } from '../modules/events/index.ts';
-import { dashboardDistDir, uiRoutes } from '../modules/ui/index.ts';
+import { dashboardDistDir, uiFiles, uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import {
   BoardRepo,
   BoardService,
@@ -24,30 +24,39 @@ import {
   Connectors,
   federationRoutes,
   InstancesRepo,
+  NotesRepo,
   InstancesService,
   instanceRoutes,
+  PROXY_PREFIX,
   proxyRoutes,
+  DashboardSettingsService,
+  describeChange,
   ScheduleRepo,
   ScheduleService,
   scheduleRoutes,
+  settingsRoutes,
+  type InstancesTuning,
   type ScanRange,
 } from '../modules/dashboard/index.ts';
+import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, writeCeoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
-export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
 
 export interface ManagerOptions {
   /** The manager's home (default ~/.svc-dashboard): dashboard.db, token, instances/. */
   home: string;
-  scan?: ScanRange;
+  /** This run's scan range (`--from`, `--count`): over the kept settings until a change sets them. */
+  scan?: Partial<ScanRange>;
   /** How to run svc for started instances (default: this node and bin/svc.js). */
   svcCommand?: readonly string[];
   classifyPeer?: PeerClassifier;
+  /** This run's health-check period, over the kept setting (tests). */
   pollMs?: number;
   heartbeatMs?: number;
   logLevel?: string;
+  /** The bridge's first reconnect delay; this run's cap over the kept setting (tests). */
   bridge?: { minBackoffMs?: number; maxBackoffMs?: number };
   /** Longest sleep of the schedule's runner (default 30 s). */
   scheduleTickMs?: number;
@@ -64,6 +73,23 @@ export interface ManagerServer {
   close(): Promise<void>;
 }
 
+/** The settings this run's options set (CLI flags, tests' intervals), over the kept ones. */
+function startupSettings(o: ManagerOptions): DashboardSettingsPatch {
+  const scan = Object.fromEntries(Object.entries(o.scan ?? {}).filter(([, v]) => v !== undefined));
+  return {
+    ...(Object.keys(scan).length ? { scan } : {}),
+    ...(o.pollMs !== undefined ? { healthIntervalSec: o.pollMs / 1000 } : {}),
+    ...(o.bridge?.maxBackoffMs !== undefined ? { bridgeMaxBackoffSec: o.bridge.maxBackoffMs / 1000 } : {}),
+  };
+}
+
+const tuningOf = (s: DashboardSettings): InstancesTuning => ({
+  scan: { from: s.scan.from, count: s.scan.count },
+  pollMs: s.healthIntervalSec * 1000,
+  scanTtlMs: s.scan.intervalSec * 1000,
+  maxBackoffMs: s.bridgeMaxBackoffSec * 1000,
+});
+
 export async function createManagerServer(options: ManagerOptions): Promise<ManagerServer> {
   const startedAt = Date.now();
   mkdirSync(options.home, { recursive: true, mode: 0o700 });
@@ -74,14 +100,16 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   const bus = new EventBus((err, event) => console.error(`svc dashboard: listener of '${event.name}' failed:`, err));
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
-  const scan = options.scan ?? DEFAULT_SCAN;
+  const settings = new DashboardSettingsService(db, startupSettings(options), (next, previous) => {
+    instances.configure(tuningOf(next));
+    bus.publish('dashboard_activity', { kind: 'settings', ok: true, message: describeChange(previous, next) });
+  });
   const instances = new InstancesService({
     repo: new InstancesRepo(db),
     instancesDir: join(options.home, 'instances'),
     svcCommand: options.svcCommand ?? [process.execPath, SVC_BIN],
-    scan,
-    pollMs: options.pollMs,
-    bridge: options.bridge,
+    tuning: tuningOf(settings.current()),
+    ...(options.bridge?.minBackoffMs !== undefined ? { bridge: { minBackoffMs: options.bridge.minBackoffMs } } : {}),
     events: {
       status: (i, change) => bus.publish('instance_status', { instanceId: i.id, status: i.status, busy: i.busy, change }),
       connected: (id) => void executive.catchUp(id),
@@ -92,7 +120,9 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   const board = new BoardService(new BoardRepo(db), (id) => instances.target(id), (item, action) =>
     bus.publish('dashboard_activity', { kind: 'board', ok: true, message: `${action} '${item.title}'`, ...(item.instanceId ? { instanceId: item.instanceId } : {}) }),
   );
-  const connectors = new Connectors(db, board, (id) => void instances.target(id));
+  const connectors = new Connectors(db, board, new NotesRepo(db), (id) => void instances.target(id), (note) =>
+    bus.publish('dashboard_activity', { kind: 'note', ok: true, instanceId: note.instanceId, message: `the agent noted '${note.title}'` }),
+  );
   const schedule = new ScheduleService({
     repo: new ScheduleRepo(db),
     instance: (id) => ({ row: instances.get(id), target: instances.target(id) }),
@@ -129,11 +159,12 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
     logLevel: options.logLevel,
     websocket: true,
-    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }), closedPrefixes: ['/i/'] },
+    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }), proxyPrefix: PROXY_PREFIX },
   });
-  await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port, scan });
+  await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port });
+  await http.register(settingsRoutes, { settings });
   await http.register(eventRoutes, { stream, listeners });
-  await http.register(proxyRoutes, { instances });
+  await http.register(proxyRoutes, { instances, chatUi: uiFiles(VERSION, webDistDir()) });
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../src/core/errors.ts';
-import { createGuard, isOpenRoute } from '../../src/http/guard.ts';
+import { createGuard, isOpenRoute, proxiedRest } from '../../src/http/guard.ts';
 import type { PeerKind } from '../../src/http/peers.ts';
 
 const TOKEN = 'tok-0123456789abcdef';
@@ -18,6 +18,7 @@ interface Call {
   query?: Record<string, unknown>;
   token?: string | null;
   network?: Partial<{ trustedLanBypass: boolean; allowedHosts: string[]; allowedOrigins: string[] }>;
+  proxyPrefix?: string;
 }
 
 /** The guard's answer: 'pass', or the refusal's status and code. */
@@ -28,6 +29,7 @@ async function guard(call: Call = {}): Promise<string> {
     token: call.token === null ? undefined : (call.token ?? TOKEN),
     classifyPeer: (address) => (address === 'peer' ? (call.peer ?? 'loopback') : 'remote'),
     network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [], ...call.network }),
+    ...(call.proxyPrefix ? { proxyPrefix: call.proxyPrefix } : {}),
   });
   const request = { method: call.method ?? 'GET', url: call.url ?? '/api/session', headers, query: call.query ?? {}, socket: { remoteAddress: 'peer' } };
   try {
@@ -49,6 +51,19 @@ test('open routes: health and the UI files, for GET and HEAD only', () => {
   ]) {
     assert.equal(isOpenRoute(method!, path!), false, `${method} ${path}`);
   }
+});
+
+test('the manager\'s proxy: a path under /i/<id>/ is judged as the instance judges the rest', async () => {
+  assert.equal(proxiedRest('/i/inst_a/api/events', '/i/'), '/api/events');
+  assert.equal(proxiedRest('/i/inst_a', '/i/'), '/');
+  assert.equal(proxiedRest('/api/session', '/i/'), '/api/session');
+  const remote = { peer: 'remote' as const, proxyPrefix: '/i/' };
+  for (const url of ['/i/inst_a/', '/i/inst_a', '/i/inst_a/index.html', '/i/inst_a/assets/app-X.js']) assert.equal(await guard({ ...remote, url }), 'pass', url);
+  for (const url of ['/i/inst_a/api/session', '/i/inst_a/media/a.png', '/i/inst_a/ws', '/i/inst_a/api/events']) assert.equal(await guard({ ...remote, url }), '401 UNAUTHORIZED', url);
+  assert.equal(await guard({ ...remote, method: 'POST', url: '/i/inst_a/' }), '401 UNAUTHORIZED', 'only GET and HEAD are open');
+  assert.equal(await guard({ ...remote, url: '/i/inst_a/api/events?token=x', query: { token: TOKEN } }), 'pass', 'its event streams take ?token=');
+  assert.equal(await guard({ ...remote, url: '/i/inst_a/ws?token=x', query: { token: TOKEN } }), 'pass');
+  assert.equal(await guard({ ...remote, url: '/i/inst_a/api/session?token=x', query: { token: TOKEN } }), '401 UNAUTHORIZED', 'nothing else does');
 });
 
 test('Host: missing is 400, a foreign name 403, an allowed name passes', async () => {

@@ -1,7 +1,7 @@
 // The dashboard page's calls to its manager (same origin) and the types it reads, from src/protocol.
-import type { BoardItem, Instance, Latest, ScheduleJob } from '../../src/protocol/dashboard.ts';
+import type { BoardItem, DashboardSettingsView, Instance, Latest, Note, ScheduleJob } from '../../src/protocol/dashboard.ts';
 
-export type { BoardItem, Instance, Latest, ScheduleJob };
+export type { BoardItem, DashboardSettingsView, Instance, Latest, Note, ScheduleJob };
 
 export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const response = await fetch(path, {

@@ -3,8 +3,9 @@
 // event stream and never polls the instances.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type BoardItem, type Instance, type Latest, type ManagerEvent, type MemoryHit, type ScheduleJob } from './api.ts';
+import { api, type BoardItem, type Instance, type Latest, type ManagerEvent, type MemoryHit, type Note, type ScheduleJob } from './api.ts';
 import { Executive } from './executive.tsx';
+import { Settings } from './settings.tsx';
 import './styles.css';
 
 const LANES = ['backlog', 'ready', 'active', 'review', 'done'] as const;
@@ -14,6 +15,7 @@ function useData() {
   const [latest, setLatest] = useState<Record<string, Latest>>({});
   const [board, setBoard] = useState<BoardItem[]>([]);
   const [jobs, setJobs] = useState<ScheduleJob[]>([]);
+  const [notes, setNotes] = useState<Note[]>([]);
   const [feed, setFeed] = useState<string[]>([]);
   const reload = async () => {
     const list = (await api<{ instances: Instance[] }>('/api/dashboard/instances')).instances;
@@ -22,6 +24,7 @@ function useData() {
     setLatest(Object.fromEntries(entries));
     setBoard((await api<{ items: BoardItem[] }>('/api/dashboard/board/items')).items);
     setJobs((await api<{ jobs: ScheduleJob[] }>('/api/dashboard/schedule/jobs')).jobs);
+    setNotes((await api<{ notes: Note[] }>('/api/dashboard/connectors/notes?limit=50')).notes);
   };
   useEffect(() => {
     void reload().then(() => document.getElementById('app')!.setAttribute('data-ready', ''));
@@ -41,7 +44,7 @@ function useData() {
     };
     return () => source.close();
   }, []);
-  return { instances, latest, board, jobs, feed, reload };
+  return { instances, latest, board, jobs, notes, feed, reload };
 }
 
 function Instances({ instances, latest, reload }: { instances: Instance[]; latest: Record<string, Latest>; reload: () => Promise<void> }) {
@@ -56,7 +59,8 @@ function Instances({ instances, latest, reload }: { instances: Instance[]; lates
             <div class="row">
               <strong>{i.label}</strong> <span class="status">{i.status}</span> {i.busy && <span class="busy">busy</span>}
               <span class="meta">{i.provider ?? '?'} · {i.model || 'default model'} · {i.owner}</span>
-              <a href={i.url} target="_blank" rel="noreferrer">open</a>
+              {/* through the manager's proxy: one origin, and the instance's token stays here */}
+              <a href={`/i/${encodeURIComponent(i.id)}/`} target="_blank" rel="noreferrer">open</a>
             </div>
             <p class="latest">{latest[i.id]?.lastAssistant?.content.slice(0, 300) ?? ''}</p>
             {i.owner === 'manager' && (
@@ -121,14 +125,34 @@ function Memory() {
   );
 }
 
+/** What instances' agents noted through their connectors: each says whose agent wrote it. */
+function Notes({ notes, instances, board }: { notes: Note[]; instances: Instance[]; board: BoardItem[] }) {
+  const label = (id: string) => instances.find((i) => i.id === id)?.label ?? id;
+  return (
+    <section aria-label="Notes" class="notes">
+      <h2>Notes from agents</h2>
+      <ul>
+        {notes.map((n) => (
+          <li key={n.id} data-instance={n.instanceId}>
+            <b>{n.title}</b> <span class="meta">by the agent of {label(n.instanceId)} · {new Date(n.createdAt).toLocaleString()}</span>
+            {n.boardItemId && <span class="meta"> · about “{board.find((i) => i.id === n.boardItemId)?.title ?? n.boardItemId}”</span>}
+            <p class="note-body">{n.body}</p>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 function App() {
-  const { instances, latest, board, jobs, feed, reload } = useData();
+  const { instances, latest, board, jobs, notes, feed, reload } = useData();
   return (
     <main>
       <h1>svc dashboard</h1>
       <Instances instances={instances} latest={latest} reload={reload} />
       <Executive instances={instances} />
       <Board items={board} reload={reload} />
+      <Notes notes={notes} instances={instances} board={board} />
       <section aria-label="Schedule">
         <h2>Schedule</h2>
         <ul>{jobs.map((j) => <li key={j.id}>{j.title} → {j.instanceId} · {j.cron ?? new Date(j.runAt ?? 0).toLocaleString()} · next {j.nextRunAt ? new Date(j.nextRunAt).toLocaleString() : '—'}</li>)}</ul>
@@ -138,6 +162,7 @@ function App() {
         <h2>Activity</h2>
         <ol class="feed">{feed.map((line, n) => <li key={n}>{line}</li>)}</ol>
       </section>
+      <Settings />
     </main>
   );
 }

@@ -2,6 +2,7 @@
 // stop, steer, search, settings. Each action calls the API and updates the store.
 import { api, ApiError, errorText, getToken, type Message, onAuthRequired, postStream } from './api.ts';
 import { browserEnv, LiveConnection } from './live.ts';
+import { BASE } from './base.ts';
 import type { AttachmentRef } from './attachments.ts';
 import {
   applyEvent,
@@ -498,7 +499,7 @@ export async function init(): Promise<void> {
   onSessionDeleted(() => void showActive());
   onAuthRequired(() => setState({ authNeeded: true }));
 
-  const base = location.origin;
+  const base = BASE;
   live = new LiveConnection({
     base,
     env: browserEnv(base),

@@ -10,6 +10,7 @@ import type { UploadedFile } from '../../src/protocol/media.ts';
 import type { ActiveAgent, CliStatus, ProviderInfo } from '../../src/protocol/providers.ts';
 import type { RuntimeStatus } from '../../src/protocol/runs.ts';
 import type { StreamLine } from '../../src/protocol/stream-lines.ts';
+import { at } from './base.ts';
 
 export type { ChatSession, Message, MessagePage, ProviderInfo, StreamLine };
 /** A search result: an excerpt of a message, HTML-escaped, with <mark> around the matches. */
@@ -93,7 +94,7 @@ async function failure(response: Response): Promise<ApiError> {
 export async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal, rawType = 'application/octet-stream'): Promise<T> {
   let response: Response;
   try {
-    response = await fetch(path, {
+    response = await fetch(at(path), {
       method,
       // a file goes as raw bytes (POST /api/upload); everything else as JSON
       headers: headers(body instanceof Blob ? rawType : body === undefined ? undefined : 'application/json'),
@@ -123,7 +124,7 @@ export const del = <T>(path: string) => request<T>('DELETE', path);
 export async function postStream(path: string, body: unknown, onLine: (line: StreamLine) => void, signal?: AbortSignal): Promise<StreamLine | undefined> {
   let response: Response;
   try {
-    response = await fetch(path, { method: 'POST', headers: headers('application/json'), body: JSON.stringify(body), signal, cache: 'no-store' });
+    response = await fetch(at(path), { method: 'POST', headers: headers('application/json'), body: JSON.stringify(body), signal, cache: 'no-store' });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'NETWORK', 'The server cannot be reached.');

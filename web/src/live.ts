@@ -68,7 +68,7 @@ export interface LiveEnv {
 }
 
 export interface LiveOptions {
-  /** Origin of the server, e.g. `http://127.0.0.1:3457`. */
+  /** Where the server's paths start: its origin, e.g. `http://127.0.0.1:3457`, or the proxy's `…/i/<id>`. */
   base: string;
   env: LiveEnv;
   /** The bearer token for remote use (EventSource and WebSocket carry it as `?token=`). */

@@ -50,11 +50,16 @@ const parseId = (id: string | undefined) => {
 export class EventBridge {
   private readonly subs = new Map<string, Subscription>();
   private readonly minBackoff: number;
-  private readonly maxBackoff: number;
+  private maxBackoff: number;
 
   constructor(private readonly handlers: BridgeHandlers, options: BridgeOptions = {}) {
     this.minBackoff = options.minBackoffMs ?? 250;
     this.maxBackoff = options.maxBackoffMs ?? 30_000;
+  }
+
+  /** A new cap applies from the next reconnect on. */
+  setMaxBackoff(ms: number): void {
+    this.maxBackoff = ms;
   }
 
   has(instanceId: string): boolean {

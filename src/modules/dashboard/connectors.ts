@@ -1,11 +1,12 @@
-// Connectors: the agent inside an instance may write to the manager (board items) only with a
-// credential the manager issued to that instance. The credential is shown once and kept as a hash;
+// Connectors: the agent inside an instance may write to the manager (board items, notes) only with
+// a credential the manager issued to that instance. The credential is shown once and kept as a hash;
 // every write made with it is audited as made by the agent of that instance.
 import { createHash, randomBytes } from 'node:crypto';
 import { unauthorized } from '../../core/errors.ts';
 import type { Db } from '../../store/db.ts';
-import type { BoardItem } from '../../protocol/dashboard.ts';
+import type { BoardItem, Note } from '../../protocol/dashboard.ts';
 import type { BoardService } from './board.service.ts';
+import type { NotesRepo } from './notes.repo.ts';
 
 export interface AuditEntry {
   id: number;
@@ -23,7 +24,9 @@ export class Connectors {
   constructor(
     private readonly db: Db,
     private readonly board: BoardService,
+    private readonly notes: NotesRepo,
     private readonly requireInstance: (id: string) => void,
+    private readonly onNote: (note: Note) => void,
   ) {}
 
   /** Issues (or replaces) the instance's credential; the old one stops working. */
@@ -59,6 +62,21 @@ export class Connectors {
     const item = this.board.update(id, { lane });
     this.audit(instanceId, 'board.move', item.id, `moved '${item.title}' to ${lane}`);
     return item;
+  }
+
+  /** An agent's note; without a title, its first line (cut at 100 characters) is the title. */
+  addNote(credential: string | undefined, input: { body: string; title?: string; boardItemId?: string }): Note {
+    const instanceId = this.authenticate(credential);
+    if (input.boardItemId) this.board.get(input.boardItemId);
+    const title = input.title ?? (input.body.trim().split('\n')[0]!.slice(0, 100) || 'Note');
+    const note = this.notes.add({ instanceId, title, body: input.body, boardItemId: input.boardItemId ?? null });
+    this.audit(instanceId, 'note.create', String(note.id), `noted '${note.title}'`);
+    this.onNote(note);
+    return note;
+  }
+
+  listNotes(opts: { instanceId?: string; limit: number }): Note[] {
+    return this.notes.list(opts);
   }
 
   auditLog(limit = 100): AuditEntry[] {

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
-import { BOARD_LANES, BoardItemSchema } from '../../protocol/dashboard.ts';
+import { BOARD_LANES, BoardItemSchema, NoteSchema } from '../../protocol/dashboard.ts';
 import { StreamLineSchema } from '../../protocol/stream-lines.ts';
 import { authHeaders } from './instance-client.ts';
 import { searchMemory } from './federation.ts';
@@ -144,6 +144,23 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
       body: z.strictObject({ lane: z.enum(BOARD_LANES) }),
       response: BoardItemSchema,
       handler: ({ request, params, body }) => connectors.moveBoardItem(credential(request.headers), params.id, body.lane),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/dashboard/connectors/notes',
+      summary: 'An agent leaves a note (connector credential in X-Svc-Connector; stored and audited as the agent\'s, optionally about a board item).',
+      body: z.strictObject({ body: z.string().trim().min(1).max(20_000), title: z.string().trim().min(1).max(200).optional(), boardItemId: z.string().min(1).max(64).optional() }),
+      status: 201,
+      response: NoteSchema,
+      handler: ({ request, body }) => connectors.addNote(credential(request.headers), body),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/dashboard/connectors/notes',
+      summary: 'The notes agents left, newest first (of one instance with instanceId).',
+      query: z.strictObject({ instanceId: z.string().min(1).max(64).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }),
+      response: z.object({ notes: z.array(NoteSchema) }),
+      handler: ({ query }) => ({ notes: connectors.listNotes(query) }),
     }),
     route({
       method: 'GET',

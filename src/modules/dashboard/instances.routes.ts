@@ -4,19 +4,18 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
 import { InstanceSchema, LatestSchema } from '../../protocol/dashboard.ts';
-import type { InstancesService, ScanRange } from './instances.service.ts';
+import type { InstancesService } from './instances.service.ts';
 
 export interface InstanceRouteDeps {
   instances: InstancesService;
   version: string;
   startedAt: number;
   port: () => number;
-  scan: ScanRange;
 }
 
 const idParams = z.strictObject({ id: z.string().min(1).max(64) });
 
-export const instanceRoutes: FastifyPluginAsync<InstanceRouteDeps> = async (app, { instances, version, startedAt, port, scan }) => {
+export const instanceRoutes: FastifyPluginAsync<InstanceRouteDeps> = async (app, { instances, version, startedAt, port }) => {
   defineRoutes(app, 'dashboard', [
     route({
       method: 'GET',
@@ -41,7 +40,7 @@ export const instanceRoutes: FastifyPluginAsync<InstanceRouteDeps> = async (app,
           uptimeMs: Date.now() - startedAt,
           port: port(),
           pid: process.pid,
-          scan: { ...scan, scannedAt: instances.scannedAt },
+          scan: { ...instances.scanRange, scannedAt: instances.scannedAt },
           instances: { total: list.length, online: list.filter((i) => i.status === 'online').length },
         };
       },

@@ -23,6 +23,17 @@ export interface InstanceEvents {
   activity(kind: string, ok: boolean, message: string, instanceId?: string): void;
 }
 
+/** What the manager's settings change while it runs (InstancesService.configure). */
+export interface InstancesTuning {
+  scan: ScanRange;
+  /** Health loop period. */
+  pollMs: number;
+  /** A scan is reused this long, and the background scan runs this often: never a scan per request. */
+  scanTtlMs: number;
+  /** The longest wait between reconnects of an event stream. */
+  maxBackoffMs: number;
+}
+
 export interface InstancesOptions {
   repo: InstancesRepo;
   events: InstanceEvents;
@@ -30,11 +41,7 @@ export interface InstancesOptions {
   instancesDir: string;
   /** How to run svc (`[node, bin/svc.js]`). */
   svcCommand: readonly string[];
-  scan: ScanRange;
-  /** Health loop period (default 10 s). */
-  pollMs?: number;
-  /** A scan is reused this long (default 60 s): never a scan per request. */
-  scanTtlMs?: number;
+  tuning: InstancesTuning;
   /** Per-port timeout of a scan (default 400 ms). */
   probeTimeoutMs?: number;
   bridge?: BridgeOptions;
@@ -68,8 +75,11 @@ export class InstancesService {
   private readonly checks = new Set<Promise<void>>();
   /** Instances with a lifecycle action under way: the health loop leaves them alone. */
   private readonly busyIds = new Set<string>();
+  private tuning: InstancesTuning;
+  private started = false;
 
   constructor(private readonly o: InstancesOptions) {
+    this.tuning = { ...o.tuning, scan: { ...o.tuning.scan } };
     this.bridge = new EventBridge(
       {
         onEvent: (event) => this.onRelayed(event),
@@ -79,19 +89,45 @@ export class InstancesService {
         },
         onDisconnected: (id) => void this.refresh(id),
       },
-      o.bridge,
+      { ...o.bridge, maxBackoffMs: o.tuning.maxBackoffMs },
     );
   }
 
   /** Re-adopts what it started, checks every instance once, scans, then keeps checking. */
   async start(): Promise<void> {
+    this.started = true;
     await Promise.all(this.o.repo.list().map((r) => this.refresh(r.id)));
     void this.scan().catch(() => undefined);
+    this.loop();
+  }
+
+  private loop(): void {
+    if (this.timer) clearInterval(this.timer);
     this.timer = setInterval(() => {
       for (const r of this.o.repo.list()) void this.refresh(r.id);
-      if (Date.now() - this.lastScanAt > (this.o.scanTtlMs ?? 60_000)) void this.scan().catch(() => undefined);
-    }, this.o.pollMs ?? 10_000);
+      if (Date.now() - this.lastScanAt > this.tuning.scanTtlMs) void this.scan().catch(() => undefined);
+    }, this.tuning.pollMs);
     this.timer.unref();
+  }
+
+  get scanRange(): ScanRange {
+    return { ...this.tuning.scan };
+  }
+
+  /** Applies new settings at once: a new scan range is scanned now (instances found before stay registered). */
+  configure(next: InstancesTuning): void {
+    const previous = this.tuning;
+    this.tuning = { ...next, scan: { ...next.scan } };
+    this.bridge.setMaxBackoff(next.maxBackoffMs);
+    if (!this.started || this.closed) return;
+    if (next.pollMs !== previous.pollMs) this.loop();
+    if (next.scan.from !== previous.scan.from || next.scan.count !== previous.scan.count) void this.rescan().catch(() => undefined);
+  }
+
+  /** A scan of the current range: after the one under way, which may have had the old range. */
+  private rescan(): Promise<void> {
+    const running = this.scanning;
+    return running ? running.then(() => this.scan()) : this.scan();
   }
 
   /** Stops checking and subscribing; waits for checks under way (they read the database). */
@@ -249,7 +285,7 @@ export class InstancesService {
   }
 
   private async runScan(): Promise<void> {
-    const { from, count } = this.o.scan;
+    const { from, count } = this.tuning.scan;
     const ports = Array.from({ length: count }, (_, i) => from + i);
     const known = new Set(this.o.repo.list().map((r) => r.url));
     let found = 0;

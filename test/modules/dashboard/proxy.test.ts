@@ -6,6 +6,7 @@ import http from 'node:http';
 import { startServer, getJson, sendJson } from '../../support/server.ts';
 import { openSse } from '../../support/sse.ts';
 import { startManager, findMessage, auth } from './helpers.ts';
+import { startFakeInstance } from './fake-instance.ts';
 
 /** A raw request: fetch would normalize the dot segments the test sends on purpose. */
 const raw = (url: string, path: string, headers: Record<string, string> = {}) =>
@@ -47,6 +48,15 @@ test('the proxy reaches a registered instance with its token and refuses bad pat
       assert.notEqual(answer.status, 200);
     }
     assert.equal((await raw(manager.url, `/i/${id}/api/..%2fsession`)).status, 400);
+    // an empty segment would read as another host if the path were resolved as a URL
+    assert.equal((await raw(manager.url, `/i/${id}//127.0.0.1:1/api/session`)).status, 400);
+    // the instance hands its token to loopback callers, and the manager is one: never through the proxy
+    const tokenAnswer = await raw(manager.url, `/i/${id}/api/auth/token`);
+    assert.equal(tokenAnswer.status, 403);
+    assert.ok(!tokenAnswer.body.includes(token));
+    const bare = await fetch(`${manager.url}/i/${id}?x=1`, { redirect: 'manual' });
+    assert.equal(bare.status, 308);
+    assert.equal(bare.headers.get('location'), `/i/${id}/?x=1`);
     const unknown = await getJson(`${manager.url}/i/inst_000000000000/api/session`);
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.error, 'NOT_FOUND');
@@ -56,7 +66,7 @@ test('the proxy reaches a registered instance with its token and refuses bad pat
   }
 });
 
-test('through the proxy a remote caller still needs the manager token (GET outside /api/ included)', async () => {
+test('through the proxy a remote caller needs the manager token as on the instance: the UI\'s files are open, the API and media are not', async () => {
   const instance = await startServer();
   const manager = await startManager({ classifyPeer: () => 'remote' as const });
   try {
@@ -65,10 +75,48 @@ test('through the proxy a remote caller still needs the manager token (GET outsi
     const added = await getJson(`${manager.url}/api/dashboard/instances`, { method: 'POST', headers: { ...auth(manager.app.token), 'content-type': 'application/json' }, body: JSON.stringify({ url: instance.url, token: instance.app.services.token }) });
     assert.equal(added.status, 201);
     assert.equal((await getJson(`${manager.url}/i/${added.body.id}/api/session`)).status, 401);
-    assert.equal((await getJson(`${manager.url}/i/${added.body.id}/`)).status, 401);
+    assert.equal((await getJson(`${manager.url}/i/${added.body.id}/media/x.png`)).status, 401);
+    assert.equal((await getJson(`${manager.url}/i/${added.body.id}/api/events`)).status, 401);
+    assert.equal((await getJson(`${manager.url}/i/${added.body.id}/api/session?token=${manager.app.token}`)).status, 401, '?token= only on the event streams, as on the instance');
+    const page = await fetch(`${manager.url}/i/${added.body.id}/`);
+    assert.notEqual(page.status, 401, 'the UI page loads, as it does on the instance itself');
     assert.equal((await getJson(`${manager.url}/i/${added.body.id}/api/session`, { headers: auth(manager.app.token) })).status, 200);
+    const sse = await openSse(`${manager.url}/i/${added.body.id}/api/events?token=${manager.app.token}`);
+    try {
+      assert.equal(sse.status, 200, 'an EventSource carries the manager token in the query');
+    } finally {
+      sse.close();
+    }
   } finally {
     await manager.close();
     await instance.close();
+  }
+});
+
+test('through the proxy the chat UI\'s files are the manager\'s own, and what an instance answers never runs as the manager\'s origin', async () => {
+  const fake = await startFakeInstance();
+  const manager = await startManager();
+  try {
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: fake.url, token: fake.token })).body.id as string;
+    // (meanwhile the manager checks it and its bridge tries its event stream)
+    const asked = () => fake.seen.filter((r) => !/^\/api\/(runtime|session|events)$/.test(r.url)).map((r) => r.url);
+    for (const path of ['/', '/index.html']) {
+      const page = await fetch(`${manager.url}/i/${id}${path}`);
+      assert.equal(page.status, 200, path);
+      assert.match(page.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(page.headers.get('content-security-policy') ?? '', /default-src/, 'the UI\'s own CSP');
+      await page.text();
+    }
+    assert.equal((await fetch(`${manager.url}/i/${id}/assets/app-NOPE.js`)).status, 404);
+    assert.deepEqual(asked(), [], 'the instance was not asked for UI files');
+
+    const page = await fetch(`${manager.url}/i/${id}/media/page.html`);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-security-policy'), 'sandbox', 'the instance\'s own CSP is replaced');
+    assert.equal(page.headers.get('x-content-type-options'), 'nosniff');
+    assert.deepEqual(asked(), ['/media/page.html']);
+  } finally {
+    await manager.close();
+    await fake.close();
   }
 });

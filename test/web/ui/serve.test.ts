@@ -32,9 +32,11 @@ describe('serving the web UI', () => {
     const html = await response.text();
     assert.equal(html, readFileSync(join(ROOT, 'web', 'dist', 'index.html'), 'utf8'));
     assert.doesNotMatch(html, /<script>[^<]|<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
-    const script = /<script type="module" src="(\/assets\/app-[A-Z0-9]+\.js)"><\/script>/.exec(html);
-    const style = /<link rel="stylesheet" href="(\/assets\/app-[A-Z0-9]+\.css)">/.exec(html);
+    // relative: the same page works under the manager's /i/<id>/ prefix
+    const script = /<script type="module" src="\.(\/assets\/app-[A-Z0-9]+\.js)"><\/script>/.exec(html);
+    const style = /<link rel="stylesheet" href="\.(\/assets\/app-[A-Z0-9]+\.css)">/.exec(html);
     assert.ok(script && style, 'the index names the hashed bundles');
+    assert.match(html, /<link rel="icon" href="\.\/favicon\.svg"/);
 
     for (const [path, type] of [[script[1]!, /javascript/], [style[1]!, /text\/css/]] as const) {
       const asset = await fetch(`${server.url}${path}`);
@@ -52,7 +54,7 @@ describe('serving the web UI', () => {
 
   test('assets go out brotli- or gzip-compressed to clients that accept it, identical once decoded', async () => {
     const html = await (await fetch(`${server.url}/`)).text();
-    const script = /src="(\/assets\/app-[A-Z0-9]+\.js)"/.exec(html)![1]!;
+    const script = /src="\.(\/assets\/app-[A-Z0-9]+\.js)"/.exec(html)![1]!;
     const original = readFileSync(join(ROOT, 'web', 'dist', script));
     const get = (encoding: string) =>
       new Promise<{ encoding?: string; vary?: string; body: Buffer }>((resolve, reject) => {

@@ -3,10 +3,11 @@
 // file is fetched with the header and shown from a blob URL.
 import { useEffect, useState } from 'preact/hooks';
 import { getToken } from '../api.ts';
+import { at } from '../base.ts';
 import { displayName, isImage, type AttachmentRef } from '../attachments.ts';
 import { Icon } from './icons.tsx';
 
-const mediaPath = (filename: string) => `/media/${encodeURIComponent(filename)}`;
+const mediaPath = (filename: string) => at(`/media/${encodeURIComponent(filename)}`);
 
 async function fetchBlobUrl(filename: string, token: string): Promise<string> {
   const response = await fetch(mediaPath(filename), { headers: { authorization: `Bearer ${token}` } });

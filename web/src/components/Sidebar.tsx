@@ -145,7 +145,7 @@ export function Sidebar() {
       <nav class={`sidebar${open ? ' open' : ''}`} aria-label="Sessions and search">
         <div class="sidebar-top">
           <span class="brand">
-            <img src="/favicon.svg" alt="" width={22} height={22} />
+            <img src="favicon.svg" alt="" width={22} height={22} />
             svc
           </span>
           <button type="button" class="btn new-chat" onClick={() => void newChat()}>

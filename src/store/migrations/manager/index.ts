@@ -5,5 +5,7 @@ import { m001Instances } from './001-instances.ts';
 import { m002BoardSchedule } from './002-board-schedule.ts';
 import { m003Connectors } from './003-connectors.ts';
 import { m004Executive } from './004-executive.ts';
+import { m005Settings } from './005-settings.ts';
+import { m006Notes } from './006-notes.ts';
 
-export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive];
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive, m005Settings, m006Notes];
