@@ -61,7 +61,7 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, selfFleet, SELF_ID, writeCeoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
@@ -503,7 +503,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
   await http.register(chatRoutes, { chat });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
+  const ceoVoice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('instance') });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice: ceoVoice, events: { stream, sse: listeners.sse } });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });

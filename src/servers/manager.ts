@@ -33,7 +33,7 @@ import {
   type ScanRange,
 } from '../modules/dashboard/index.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, writeCeoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 export const DEFAULT_SCAN: ScanRange = { from: 3457, count: 50 };
@@ -137,7 +137,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(federationRoutes, { instances, connectors });
   // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
   await http.register(voiceRoutes, { voice: new VoiceService(() => executive.settings().voice), url: '/api/svc-ceo/voice/transcribe' });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
+  const voice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('manager') });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;

@@ -286,14 +286,14 @@ export class ExecutiveService {
 
   settings(): CeoSettings {
     const saved = this.d.repo.getValue<Partial<CeoSettings>>('settings');
-    return { ...DEFAULT_CEO_SETTINGS, ...saved, voice: { ...DEFAULT_CEO_SETTINGS.voice, ...saved?.voice } };
+    return { ...DEFAULT_CEO_SETTINGS, ...saved, voice: { ...DEFAULT_CEO_SETTINGS.voice, ...saved?.voice }, realtime: { ...DEFAULT_CEO_SETTINGS.realtime, ...saved?.realtime } };
   }
 
   updateSettings(patch: z.infer<typeof CeoSettingsPatchSchema>): CeoSettings {
     const next = applySettingsPatch(this.settings(), patch);
     this.d.repo.setValue('settings', next);
     // names only, never a value
-    this.audit('policy', 'settings', true, `settings changed: ${Object.keys(patch).join(', ')}`, null, { env: Object.keys(patch.env ?? {}), voice: Object.keys(patch.voice ?? {}) });
+    this.audit('policy', 'settings', true, `settings changed: ${Object.keys(patch).join(', ')}`, null, { env: Object.keys(patch.env ?? {}), voice: Object.keys(patch.voice ?? {}), realtime: Object.keys(patch.realtime ?? {}) });
     return next;
   }
 
@@ -306,7 +306,7 @@ export class ExecutiveService {
     return {
       scope: this.d.fleet.scope,
       session: { provider: settings.provider, model: settings.model, providerSessionId: this.d.repo.getValue<string | null>(`session:${settings.provider}`) ?? null },
-      voice: { pushToTalk: this.d.voiceConfigured ? this.d.voiceConfigured() : settings.voice.baseUrl !== '', realtime: false as const },
+      pushToTalk: this.d.voiceConfigured ? this.d.voiceConfigured() : settings.voice.baseUrl !== '',
       transcript: this.d.repo.transcriptTail(50),
       watches: this.watches(),
       pending: this.pending(),

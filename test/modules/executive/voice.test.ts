@@ -22,7 +22,7 @@ test('push-to-talk transcribes with the executive\'s voice settings; the key is 
   const url = `${manager.url}/api/svc-ceo/voice/transcribe`;
   const audio = { method: 'POST', headers: { 'content-type': 'audio/webm' }, body: new Uint8Array(Buffer.from('webm-bytes')) };
 
-  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: false, realtime: false });
+  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: false, realtime: { configured: false, session: null } });
   const unset = await getJson(url, audio);
   assert.deepEqual([unset.status, unset.body.error], [503, 'VOICE_NOT_CONFIGURED']);
   const put = await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { voice: { baseUrl: `http://127.0.0.1:${(whisper.address() as AddressInfo).port}/v1`, apiKey: 'sk-voice-secret' } });
