@@ -504,7 +504,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   });
   await http.register(chatRoutes, { chat });
   const ceoVoice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('instance') });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice: ceoVoice, events: { stream, sse: listeners.sse } });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice: ceoVoice, token, events: { stream, sse: listeners.sse } });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });

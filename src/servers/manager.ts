@@ -138,7 +138,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
   await http.register(voiceRoutes, { voice: new VoiceService(() => executive.settings().voice), url: '/api/svc-ceo/voice/transcribe' });
   const voice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('manager') });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice, events: { stream, sse: listeners.sse } });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice, token, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;

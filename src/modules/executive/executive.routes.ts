@@ -25,6 +25,7 @@ import type { ExecutiveService } from './executive.service.ts';
 import type { ExecutiveAgent } from './agent.ts';
 import type { RealtimeVoice } from './realtime-voice.ts';
 import { CeoSettingsPatchSchema, CeoSettingsSchema, maskSettings } from './settings.ts';
+import { notAPerson } from './person.ts';
 
 const id = z.string().min(1).max(128);
 const FleetInstanceSchema = z.object({ id: z.string(), label: z.string(), status: z.string(), busy: z.boolean(), owned: z.boolean(), workingDir: z.string().nullable() });
@@ -38,6 +39,8 @@ const refuseAgent = (headers: Record<string, unknown>) => {
 
 export interface ExecutiveRouteDeps {
   executive: ExecutiveService;
+  /** The server's token: a script approves confirmations with it, even on loopback. */
+  token: string;
   agent: ExecutiveAgent;
   voice: RealtimeVoice;
   events: { stream: EventStream; sse: Slots };
@@ -49,7 +52,7 @@ const isExecutiveFrame = (json: string) => {
   return name.startsWith('ceo_') || name === 'replay_gap';
 };
 
-export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (app, { executive, agent, voice, events }) => {
+export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (app, { executive, agent, voice, events, token }) => {
   const openResponses = new Set<ServerResponse>();
   app.addHook('preClose', async () => {
     for (const res of openResponses) res.end();
@@ -250,13 +253,15 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       route({
         method: 'POST',
         url: `/api/svc-ceo/confirmations/:id/${verb}`,
-        summary: verb === 'confirm' ? 'Approves a pending confirmation (the action that uses it consumes it).' : 'Cancels a confirmation.',
+        summary: verb === 'confirm' ? 'Approves a pending confirmation (the action that uses it consumes it); a person only: the console page, or the server\'s token.' : 'Cancels a confirmation; a person only: the console page, or the server\'s token.',
         params: z.strictObject({ id }),
         body: noBody,
         response: ConfirmationSchema,
         handler: ({ params, request }) => {
-          refuseAgent(request.headers);
-          return executive.decide(params.id, verb === 'confirm' ? 'approved' : 'cancelled');
+          const decision = verb === 'confirm' ? 'approved' : 'cancelled';
+          const why = notAPerson(request.headers, token);
+          if (why) executive.refuseDecision(params.id, decision, why);
+          return executive.decide(params.id, decision);
         },
       }),
     ),

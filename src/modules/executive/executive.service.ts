@@ -222,6 +222,17 @@ export class ExecutiveService {
     return this.d.repo.getConfirmation(id)!;
   }
 
+  /** A decision that was not a person's (the route says why): refused and audited. */
+  refuseDecision(id: string, decision: 'approved' | 'cancelled', why: string): never {
+    const c = this.d.repo.getConfirmation(id);
+    this.audit('policy', decision === 'approved' ? 'confirm' : 'cancel', false, `confirmation ${id} not ${decision}: ${why}`, c?.args.instanceId ?? null, { confirmationId: id });
+    throw new AppError(
+      403,
+      'PERSON_REQUIRED',
+      `Only a person ${decision === 'approved' ? 'approves' : 'cancels'} a confirmation, and this request is not a person's: ${why}. Use the dashboard page, or send the server's token (Authorization: Bearer; \`svc token\` prints an instance's, <manager home>/token holds the manager's).`,
+    );
+  }
+
   /** Starts, stops or restarts an owned instance: only with an approved confirmation of exactly this action, used up here. */
   async lifecycle(action: LifecycleAction, instanceId: string, confirmationId: string | undefined): Promise<unknown> {
     const hash = argsHash(action, { instanceId });
