@@ -295,6 +295,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     fleet: selfFleet({
       label: 'this instance',
       status: () => runtime.status(),
+      startedAt,
       workingDir,
       submit: (prompt) => runtime.submit({ prompt, sessionId: chat.activeSession().id }),
     }),
@@ -317,6 +318,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     if (event.name !== 'agent_done' || typeof p.requestId !== 'string') return;
     executive.runDone({ instanceId: SELF_ID, requestId: p.requestId, status: String(p.status), text: String(p.text ?? ''), ...(typeof p.messageId === 'number' ? { messageId: p.messageId } : {}) });
   });
+  // watched runs of an earlier boot of this server were lost with it: each ends as a `lost` completion
+  void executive.catchUp(SELF_ID);
   const orchestration = new OrchestrationService({
     repo: new OrchestrationRepo(db),
     bus,

@@ -8,7 +8,7 @@ import type { EventBus } from '../../events/bus.ts';
 import type { AuditSink } from '../security-audit/index.ts';
 import { argsHash, DEFAULT_CONFIRMATION_TTL_MS, MAX_CONFIRMATION_TTL_MS } from './confirmation.ts';
 import type { ExecutiveRepo } from './executive.repo.ts';
-import type { DoneRun, Fleet } from './fleet.ts';
+import { lostRequests, type DoneRun, type Fleet } from './fleet.ts';
 import { planQuery } from './query.ts';
 import { runQuery, type QueryResult } from './query-run.ts';
 import { editDoc, type DocsOperation } from './docs-write.ts';
@@ -137,15 +137,23 @@ export class ExecutiveService {
 
   /**
    * The fallback after a gap in an instance's stream (a manager restart, an instance restart, a replay
-   * gap): its saved answers are read once for the requests still watched.
+   * gap): its saved answers are read once for the requests still watched; then, if the instance has
+   * restarted since a watched request was sent and is not running it, that run was lost: its watch
+   * ends with a completion of status `lost`, once, so the person hears of it.
    */
   async catchUp(instanceId: string): Promise<number> {
-    const watched = new Set(this.d.repo.watches(false).flatMap((w) => (w.instanceId === instanceId && w.requestId ? [w.requestId] : [])));
-    if (!watched.size || !this.d.fleet.finishedRuns) return 0;
+    const watched = () => this.d.repo.watches(false).filter((w) => w.instanceId === instanceId && w.requestId);
+    if (!watched().length) return 0;
     let found = 0;
     try {
-      for (const run of await this.d.fleet.finishedRuns(instanceId)) {
-        if (watched.has(run.requestId) && this.runDone(run)) found++;
+      const ids = new Set(watched().map((w) => w.requestId));
+      for (const run of (await this.d.fleet.finishedRuns?.(instanceId)) ?? []) {
+        if (ids.has(run.requestId) && this.runDone(run)) found++;
+      }
+      const boot = await this.d.fleet.boot?.(instanceId);
+      for (const w of boot ? lostRequests(watched(), instanceId, boot) : []) {
+        const text = `${instanceId} restarted (at ${new Date(boot!.startedAt).toISOString()}) before request ${w.requestId} finished: its run was lost. Send it again if it is still needed.`;
+        if (this.runDone({ instanceId, requestId: w.requestId!, status: 'lost', text })) found++;
       }
     } catch (err) {
       this.audit('completion', 'catch_up', false, `could not read ${instanceId}'s answers: ${(err as Error).message}`, instanceId);

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { capOutput, planQuery, refusedOption, splitWords } from '../../../src/modules/executive/query.ts';
 import { appendSection, applyUnifiedDiff, docsPathRefusal, replaceSection } from '../../../src/modules/executive/docs-edit.ts';
 import { callIdOf, functionCalls, realtimeUrls, spokenText } from '../../../src/modules/executive/realtime.ts';
+import { lostRequests } from '../../../src/modules/executive/fleet.ts';
 
 const root = '/work/project';
 const refused = (line: string) => {
@@ -120,4 +121,18 @@ test('realtime: the call\'s URLs, its id from Location, function calls and spoke
   assert.deepEqual(spokenText({ type: 'response.output_audio_transcript.done', transcript: ' 네 ' }), { role: 'executive', text: '네' });
   assert.deepEqual(spokenText({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'stop A' }), { role: 'user', text: 'stop A' });
   assert.equal(spokenText({ type: 'response.output_audio_transcript.delta', transcript: 'x' }), null);
+});
+
+test('lost requests: watched before the instance\'s current boot, not its run now, still active', () => {
+  const w = (id: string, over: Record<string, unknown>) => ({ id, instanceId: 'a', requestId: `req-${id}`, reason: 'dispatch' as const, status: 'active' as const, createdAt: 100, endedAt: null, ...over });
+  const watches = [
+    w('old', {}),
+    w('running', {}),
+    w('after', { createdAt: 300 }),
+    w('other', { instanceId: 'b' }),
+    w('manual', { requestId: null, reason: 'manual' }),
+    w('done', { status: 'completed' }),
+  ];
+  assert.deepEqual(lostRequests(watches, 'a', { startedAt: 200, activeRequestId: 'req-running' }).map((x) => x.id), ['old']);
+  assert.deepEqual(lostRequests(watches, 'a', { startedAt: 50, activeRequestId: null }), [], 'no restart since: nothing lost');
 });
