@@ -311,6 +311,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     selfUrl: () => serverUrl ?? '',
     token,
     pidDir: home.pids,
+    scratchRoot: home.runs,
   });
   // its completions come from this server's own agent_done events
   bus.subscribe((event) => {

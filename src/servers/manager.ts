@@ -103,7 +103,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   const executiveRepo = new ExecutiveRepo(db);
   const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes') });
   const pidDir = join(options.home, 'pids');
-  mkdirSync(pidDir, { recursive: true, mode: 0o700 });
+  const runsDir = join(options.home, 'runs');
+  for (const dir of [pidDir, runsDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const executiveAgent = new ExecutiveAgent({
     service: executive,
     repo: executiveRepo,
@@ -114,6 +115,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     selfUrl: () => `http://127.0.0.1:${port}`,
     token,
     pidDir,
+    scratchRoot: runsDir,
   });
   // completions come from each instance's own events, relayed by the bridge
   bus.subscribe((event) => {
