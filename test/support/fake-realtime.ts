@@ -53,7 +53,7 @@ export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
     const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': String(req.headers['content-type']) } }).formData();
     const sdp = form.get('sdp');
     if (typeof sdp !== 'string') return json(res, 400, { error: { message: 'sdp is required', type: 'invalid_request_error' } });
-    const pc = new RTCPeerConnection({ iceUseIpv6: false });
+    const pc = new RTCPeerConnection({ iceUseIpv6: false, bundlePolicy: 'max-bundle' });
     const call: FakeCall = { id: `rtc_${randomUUID().replaceAll('-', '')}`, session: JSON.parse(String(form.get('session') ?? '{}')), pc, channels: [], sideband: null, events: [], hungUp: false };
     pc.onDataChannel.subscribe((dc) => call.channels.push(dc));
     await pc.setRemoteDescription({ type: 'offer', sdp });

@@ -14,7 +14,8 @@ const KEY = 'sk-realtime-secret-7f3a9c';
 
 /** A browser-like peer: a microphone-like audio track and the `oai-events` data channel. */
 async function offerer() {
-  const pc = new RTCPeerConnection({ iceUseIpv6: false });
+  // max-bundle: one ICE transport (werift 0.25 leaves the socket of a bundled-away one open after close)
+  const pc = new RTCPeerConnection({ iceUseIpv6: false, bundlePolicy: 'max-bundle' });
   pc.addTransceiver('audio', { direction: 'sendrecv' });
   const channel = pc.createDataChannel('oai-events');
   await pc.setLocalDescription(await pc.createOffer());
