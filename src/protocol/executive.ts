@@ -59,7 +59,7 @@ export type Confirmation = z.infer<typeof ConfirmationSchema>;
 export const CeoAuditSchema = z.object({
   id: z.number().int(),
   at: z.number(),
-  kind: z.enum(['tool', 'policy', 'lifecycle', 'completion', 'docs_edit', 'confirmation']),
+  kind: z.enum(['tool', 'policy', 'lifecycle', 'completion', 'docs_edit', 'confirmation', 'voice']),
   action: z.string(),
   ok: z.boolean(),
   instanceId: z.string().nullable(),

@@ -61,7 +61,7 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, selfFleet, SELF_ID, writeCeoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
@@ -299,6 +299,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     fleet: selfFleet({
       label: 'this instance',
       status: () => runtime.status(),
+      startedAt,
       workingDir,
       submit: (prompt) => runtime.submit({ prompt, sessionId: chat.activeSession().id }),
     }),
@@ -314,6 +315,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     selfUrl: () => serverUrl ?? '',
     token,
     pidDir: home.pids,
+    scratchRoot: home.runs,
   });
   // its completions come from this server's own agent_done events
   bus.subscribe((event) => {
@@ -321,6 +323,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     if (event.name !== 'agent_done' || typeof p.requestId !== 'string') return;
     executive.runDone({ instanceId: SELF_ID, requestId: p.requestId, status: String(p.status), text: String(p.text ?? ''), ...(typeof p.messageId === 'number' ? { messageId: p.messageId } : {}) });
   });
+  // watched runs of an earlier boot of this server were lost with it: each ends as a `lost` completion
+  void executive.catchUp(SELF_ID);
   const orchestration = new OrchestrationService({
     repo: new OrchestrationRepo(db),
     bus,
@@ -508,7 +512,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
   await http.register(chatRoutes, { chat });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
+  const ceoVoice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('instance') });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice: ceoVoice, token, events: { stream, sse: listeners.sse } });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });

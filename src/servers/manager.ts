@@ -40,7 +40,7 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, writeCeoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 
@@ -135,7 +135,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   const ceoVoice: VoiceService = new VoiceService(() => executive.settings().voice);
   const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances), bus, notesDir: join(options.home, 'notes'), voiceConfigured: (): boolean => ceoVoice.ready() });
   const pidDir = join(options.home, 'pids');
-  mkdirSync(pidDir, { recursive: true, mode: 0o700 });
+  const runsDir = join(options.home, 'runs');
+  for (const dir of [pidDir, runsDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });
   const executiveAgent = new ExecutiveAgent({
     service: executive,
     repo: executiveRepo,
@@ -146,6 +147,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     selfUrl: () => `http://127.0.0.1:${port}`,
     token,
     pidDir,
+    scratchRoot: runsDir,
   });
   // completions come from each instance's own events, relayed by the bridge
   bus.subscribe((event) => {
@@ -168,8 +170,10 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
+  // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
   await http.register(voiceRoutes, { voice: ceoVoice, url: '/api/svc-ceo/voice/transcribe' });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, events: { stream, sse: listeners.sse } });
+  const voice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('manager') });
+  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice, token, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;

@@ -5,7 +5,15 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CeoAudit, Completion, Confirmation, TranscriptEntry, Watch } from '../../src/protocol/executive.ts';
 import { api, type Instance } from './api.ts';
 
+interface VoiceSession {
+  id: string;
+  model: string;
+  voice: string;
+  startedAt: number;
+}
+
 interface CeoState {
+  voice: { pushToTalk: boolean; realtime: { configured: boolean; session: VoiceSession | null } };
   transcript: TranscriptEntry[];
   watches: Watch[];
   pending: Completion[];
@@ -121,6 +129,69 @@ function Composer({ instances, onError }: { instances: Instance[]; onError: (m: 
   );
 }
 
+interface LiveCall {
+  id: string;
+  pc: RTCPeerConnection;
+  mic: MediaStream;
+}
+
+/**
+ * Realtime voice over WebRTC: the microphone and an `oai-events` data channel go to the realtime
+ * endpoint through svc (POST voice/connect answers the offer; svc holds the key and runs the tools);
+ * the model's voice plays from the remote track.
+ */
+function LiveVoice({ session, onError }: { session: VoiceSession | null; onError: (m: string) => void }) {
+  const call = useRef<LiveCall | null>(null);
+  const [status, setStatus] = useState('');
+  const hangUp = async () => {
+    const live = call.current;
+    call.current = null;
+    live?.mic.getTracks().forEach((t) => t.stop());
+    live?.pc.close();
+    setStatus('');
+    const id = live?.id ?? session?.id;
+    if (id) await api(`/api/svc-ceo/voice/${encodeURIComponent(id)}/close`, { method: 'POST', body: {} }).catch((e: Error) => onError(e.message));
+  };
+  const talk = async () => {
+    setStatus('connecting');
+    let pc: RTCPeerConnection | undefined;
+    let mic: MediaStream | undefined;
+    try {
+      pc = new RTCPeerConnection();
+      mic = await navigator.mediaDevices.getUserMedia({ audio: true });
+      for (const track of mic.getTracks()) pc.addTrack(track, mic);
+      const speaker = new Audio();
+      speaker.autoplay = true;
+      pc.ontrack = (e) => (speaker.srcObject = e.streams[0] ?? null);
+      const channel = pc.createDataChannel('oai-events');
+      const peer = pc;
+      const show = () => setStatus(`${peer.connectionState}${channel.readyState === 'open' ? ', events open' : ''}`);
+      pc.onconnectionstatechange = show;
+      channel.onopen = show;
+      await pc.setLocalDescription(await pc.createOffer());
+      const answer = await api<{ id: string; sdp: string }>('/api/svc-ceo/voice/connect', { method: 'POST', body: { sdp: pc.localDescription!.sdp } });
+      call.current = { id: answer.id, pc, mic };
+      await pc.setRemoteDescription({ type: 'answer', sdp: answer.sdp });
+    } catch (e) {
+      mic?.getTracks().forEach((t) => t.stop());
+      pc?.close();
+      setStatus('');
+      onError(`live voice: ${(e as Error).message}`);
+    }
+  };
+  const live = call.current !== null || session !== null;
+  return (
+    <div class="ceo-live-voice">
+      {live ? (
+        <button type="button" onClick={() => void hangUp()}>Hang up</button>
+      ) : (
+        <button type="button" onClick={() => void talk()} disabled={status === 'connecting'}>Talk live</button>
+      )}
+      {status && <span class="ceo-voice-status" data-state={status}>live voice: {status}</span>}
+    </div>
+  );
+}
+
 function Confirmations({ instances, confirmations, onError }: { instances: Instance[]; confirmations: Confirmation[]; onError: (m: string) => void }) {
   const owned = instances.filter((i) => i.owner === 'manager');
   const [action, setAction] = useState<'start' | 'stop' | 'restart'>('stop');
@@ -192,6 +263,7 @@ export function Executive({ instances }: { instances: Instance[] }) {
         ))}
       </ol>
       <Composer instances={instances} onError={setError} />
+      {state.voice.realtime.configured && <LiveVoice session={state.voice.realtime.session} onError={setError} />}
       <h3>Pending completions</h3>
       <ul class="ceo-pending">
         {state.pending.map((c) => (

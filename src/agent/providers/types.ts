@@ -74,6 +74,11 @@ export interface InvocationRequest {
    * then ignored). An adapter that cannot enforce it throws from buildInvocation.
    */
   readOnly?: boolean;
+  /**
+   * The run acts only through its MCP servers: the CLI's own shell, file-writing and web tools are
+   * removed where the CLI allows it (what each allows: the README's executive section).
+   */
+  mcpOnly?: boolean;
   /** A private per-run directory the runner creates and deletes; adapters may name files in it. */
   scratchDir: string;
   /**

@@ -13,12 +13,6 @@ import { CEO_MCP_SERVER } from './mcp-script.ts';
 import { executiveInstructions, turnPrompt } from './prompt.ts';
 import type { CeoSettings } from './settings.ts';
 
-/**
- * Claude Code's tools that change files, run commands or call URLs (svc's own API is on loopback): the
- * executive acts only through its own tools.
- */
-const CLAUDE_BUILTIN_WRITERS = ['Bash', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'WebFetch'];
-
 export interface AgentDeps {
   service: ExecutiveService;
   repo: ExecutiveRepo;
@@ -31,6 +25,8 @@ export interface AgentDeps {
   selfUrl(): string;
   token: string | null;
   pidDir: string;
+  /** Parent of each run's private directory: in svc's home (gemini ignores settings files below a world-writable /tmp). */
+  scratchRoot: string;
   /** The runs' working directory: private to the executive (never a project), the same every turn so its CLI can resume. */
   workDir: string;
 }
@@ -76,8 +72,10 @@ export class ExecutiveAgent {
             model: settings.model || undefined,
             systemPrompt: executiveInstructions(this.d.scope),
             resumeSessionId: this.d.repo.getValue<string | null>(sessionKey) ?? undefined,
-            // its tools are svc's routes, which check everything themselves; the CLI's own writers are removed
+            // its tools are svc's routes, which check everything themselves; the CLI's own shell, writers
+            // and web tools are removed where it allows (mcpOnly)
             autoApprove: true,
+            mcpOnly: true,
             mcpServers: [
               {
                 name: CEO_MCP_SERVER,
@@ -87,10 +85,10 @@ export class ExecutiveAgent {
                 env: { SVC_CEO_URL: this.d.selfUrl(), SVC_CEO_RUN: credential, ...(this.d.token ? { SVC_CEO_TOKEN: this.d.token } : {}) },
               },
             ],
-            ...(provider === 'claude' ? { extraArgs: [`--disallowedTools=${CLAUDE_BUILTIN_WRITERS.join(',')}`] } : {}),
           },
           env: { ...process.env, ...this.d.defaults?.env(), ...settings.env },
           pidDir: this.d.pidDir,
+          scratchRoot: this.d.scratchRoot,
           idleTimeoutMs: 120_000,
           maxRunMs: 600_000,
         },

@@ -23,10 +23,13 @@ import { WireEventSchema } from '../../protocol/events.ts';
 import { StreamLineSchema } from '../../protocol/stream-lines.ts';
 import type { ExecutiveService } from './executive.service.ts';
 import type { ExecutiveAgent } from './agent.ts';
+import type { RealtimeVoice } from './realtime-voice.ts';
 import { CeoSettingsPatchSchema, CeoSettingsSchema, maskSettings } from './settings.ts';
+import { notAPerson } from './person.ts';
 
 const id = z.string().min(1).max(128);
 const FleetInstanceSchema = z.object({ id: z.string(), label: z.string(), status: z.string(), busy: z.boolean(), owned: z.boolean(), workingDir: z.string().nullable() });
+const VoiceSessionSchema = z.object({ id: z.string(), model: z.string(), voice: z.string(), startedAt: z.number() });
 const DispatchSchema = z.object({ requestId: z.string(), watch: WatchSchema });
 
 /** Approvals are a person's: a request made with a run's credential (an agent) never approves. */
@@ -36,7 +39,10 @@ const refuseAgent = (headers: Record<string, unknown>) => {
 
 export interface ExecutiveRouteDeps {
   executive: ExecutiveService;
+  /** The server's token: a script approves confirmations with it, even on loopback. */
+  token: string;
   agent: ExecutiveAgent;
+  voice: RealtimeVoice;
   events: { stream: EventStream; sse: Slots };
 }
 
@@ -46,10 +52,11 @@ const isExecutiveFrame = (json: string) => {
   return name.startsWith('ceo_') || name === 'replay_gap';
 };
 
-export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (app, { executive, agent, events }) => {
+export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (app, { executive, agent, voice, events, token }) => {
   const openResponses = new Set<ServerResponse>();
   app.addHook('preClose', async () => {
     for (const res of openResponses) res.end();
+    await voice.closeAll();
   });
   defineRoutes(app, 'executive', [
     route({
@@ -125,8 +132,8 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
         scope: z.enum(['manager', 'instance']),
         /** The executive's own provider session, and whether a turn is running. */
         session: z.object({ provider: z.string(), model: z.string(), providerSessionId: z.string().nullable(), busy: z.boolean() }),
-        /** Push-to-talk needs a transcription endpoint; realtime voice is not built. */
-        voice: z.object({ pushToTalk: z.boolean(), realtime: z.literal(false) }),
+        /** Push-to-talk needs a transcription endpoint; realtime voice an endpoint and key (configured), and shows its live session. */
+        voice: z.object({ pushToTalk: z.boolean(), realtime: z.object({ configured: z.boolean(), session: VoiceSessionSchema.nullable() }) }),
         transcript: z.array(TranscriptEntrySchema),
         watches: z.array(WatchSchema),
         pending: z.array(CompletionSchema),
@@ -135,8 +142,8 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
         confirmations: z.array(ConfirmationSchema),
       }),
       handler: () => {
-        const state = executive.state();
-        return { ...state, session: { ...state.session, busy: agent.running } };
+        const { pushToTalk, ...state } = executive.state();
+        return { ...state, session: { ...state.session, busy: agent.running }, voice: { pushToTalk, realtime: voice.status() } };
       },
     }),
     route({
@@ -246,13 +253,15 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       route({
         method: 'POST',
         url: `/api/svc-ceo/confirmations/:id/${verb}`,
-        summary: verb === 'confirm' ? 'Approves a pending confirmation (the action that uses it consumes it).' : 'Cancels a confirmation.',
+        summary: verb === 'confirm' ? 'Approves a pending confirmation (the action that uses it consumes it); a person only: the console page, or the server\'s token.' : 'Cancels a confirmation; a person only: the console page, or the server\'s token.',
         params: z.strictObject({ id }),
         body: noBody,
         response: ConfirmationSchema,
         handler: ({ params, request }) => {
-          refuseAgent(request.headers);
-          return executive.decide(params.id, verb === 'confirm' ? 'approved' : 'cancelled');
+          const decision = verb === 'confirm' ? 'approved' : 'cancelled';
+          const why = notAPerson(request.headers, token);
+          if (why) executive.refuseDecision(params.id, decision, why);
+          return executive.decide(params.id, decision);
         },
       }),
     ),
@@ -295,6 +304,27 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       }),
       response: z.object({ path: z.string(), target: z.enum(['project', 'notes']), bytes: z.number().int(), created: z.boolean() }),
       handler: ({ body }) => executive.editDocs(body),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/voice/connect',
+      summary: 'Realtime voice: the browser\'s WebRTC offer goes to the configured realtime endpoint (svc holds the key); answers its SDP and a session whose tools run server-side.',
+      body: z.strictObject({ sdp: z.string().min(1).max(100_000) }),
+      status: 201,
+      response: VoiceSessionSchema.extend({ sdp: z.string() }),
+      handler: ({ body }) => voice.connect(body.sdp),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/svc-ceo/voice/:sessionId/close',
+      summary: 'Hangs up a realtime voice session and leaves its call.',
+      params: z.strictObject({ sessionId: id }),
+      body: noBody,
+      response: z.object({ closed: z.literal(true) }),
+      handler: async ({ params }) => {
+        await voice.close(params.sessionId);
+        return { closed: true as const };
+      },
     }),
     route({
       method: 'GET',

@@ -8,7 +8,7 @@ import type { EventBus } from '../../events/bus.ts';
 import type { AuditSink } from '../security-audit/index.ts';
 import { argsHash, DEFAULT_CONFIRMATION_TTL_MS, MAX_CONFIRMATION_TTL_MS } from './confirmation.ts';
 import type { ExecutiveRepo } from './executive.repo.ts';
-import type { DoneRun, Fleet } from './fleet.ts';
+import { lostRequests, type DoneRun, type Fleet } from './fleet.ts';
 import { planQuery } from './query.ts';
 import { runQuery, type QueryResult } from './query-run.ts';
 import { editDoc, type DocsOperation } from './docs-write.ts';
@@ -137,15 +137,23 @@ export class ExecutiveService {
 
   /**
    * The fallback after a gap in an instance's stream (a manager restart, an instance restart, a replay
-   * gap): its saved answers are read once for the requests still watched.
+   * gap): its saved answers are read once for the requests still watched; then, if the instance has
+   * restarted since a watched request was sent and is not running it, that run was lost: its watch
+   * ends with a completion of status `lost`, once, so the person hears of it.
    */
   async catchUp(instanceId: string): Promise<number> {
-    const watched = new Set(this.d.repo.watches(false).flatMap((w) => (w.instanceId === instanceId && w.requestId ? [w.requestId] : [])));
-    if (!watched.size || !this.d.fleet.finishedRuns) return 0;
+    const watched = () => this.d.repo.watches(false).filter((w) => w.instanceId === instanceId && w.requestId);
+    if (!watched().length) return 0;
     let found = 0;
     try {
-      for (const run of await this.d.fleet.finishedRuns(instanceId)) {
-        if (watched.has(run.requestId) && this.runDone(run)) found++;
+      const ids = new Set(watched().map((w) => w.requestId));
+      for (const run of (await this.d.fleet.finishedRuns?.(instanceId)) ?? []) {
+        if (ids.has(run.requestId) && this.runDone(run)) found++;
+      }
+      const boot = await this.d.fleet.boot?.(instanceId);
+      for (const w of boot ? lostRequests(watched(), instanceId, boot) : []) {
+        const text = `${instanceId} restarted (at ${new Date(boot!.startedAt).toISOString()}) before request ${w.requestId} finished: its run was lost. Send it again if it is still needed.`;
+        if (this.runDone({ instanceId, requestId: w.requestId!, status: 'lost', text })) found++;
       }
     } catch (err) {
       this.audit('completion', 'catch_up', false, `could not read ${instanceId}'s answers: ${(err as Error).message}`, instanceId);
@@ -222,6 +230,17 @@ export class ExecutiveService {
     return this.d.repo.getConfirmation(id)!;
   }
 
+  /** A decision that was not a person's (the route says why): refused and audited. */
+  refuseDecision(id: string, decision: 'approved' | 'cancelled', why: string): never {
+    const c = this.d.repo.getConfirmation(id);
+    this.audit('policy', decision === 'approved' ? 'confirm' : 'cancel', false, `confirmation ${id} not ${decision}: ${why}`, c?.args.instanceId ?? null, { confirmationId: id });
+    throw new AppError(
+      403,
+      'PERSON_REQUIRED',
+      `Only a person ${decision === 'approved' ? 'approves' : 'cancels'} a confirmation, and this request is not a person's: ${why}. Use the dashboard page, or send the server's token (Authorization: Bearer; \`svc token\` prints an instance's, <manager home>/token holds the manager's).`,
+    );
+  }
+
   /** Starts, stops or restarts an owned instance: only with an approved confirmation of exactly this action, used up here. */
   async lifecycle(action: LifecycleAction, instanceId: string, confirmationId: string | undefined): Promise<unknown> {
     const hash = argsHash(action, { instanceId });
@@ -286,14 +305,14 @@ export class ExecutiveService {
 
   settings(): CeoSettings {
     const saved = this.d.repo.getValue<Partial<CeoSettings>>('settings');
-    return { ...DEFAULT_CEO_SETTINGS, ...saved, voice: { ...DEFAULT_CEO_SETTINGS.voice, ...saved?.voice } };
+    return { ...DEFAULT_CEO_SETTINGS, ...saved, voice: { ...DEFAULT_CEO_SETTINGS.voice, ...saved?.voice }, realtime: { ...DEFAULT_CEO_SETTINGS.realtime, ...saved?.realtime } };
   }
 
   updateSettings(patch: z.infer<typeof CeoSettingsPatchSchema>): CeoSettings {
     const next = applySettingsPatch(this.settings(), patch);
     this.d.repo.setValue('settings', next);
     // names only, never a value
-    this.audit('policy', 'settings', true, `settings changed: ${Object.keys(patch).join(', ')}`, null, { env: Object.keys(patch.env ?? {}), voice: Object.keys(patch.voice ?? {}) });
+    this.audit('policy', 'settings', true, `settings changed: ${Object.keys(patch).join(', ')}`, null, { env: Object.keys(patch.env ?? {}), voice: Object.keys(patch.voice ?? {}), realtime: Object.keys(patch.realtime ?? {}) });
     return next;
   }
 
@@ -306,7 +325,7 @@ export class ExecutiveService {
     return {
       scope: this.d.fleet.scope,
       session: { provider: settings.provider, model: settings.model, providerSessionId: this.d.repo.getValue<string | null>(`session:${settings.provider}`) ?? null },
-      voice: { pushToTalk: this.d.voiceConfigured ? this.d.voiceConfigured() : settings.voice.baseUrl !== '', realtime: false as const },
+      pushToTalk: this.d.voiceConfigured ? this.d.voiceConfigured() : settings.voice.baseUrl !== '',
       transcript: this.d.repo.transcriptTail(50),
       watches: this.watches(),
       pending: this.pending(),

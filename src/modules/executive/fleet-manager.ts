@@ -13,6 +13,10 @@ export function managerFleet(instances: InstancesService): Fleet {
     inspect: (id) => ({ instance: view(instances.get(id)), latest: instances.latest(id) }),
     send: (id, prompt) => instances.dispatch(id, prompt),
     finishedRuns: async (id) => runsOfMessages(id, (await instances.read<{ messages: Message[] }>(id, '/api/messages?limit=100')).messages),
+    boot: async (id) => {
+      const r = await instances.read<{ startedAt: number; agent: { active?: { requestId: string } } }>(id, '/api/runtime');
+      return { startedAt: r.startedAt, activeRequestId: r.agent.active?.requestId ?? null };
+    },
     lifecycle: (action, id) => (action === 'start' ? instances.startAgain(id) : action === 'stop' ? instances.stop(id) : instances.restart(id)),
   };
 }

@@ -7,7 +7,9 @@ export const SELF_ID = 'self';
 
 export interface SelfDeps {
   label: string;
-  status(): { busy: boolean; pending: number };
+  status(): { busy: boolean; pending: number; active?: { requestId: string } };
+  /** When this server started: its queue and run live in memory, so watches from before are lost. */
+  startedAt: number;
   workingDir(): string;
   /** Submits a prompt to this server's agent; the request id comes back at once. */
   submit(prompt: string): { requestId: string };
@@ -28,6 +30,10 @@ export function selfFleet(d: SelfDeps): Fleet {
     send: async (id, prompt) => {
       check(id);
       return d.submit(prompt);
+    },
+    boot: async (id) => {
+      check(id);
+      return { startedAt: d.startedAt, activeRequestId: d.status().active?.requestId ?? null };
     },
     lifecycle: async (_action, id) => {
       check(id);

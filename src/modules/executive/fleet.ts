@@ -1,6 +1,6 @@
 // What the executive sees and does: on the manager every instance (through the dashboard's service),
 // on a core server only itself. The service is written against this interface only.
-import type { LifecycleAction } from '../../protocol/executive.ts';
+import type { LifecycleAction, Watch } from '../../protocol/executive.ts';
 import type { Message } from '../../protocol/chat.ts';
 
 export interface DoneRun {
@@ -18,6 +18,21 @@ export function runsOfMessages(instanceId: string, messages: readonly Message[])
     if (m.role === 'user' || typeof meta?.requestId !== 'string') return [];
     return [{ instanceId, requestId: meta.requestId, status: String(meta.status ?? 'ok'), text: m.role === 'assistant' ? m.content : '', messageId: m.id }];
   });
+}
+
+/** An instance's current boot: when its process started, and the request it runs now. */
+export interface Boot {
+  startedAt: number;
+  activeRequestId: string | null;
+}
+
+/**
+ * Watched requests lost in a restart: sent before the instance's current boot (its queue and run live
+ * in memory, so nothing from an earlier boot survives) and not its run now. Call it only after the
+ * finished runs were claimed, so the ones that ended are not among them.
+ */
+export function lostRequests(watches: readonly Watch[], instanceId: string, boot: Boot): Watch[] {
+  return watches.filter((w) => w.instanceId === instanceId && w.status === 'active' && w.requestId !== null && w.createdAt < boot.startedAt && w.requestId !== boot.activeRequestId);
 }
 
 export interface FleetInstance {
@@ -43,4 +58,6 @@ export interface Fleet {
    * its event stream (a fleet that sees its own events in-process has no such gap and none of this).
    */
   finishedRuns?(id: string): Promise<DoneRun[]>;
+  /** The instance's current boot (read after a gap, to tell the runs a restart lost). */
+  boot?(id: string): Promise<Boot>;
 }

@@ -8,3 +8,5 @@ export { selfFleet, SELF_ID } from './fleet-self.ts';
 export type { Fleet, FleetInstance } from './fleet.ts';
 export { ExecutiveAgent } from './agent.ts';
 export { writeCeoMcpScript } from './mcp-script.ts';
+export { RealtimeVoice } from './realtime-voice.ts';
+export { voiceInstructions } from './prompt.ts';

@@ -13,6 +13,14 @@ export function executiveInstructions(scope: 'manager' | 'instance'): string {
   ].join('\n');
 }
 
+/** The realtime voice session's instructions: the same agent, spoken. */
+export function voiceInstructions(scope: 'manager' | 'instance'): string {
+  return [
+    executiveInstructions(scope),
+    'You are speaking with the person live, by voice: keep answers short and easy to listen to, and speak the language the person speaks (Korean or English at least), switching when they switch.',
+  ].join('\n');
+}
+
 export function turnPrompt(input: { text: string; instanceId?: string; pending: readonly Completion[] }): string {
   const parts = [input.text];
   if (input.instanceId) parts.push(`(The person has instance ${input.instanceId} selected.)`);

@@ -3,6 +3,18 @@
 import { z } from 'zod';
 import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
 import { voiceSettings } from '../voice/index.ts';
+import { httpUrlOrEmptySetting } from '../../protocol/settings-url.ts';
+
+/** The realtime voice endpoint (OpenAI's Realtime API over WebRTC, or one speaking it); the key never leaves svc. */
+export const RealtimeSettingsSchema = z.object({
+  /** The API's base URL, e.g. https://api.openai.com/v1; '' turns realtime voice off. */
+  baseUrl: httpUrlOrEmptySetting('https://api.openai.com/v1'),
+  apiKey: z.string().max(10_000),
+  model: z.string().min(1).max(200),
+  voice: z.string().min(1).max(100),
+});
+export type RealtimeSettings = z.infer<typeof RealtimeSettingsSchema>;
+const DEFAULT_REALTIME: RealtimeSettings = { baseUrl: '', apiKey: '', model: 'gpt-realtime', voice: 'marin' };
 
 export const CeoSettingsSchema = z.object({
   provider: z.enum(PROVIDER_IDS),
@@ -13,10 +25,12 @@ export const CeoSettingsSchema = z.object({
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(10_000)),
   /** Push-to-talk's transcription engine on the manager (the voice section's fields; apiKey write-only). */
   voice: voiceSettings.schema,
+  /** Realtime voice over WebRTC (apiKey write-only). */
+  realtime: RealtimeSettingsSchema,
 });
 export type CeoSettings = z.infer<typeof CeoSettingsSchema>;
 
-export const DEFAULT_CEO_SETTINGS: CeoSettings = { provider: 'claude', model: '', executable: '', env: {}, voice: voiceSettings.defaults };
+export const DEFAULT_CEO_SETTINGS: CeoSettings = { provider: 'claude', model: '', executable: '', env: {}, voice: voiceSettings.defaults, realtime: DEFAULT_REALTIME };
 
 /** A patch: fields given replace; an env value of null removes that variable. */
 export const CeoSettingsPatchSchema = z.strictObject({
@@ -25,6 +39,7 @@ export const CeoSettingsPatchSchema = z.strictObject({
   executable: z.string().max(4096).optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(10_000).nullable()).optional(),
   voice: voiceSettings.schema.partial().optional(),
+  realtime: RealtimeSettingsSchema.partial().optional(),
 });
 
 export function applySettingsPatch(current: CeoSettings, patch: z.infer<typeof CeoSettingsPatchSchema>): CeoSettings {
@@ -39,6 +54,7 @@ export function applySettingsPatch(current: CeoSettings, patch: z.infer<typeof C
     executable: patch.executable ?? current.executable,
     env,
     voice: { ...current.voice, ...patch.voice },
+    realtime: { ...current.realtime, ...patch.realtime },
   };
 }
 
@@ -47,4 +63,5 @@ export const maskSettings = (s: CeoSettings): CeoSettings => ({
   ...s,
   env: Object.fromEntries(Object.keys(s.env).map((k) => [k, '***'])),
   voice: { ...s.voice, apiKey: s.voice.apiKey ? '***' : '' },
+  realtime: { ...s.realtime, apiKey: s.realtime.apiKey ? '***' : '' },
 });

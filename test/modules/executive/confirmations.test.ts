@@ -30,6 +30,9 @@ test('stop, restart and start of an owned instance need an approved confirmation
       assert.equal(created.status, 201, JSON.stringify(created.body));
       return created.body;
     };
+    // a script decides with the manager's token, even on loopback
+    const asPerson = { authorization: `Bearer ${manager.app.token}`, 'content-type': 'application/json' };
+    const decide = (id: string, verb: 'confirm' | 'cancel', headers: Record<string, string> = asPerson) => getJson(`${base}/confirmations/${id}/${verb}`, { method: 'POST', headers, body: '{}' });
 
     const bare = await act('stop');
     assert.equal(bare.status, 403);
@@ -42,13 +45,28 @@ test('stop, restart and start of an owned instance need an approved confirmation
     assert.ok(Math.abs(stop.expiresAt - stop.createdAt - 120_000) < 5, 'expires after 2 minutes by default');
     assert.equal((await act('stop', stop.id)).status, 403, 'a pending confirmation authorizes nothing');
 
-    // approval by an agent run is refused
-    const byAgent = await getJson(`${base}/confirmations/${stop.id}/confirm`, { method: 'POST', headers: { 'x-svc-run-token': 'anything' } });
-    assert.equal(byAgent.status, 403);
+    // approval by anything but a person is refused: an agent run (even with the token), a bare loopback
+    // process, one that sets the console's header without a browser's fetch metadata, a wrong token
+    const json = { 'content-type': 'application/json' };
+    const refusals = [
+      { ...asPerson, 'x-svc-run-token': 'anything' },
+      json,
+      { ...json, 'x-svc-console': '1' },
+      { ...json, 'x-svc-console': '1', 'sec-fetch-site': 'same-site', 'sec-fetch-mode': 'cors', origin: manager.url },
+      { ...json, authorization: 'Bearer not-the-token' },
+    ];
+    for (const headers of refusals) {
+      for (const verb of ['confirm', 'cancel'] as const) {
+        const refused = await decide(stop.id, verb, headers);
+        assert.deepEqual([refused.status, refused.body.error], [403, 'PERSON_REQUIRED'], JSON.stringify(headers));
+      }
+    }
+    assert.match((await decide(stop.id, 'confirm', json)).body.message, /console page.*token/);
+    assert.equal((await getJson(`${base}/state`)).body.confirmations.find((c: any) => c.id === stop.id).status, 'pending', 'still pending');
 
-    const approved = (await sendJson(`${base}/confirmations/${stop.id}/confirm`, 'POST', {})).body;
+    const approved = (await decide(stop.id, 'confirm')).body;
     assert.equal(approved.status, 'approved', 'confirming marks it approved and does not consume it');
-    assert.equal((await sendJson(`${base}/confirmations/${stop.id}/confirm`, 'POST', {})).status, 409, 'approved once');
+    assert.equal((await decide(stop.id, 'confirm')).status, 409, 'approved once');
     const wrongAction = await act('restart', stop.id);
     assert.equal(wrongAction.status, 403, 'a stop confirmation does not authorize a restart');
     assert.match(wrongAction.body.message, /another action/);
@@ -64,18 +82,18 @@ test('stop, restart and start of an owned instance need an approved confirmation
 
     // cancelled and expired confirmations authorize nothing
     const cancelled = await confirmation('start');
-    assert.equal((await sendJson(`${base}/confirmations/${cancelled.id}/cancel`, 'POST', {})).body.status, 'cancelled');
-    assert.equal((await sendJson(`${base}/confirmations/${cancelled.id}/confirm`, 'POST', {})).status, 409);
+    assert.equal((await decide(cancelled.id, 'cancel')).body.status, 'cancelled');
+    assert.equal((await decide(cancelled.id, 'confirm')).status, 409);
     assert.equal((await act('start', cancelled.id)).status, 403);
     const short = await confirmation('start', { expiresInMs: 1000 });
-    await sendJson(`${base}/confirmations/${short.id}/confirm`, 'POST', {});
+    await decide(short.id, 'confirm');
     await until(() => (Date.now() > short.expiresAt ? true : undefined), 'the confirmation expires');
     const expired = await act('start', short.id);
     assert.equal(expired.status, 403);
     assert.match(expired.body.message, /expired/);
 
     const start = await confirmation('start');
-    await sendJson(`${base}/confirmations/${start.id}/confirm`, 'POST', {});
+    await decide(start.id, 'confirm');
     const started = await act('start', start.id);
     assert.equal(started.status, 200, JSON.stringify(started.body));
     assert.equal(started.body.instance.status, 'online');
@@ -89,7 +107,7 @@ test('stop, restart and start of an owned instance need an approved confirmation
     // restart, then stop, to leave nothing running
     for (const action of ['restart', 'stop']) {
       const c = await confirmation(action);
-      await sendJson(`${base}/confirmations/${c.id}/confirm`, 'POST', {});
+      await decide(c.id, 'confirm');
       const done = await act(action, c.id);
       assert.equal(done.status, 200, JSON.stringify(done.body));
       if (done.body.instance.pid) pids.push(done.body.instance.pid);

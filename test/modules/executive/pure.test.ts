@@ -1,8 +1,10 @@
-// The pure parts of the executive: the read-only query check and the Markdown edits.
+// The pure parts of the executive: the read-only query check, the Markdown edits and the realtime protocol.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { capOutput, planQuery, refusedOption, splitWords } from '../../../src/modules/executive/query.ts';
 import { appendSection, applyUnifiedDiff, docsPathRefusal, replaceSection } from '../../../src/modules/executive/docs-edit.ts';
+import { callIdOf, functionCalls, realtimeUrls, spokenText } from '../../../src/modules/executive/realtime.ts';
+import { lostRequests } from '../../../src/modules/executive/fleet.ts';
 
 const root = '/work/project';
 const refused = (line: string) => {
@@ -100,4 +102,37 @@ test('docs: a unified diff applies exactly or not at all', () => {
   // a second hunk that fails undoes the first: nothing is applied
   const half = '@@ -1,1 +1,1 @@\n-one\n+ONE\n@@ -4,1 +4,1 @@\n-nope\n+x\n';
   assert.equal(applyUnifiedDiff(doc, half).ok, false);
+});
+
+test('realtime: the call\'s URLs, its id from Location, function calls and spoken lines from events', () => {
+  const urls = realtimeUrls('https://api.openai.com/v1/');
+  assert.equal(urls.calls, 'https://api.openai.com/v1/realtime/calls');
+  assert.equal(urls.sideband('rtc_1'), 'wss://api.openai.com/v1/realtime?call_id=rtc_1');
+  assert.equal(urls.hangup('rtc_1'), 'https://api.openai.com/v1/realtime/calls/rtc_1/hangup');
+  assert.equal(realtimeUrls('http://127.0.0.1:9/v1').sideband('x'), 'ws://127.0.0.1:9/v1/realtime?call_id=x');
+  assert.equal(callIdOf('/v1/realtime/calls/rtc_u1_9c65'), 'rtc_u1_9c65');
+  assert.equal(callIdOf('https://api.openai.com/v1/realtime/calls/rtc_abc?x=1'), 'rtc_abc');
+  assert.equal(callIdOf(null), null);
+  assert.equal(callIdOf('/v1/realtime/calls/a b'), null);
+  const done = { type: 'response.done', response: { output: [{ type: 'message' }, { type: 'function_call', call_id: 'c1', name: 'list_instances', arguments: '{}' }, { type: 'function_call', call_id: 'c2', name: 'query' }] } };
+  assert.deepEqual(functionCalls(done), [{ callId: 'c1', name: 'list_instances', arguments: '{}' }, { callId: 'c2', name: 'query', arguments: '{}' }]);
+  assert.deepEqual(functionCalls({ ...done, type: 'response.created' }), []);
+  assert.deepEqual(functionCalls({ type: 'response.done' }), []);
+  assert.deepEqual(spokenText({ type: 'response.output_audio_transcript.done', transcript: ' 네 ' }), { role: 'executive', text: '네' });
+  assert.deepEqual(spokenText({ type: 'conversation.item.input_audio_transcription.completed', transcript: 'stop A' }), { role: 'user', text: 'stop A' });
+  assert.equal(spokenText({ type: 'response.output_audio_transcript.delta', transcript: 'x' }), null);
+});
+
+test('lost requests: watched before the instance\'s current boot, not its run now, still active', () => {
+  const w = (id: string, over: Record<string, unknown>) => ({ id, instanceId: 'a', requestId: `req-${id}`, reason: 'dispatch' as const, status: 'active' as const, createdAt: 100, endedAt: null, ...over });
+  const watches = [
+    w('old', {}),
+    w('running', {}),
+    w('after', { createdAt: 300 }),
+    w('other', { instanceId: 'b' }),
+    w('manual', { requestId: null, reason: 'manual' }),
+    w('done', { status: 'completed' }),
+  ];
+  assert.deepEqual(lostRequests(watches, 'a', { startedAt: 200, activeRequestId: 'req-running' }).map((x) => x.id), ['old']);
+  assert.deepEqual(lostRequests(watches, 'a', { startedAt: 50, activeRequestId: null }), [], 'no restart since: nothing lost');
 });

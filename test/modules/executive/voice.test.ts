@@ -23,9 +23,10 @@ test('push-to-talk transcribes with the executive\'s voice settings; the key is 
   const audio = { method: 'POST', headers: { 'content-type': 'audio/webm' }, body: new Uint8Array(Buffer.from('webm-bytes')) };
 
   // the offline engine is installed here, so push-to-talk works with no settings
-  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: true, realtime: false });
+  const realtime = { configured: false, session: null };
+  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: true, realtime });
   assert.equal((await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { voice: { engine: 'endpoint' } })).status, 200);
-  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: false, realtime: false });
+  assert.deepEqual((await getJson(`${manager.url}/api/svc-ceo/state`)).body.voice, { pushToTalk: false, realtime });
   const unset = await getJson(url, audio);
   assert.deepEqual([unset.status, unset.body.error], [503, 'VOICE_NOT_CONFIGURED']);
   const put = await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { voice: { baseUrl: `http://127.0.0.1:${(whisper.address() as AddressInfo).port}/v1`, apiKey: 'sk-voice-secret' } });

@@ -1,10 +1,14 @@
 // Watches and completions over two real svc instances (fake CLIs) and a manager: a message the
 // executive sends is watched by its own request id, its completion is detected once from the
 // instance's own agent_done (through the bridge) and attributed to that watch, which ends; a second
-// message gets its own watch; runs nobody watches make no completion; all of it survives a restart.
+// message gets its own watch; runs nobody watches make no completion; all of it survives a restart;
+// a run lost when its instance crashes ends its watch once, as a `lost` completion.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FAKE_CLIS, isAlive, startAgentServer, type AgentTestServer } from '../../support/agent.ts';
 import { getJson, sendJson } from '../../support/server.ts';
 import { startManager, until, ask, type TestManager } from '../dashboard/helpers.ts';
 
@@ -132,5 +136,54 @@ test('a watched run that ends while the manager is down is found from the instan
   } finally {
     await manager?.close();
     await instance?.close();
+  }
+});
+
+test('a watched run lost when its instance crashes and restarts ends once, as a lost completion', { timeout: 120_000 }, async () => {
+  let manager: TestManager | undefined;
+  const pids: number[] = [];
+  const state = mkdtempSync(join(tmpdir(), 'svc-fake-state-'));
+  try {
+    manager = await startManager();
+    const m = manager.url;
+    const inst = (await sendJson(`${m}/api/dashboard/instances/start`, 'POST', { label: 'crashy' })).body;
+    pids.push(inst.pid);
+    const connected = () => until(async () => ((await getJson(`${m}/api/dashboard/instances/${inst.id}`)).body.stream === 'connected' ? true : undefined), 'bridge', 20_000);
+    await connected();
+    // the started instance runs the fake claude (through the manager's proxy, with the instance's token)
+    const put = await sendJson(`${m}/i/${inst.id}/api/settings`, 'PUT', { agent: { executables: { claude: join(FAKE_CLIS, 'claude') }, env: { FAKE_CLI_STATE: state } } });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+
+    // a finished run is a normal completion; a second, long one is going when the instance crashes
+    const quick = (await sendJson(`${m}/api/svc-ceo/send`, 'POST', { instanceId: inst.id, text: 'quick scenario:text' })).body;
+    await until(async () => (await pendingOf(m)).find((c) => c.watchId === quick.watch.id), 'the quick completion');
+    const slow = (await sendJson(`${m}/api/svc-ceo/send`, 'POST', { instanceId: inst.id, text: 'slow scenario:text delay:2000' })).body;
+    await until(async () => ((await getJson(`${m}/i/${inst.id}/api/runtime`)).body.agent?.active?.requestId === slow.requestId ? true : undefined), 'the slow run going');
+    process.kill(inst.pid, 'SIGKILL');
+    await until(async () => ((await getJson(`${m}/api/dashboard/instances/${inst.id}`)).body.status === 'offline' ? true : undefined), 'seen offline', 20_000);
+    assert.equal((await getJson(`${m}/api/svc-ceo/watches`)).body.watches.length, 1, 'still watched while it is down');
+
+    const again = await sendJson(`${m}/api/dashboard/instances/${inst.id}/start`, 'POST', {});
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    pids.push(again.body.pid);
+    await connected();
+    const lost = await until(async () => (await pendingOf(m)).find((c) => c.watchId === slow.watch.id), 'the lost completion', 20_000);
+    assert.equal(lost.runStatus, 'lost');
+    assert.equal(lost.requestId, slow.requestId);
+    assert.match(lost.text, /restarted .* its run was lost/);
+    assert.deepEqual((await getJson(`${m}/api/svc-ceo/watches`)).body.watches, [], 'the watch ended');
+
+    // another gap (a graceful restart) finds nothing new: each run ends once
+    const home = manager.home;
+    await manager.close({ removeHome: false });
+    manager = await startManager({ home });
+    await until(async () => ((await getJson(`${manager!.url}/api/dashboard/instances/${inst.id}`)).body.stream === 'connected' ? true : undefined), 'bridge after the manager restart', 20_000);
+    const all = (await getJson(`${manager.url}/api/svc-ceo/pending?status=pending,acknowledged,dismissed,continued`)).body.pending;
+    assert.deepEqual(all.map((c: any) => c.runStatus).sort(), ['lost', 'ok']);
+    const detected = (await getJson(`${manager.url}/api/svc-ceo/audit?kind=completion`)).body.audit.filter((r: any) => r.action === 'detected');
+    assert.equal(detected.length, 2);
+  } finally {
+    for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    await manager?.close();
   }
 });

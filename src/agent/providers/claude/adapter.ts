@@ -111,6 +111,8 @@ function buildInvocation(req: InvocationRequest): Invocation {
   // auto-approved (in -p mode a tool that needs permission is denied).
   if (req.readOnly) args.push('--permission-mode=default', `--disallowedTools=${CLAUDE_WRITE_TOOLS.join(',')}`);
   else if (req.autoApprove) args.push('--dangerously-skip-permissions');
+  // MCP only: also no WebFetch (svc's own API is on loopback)
+  if (req.mcpOnly && !req.readOnly) args.push(`--disallowedTools=${[...CLAUDE_WRITE_TOOLS, 'WebFetch'].join(',')}`);
   if (req.model) args.push(`--model=${req.model}`);
   if (req.effort) args.push(`--effort=${req.effort}`);
   // Appended to Claude Code's own system prompt (not replacing it); never written into the project.

@@ -54,12 +54,18 @@ export interface CodexState {
 // ---------------------------------------------------------------------------------------------
 // Invocation
 
+/** Config overrides that leave codex without its own shell, image, goal and web tools (checked with 0.169). */
+export const CODEX_MCP_ONLY = ['features.shell_tool=false', 'features.unified_exec=false', 'features.view_image=false', 'features.goals=false', 'web_search="disabled"'];
+
 function buildInvocation(req: InvocationRequest): Invocation {
   // `--skip-git-repo-check`: codex exec refuses to run outside a git repository otherwise.
   const args = ['exec', '--json', '--skip-git-repo-check'];
   // Read-only: codex's own sandbox refuses writes (file edits and shell commands alike).
-  if (req.readOnly) args.push('--sandbox', 'read-only');
+  if (req.readOnly || req.mcpOnly) args.push('--sandbox', 'read-only');
   else if (req.autoApprove) args.push('--dangerously-bypass-approvals-and-sandbox');
+  // MCP only: its shell, image and goal tools and web search are features it turns off; apply_patch
+  // it always offers (codex 0.169), so the read-only sandbox above is what refuses its writes.
+  if (req.mcpOnly) for (const off of CODEX_MCP_ONLY) args.push('-c', off);
   if (req.model) args.push(`--model=${req.model}`);
   if (req.effort) args.push('-c', `model_reasoning_effort=${tomlString(req.effort)}`);
   // `developer_instructions` adds a developer message next to codex's own instructions (checked

@@ -116,6 +116,9 @@ export const SYSTEM_PROMPT_FILE = join('instructions', 'svc-system-prompt.instru
 // ---------------------------------------------------------------------------------------------
 // Invocation and JSON-RPC messages
 
+/** Copilot CLI's tools that run commands, write files or start sub-agents. */
+export const COPILOT_BUILTIN_WRITERS = ['bash', 'read_bash', 'write_bash', 'stop_bash', 'list_bash', 'create', 'edit', 'write_agent', 'task'];
+
 function buildInvocation(req: InvocationRequest): Invocation {
   const args = ['--acp'];
   // Read-only: no tool is pre-allowed and every permission request copilot sends is declined.
@@ -129,6 +132,8 @@ function buildInvocation(req: InvocationRequest): Invocation {
     files.push({ path, content: JSON.stringify({ mcpServers: copilotMcpServers(req.mcpServers) }), mode: 0o600 });
     args.push('--additional-mcp-config', `@${path}`);
   }
+  // MCP only: its shell, file-writing and sub-agent tools are not offered at all (checked with copilot's --help and a fake model)
+  if (req.mcpOnly) args.push(`--excluded-tools=${COPILOT_BUILTIN_WRITERS.join(',')}`);
   args.push(...(req.extraArgs ?? []));
   const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'interactive', ...(files.length ? { files } : {}) };
   if (req.systemPrompt) {

@@ -67,6 +67,13 @@ export function promptWithSystem(prompt: string, systemPrompt: string | undefine
 }
 
 const MCP_SETTINGS_FILE = 'gemini-mcp-settings.json';
+const MCP_ONLY_POLICY_FILE = 'gemini-mcp-only.toml';
+
+/** Gemini's own tools that run commands, write files, fetch the web or start sub-agents (0.61). */
+export const GEMINI_BUILTIN_WRITERS = ['run_shell_command', 'write_file', 'replace', 'web_fetch', 'google_web_search', 'invoke_agent', 'list_background_processes', 'read_background_output'];
+
+/** A policy (gemini's policy engine) denying those tools: denied tools are not offered to the model at all. */
+export const mcpOnlyPolicy = () => GEMINI_BUILTIN_WRITERS.map((tool) => `[[rule]]\ntoolName = "${tool}"\ndecision = "deny"\npriority = 900\n`).join('\n');
 
 function buildInvocation(req: InvocationRequest): Invocation {
   const resuming = Boolean(req.resumeSessionId);
@@ -81,14 +88,21 @@ function buildInvocation(req: InvocationRequest): Invocation {
   if (req.resumeSessionId) args.push(`--resume=${req.resumeSessionId}`);
   if (req.extraArgs) args.push(...req.extraArgs);
   const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'close' };
+  const files: NonNullable<Invocation['files']> = [];
+  if (req.mcpOnly) {
+    const path = join(req.scratchDir, MCP_ONLY_POLICY_FILE);
+    files.push({ path, content: mcpOnlyPolicy(), mode: 0o600 });
+    args.push(`--policy=${path}`);
+  }
   // The run's MCP servers as "system defaults", the lowest settings layer: `mcpServers` is merged by
   // name with the user's and project's settings, which stay untouched (and win on a name clash).
   if (req.mcpServers?.length) {
     const path = join(req.scratchDir, MCP_SETTINGS_FILE);
     const settings = { mcpServers: geminiMcpServers(req.mcpServers, req.autoApprove) };
-    invocation.files = [{ path, content: JSON.stringify(settings), mode: 0o600 }];
+    files.push({ path, content: JSON.stringify(settings), mode: 0o600 });
     invocation.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = path;
   }
+  if (files.length) invocation.files = files;
   return invocation;
 }
 

@@ -80,6 +80,9 @@ const TOOL_STEP_KINDS: Record<string, StepKind> = {
   codesearch: 'search',
 };
 
+/** opencode's tools that run commands, write files, fetch the web or start sub-agents. */
+export const OPENCODE_BUILTIN_WRITERS = ['bash', 'edit', 'write', 'multiedit', 'patch', 'apply_patch', 'webfetch', 'websearch', 'codesearch', 'task'];
+
 function buildInvocation(req: InvocationRequest): Invocation {
   // opencode run has no read-only mode or sandbox flag: refusing beats pretending.
   if (req.readOnly) throw new Error('opencode cannot be run read-only (it has no permission mode or sandbox flag for `run`); use claude, codex, gemini or copilot for a read-only worker');
@@ -104,6 +107,8 @@ function buildInvocation(req: InvocationRequest): Invocation {
     config.instructions = [path];
   }
   if (req.mcpServers?.length) config.mcp = opencodeMcp(req.mcpServers);
+  // MCP only: its own tools off by name (the config's `tools` map; checked with opencode 1.18)
+  if (req.mcpOnly) config.tools = Object.fromEntries(OPENCODE_BUILTIN_WRITERS.map((t) => [t, false]));
   if (Object.keys(config).length) invocation.env.OPENCODE_CONFIG_CONTENT = JSON.stringify(config);
   return invocation;
 }

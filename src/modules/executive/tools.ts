@@ -1,0 +1,120 @@
+// The executive's tools, defined once: the MCP server of its CLI runs (mcp-script.ts) calls each over
+// its route, and the realtime voice session (realtime-voice.ts) runs each here, server-side, on the
+// same service. Inputs are zod schemas, sent to either model as JSON Schema.
+import { z } from 'zod';
+import { LIFECYCLE_ACTIONS } from '../../protocol/executive.ts';
+import type { ExecutiveService } from './executive.service.ts';
+
+const id = z.string().min(1).max(128);
+
+export interface CeoTool {
+  name: string;
+  description: string;
+  input: z.ZodObject;
+  /** The route the MCP script calls: `{arg}` in the path takes that argument; the rest (and `fixed`) is the body of a POST. */
+  http: { method: 'GET' | 'POST'; path: string; fixed?: Record<string, string> };
+  /** Runs the operation on the service, answering what its route answers. */
+  run(service: ExecutiveService, args: Record<string, unknown>): unknown;
+}
+
+const tool = <S extends z.ZodObject>(t: Omit<CeoTool, 'input' | 'run'> & { input: S; run(service: ExecutiveService, args: z.infer<S>): unknown }): CeoTool =>
+  t as unknown as CeoTool;
+
+export const CEO_TOOLS: readonly CeoTool[] = [
+  tool({
+    name: 'list_instances',
+    description: 'The instances you oversee: id, label, status, busy, owned.',
+    input: z.strictObject({}),
+    http: { method: 'GET', path: '/instances' },
+    run: async (s) => ({ instances: await s.instances() }),
+  }),
+  tool({
+    name: 'inspect_instance',
+    description: 'One instance: its latest messages, current run and queue.',
+    input: z.strictObject({ instanceId: id }),
+    http: { method: 'GET', path: '/instances/{instanceId}' },
+    run: (s, a) => s.inspect(a.instanceId),
+  }),
+  tool({
+    name: 'send_message',
+    description: 'Sends a message to an instance and watches it: its completion shows in list_pending.',
+    input: z.strictObject({ instanceId: id, text: z.string().trim().min(1).max(100_000) }),
+    http: { method: 'POST', path: '/send' },
+    run: (s, a) => s.send(a.instanceId, a.text),
+  }),
+  tool({
+    name: 'watch_instance',
+    description: 'Watches a request of an instance, or its next run.',
+    input: z.strictObject({ instanceId: id, requestId: id.optional() }),
+    http: { method: 'POST', path: '/watch' },
+    run: (s, a) => s.watch(a.instanceId, a.requestId ?? null),
+  }),
+  tool({
+    name: 'list_pending',
+    description: 'Completions of watched requests not handled yet.',
+    input: z.strictObject({}),
+    http: { method: 'GET', path: '/pending' },
+    run: (s) => ({ pending: s.pending() }),
+  }),
+  tool({
+    name: 'summarize_completion',
+    description: 'The result of a completion: short or detailed.',
+    input: z.strictObject({ key: id, format: z.enum(['short', 'detailed']).optional() }),
+    http: { method: 'POST', path: '/pending/{key}/summarize' },
+    run: (s, a) => s.summarize(a.key, a.format ?? 'short'),
+  }),
+  tool({
+    name: 'continue_completion',
+    description: 'Reads a completion into the transcript; with text, sends a follow-up to the same instance.',
+    input: z.strictObject({ key: id, text: z.string().trim().min(1).max(100_000).optional() }),
+    http: { method: 'POST', path: '/pending/{key}/continue' },
+    run: (s, a) => s.continue(a.key, a.text),
+  }),
+  tool({
+    name: 'ack_completion',
+    description: 'Marks a completion acknowledged.',
+    input: z.strictObject({ key: id }),
+    http: { method: 'POST', path: '/pending/{key}/ack' },
+    run: (s, a) => s.mark(a.key, 'acknowledged'),
+  }),
+  tool({
+    name: 'dismiss_completion',
+    description: 'Dismisses a completion.',
+    input: z.strictObject({ key: id }),
+    http: { method: 'POST', path: '/pending/{key}/dismiss' },
+    run: (s, a) => s.mark(a.key, 'dismissed'),
+  }),
+  tool({
+    name: 'query',
+    description: "A read-only command in an instance's project: git status|log|show|diff, rg, ls, cat <file>.",
+    input: z.strictObject({ instanceId: id, command: z.string().min(1).max(2000) }),
+    http: { method: 'POST', path: '/query', fixed: { source: 'repo' } },
+    run: async (s, a) => ({ source: 'repo', ...(await s.query(a.instanceId, a.command)), untrusted: true }),
+  }),
+  tool({
+    name: 'edit_docs',
+    description: "Edits Markdown: README.md or docs/ of an instance's project, or your notes (no instanceId).",
+    input: z.strictObject({
+      instanceId: id.optional(),
+      path: z.string().min(1).max(500),
+      operation: z.enum(['append_section', 'replace_section', 'apply_patch']),
+      content: z.string().min(1).max(20 * 1024),
+      reason: z.string().max(500).optional(),
+    }),
+    http: { method: 'POST', path: '/docs/edit' },
+    run: (s, a) => s.editDocs(a),
+  }),
+  tool({
+    name: 'lifecycle',
+    description: 'Starts, stops or restarts an instance the manager owns. Needs the id of a confirmation a person created and approved for exactly this action.',
+    input: z.strictObject({ action: z.enum(LIFECYCLE_ACTIONS), instanceId: id, confirmationId: id.optional() }),
+    http: { method: 'POST', path: '/instances/{instanceId}/{action}' },
+    run: async (s, a) => ({ ok: true, instance: await s.lifecycle(a.action, a.instanceId, a.confirmationId) }),
+  }),
+];
+
+/** A tool's input as JSON Schema (what either model is given). */
+export function toolParameters(t: CeoTool): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(t.input) as Record<string, unknown>;
+  return schema;
+}
