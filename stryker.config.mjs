@@ -11,7 +11,7 @@
 export const MODULES = {
   guard: { mutate: ['src/http/guard.ts', 'src/http/peers.ts'], tests: ['test/http/guard-rules.test.ts', 'test/http/guard-edges.test.ts', 'test/http/peers.test.ts'] },
   'error-handler': { mutate: ['src/http/error-handler.ts'], tests: ['test/http/error-handler.test.ts', 'test/http/errors.test.ts'] },
-  settings: { mutate: ['src/modules/settings/settings.model.ts', 'src/modules/settings/settings.service.ts'], tests: ['test/modules/settings/settings-redact.test.ts', 'test/modules/settings/settings-model.test.ts', 'test/modules/settings/settings-service.test.ts'] },
+  settings: { mutate: ['src/modules/settings/settings.model.ts', 'src/modules/settings/settings.service.ts'], tests: ['test/modules/settings/settings-redact.test.ts', 'test/modules/settings/settings-service.test.ts'] },
   redaction: { mutate: ['src/agent/redact.ts'], tests: ['test/agent/redact.test.ts'] },
   media: { mutate: ['src/modules/media/media.service.ts', 'src/modules/media/attachments.ts'], tests: ['test/modules/media/attachments.test.ts', 'test/modules/media/media-store.test.ts'] },
   sse: { mutate: ['src/events/stream.ts', 'src/events/slots.ts', 'src/events/wire.ts'], tests: ['test/events/bus.test.ts', 'test/events/stream.test.ts'] },

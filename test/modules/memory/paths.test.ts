@@ -1,10 +1,18 @@
 // Memory paths (src/modules/memory/paths.ts): the rules, and confinement after resolving links.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { confine, validateMemoryPath } from '../../../src/modules/memory/paths.ts';
-import { tempHome } from '../../support/server.ts';
+
+// A temp folder of its own (not test/support/server.ts, which loads the whole server: this file runs
+// once per mutant under `npm run mutate`).
+function tempDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-memory-paths-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 test('relative .md paths of ordinary names are accepted, in one spelling', () => {
   assert.equal(validateMemoryPath('profile.md'), 'profile.md');
@@ -46,8 +54,8 @@ test('traversal, absolute, hidden, odd and non-Markdown paths are refused with a
   }
 });
 
-test('confinement follows links: inside is fine, a link out of the directory is refused', () => {
-  const base = tempHome();
+test('confinement follows links: inside is fine, a link out of the directory is refused', (t) => {
+  const base = tempDir(t);
   const root = join(base, 'memory');
   const outside = join(base, 'outside');
   mkdirSync(join(root, 'notes'), { recursive: true });
@@ -124,8 +132,8 @@ test('what a name may hold: it starts with a letter, digit or _, then also space
   assert.equal(refusal('x.mdx'), says('x.mdx', 'only Markdown files (.md) are memory'));
 });
 
-test('confinement: a new folder under the root, a sibling directory named like the root, a broken link', () => {
-  const base = tempHome();
+test('confinement: a new folder under the root, a sibling directory named like the root, a broken link', (t) => {
+  const base = tempDir(t);
   const root = join(base, 'memory');
   mkdirSync(root, { recursive: true });
   mkdirSync(join(base, 'memory-other'));
