@@ -17,7 +17,7 @@ export const MODULES = {
   sse: { mutate: ['src/events/stream.ts', 'src/events/slots.ts', 'src/events/wire.ts'], tests: ['test/events/bus.test.ts', 'test/events/stream.test.ts'] },
   messages: { mutate: ['src/modules/chat/messages.repo.ts'], tests: ['test/modules/chat/fts-query.test.ts', 'test/modules/chat/search-window.test.ts', 'test/modules/chat/move-to-end.test.ts', 'test/modules/chat/messages-repo.test.ts'] },
   runtime: { mutate: ['src/agent/runtime.ts'], tests: ['test/agent/runtime.test.ts'] },
-  'web-routing': { mutate: ['src/modules/automation/web-routing/pattern.ts'], tests: ['test/modules/automation/web-routing/pattern.test.ts'] },
+  'web-routing': { mutate: ['src/modules/automation/web-routing/pattern.ts'], tests: ['test/modules/automation/web-routing/pattern.test.ts', 'test/modules/automation/web-routing/pattern-edges.test.ts'] },
   'memory-paths': { mutate: ['src/modules/memory/paths.ts'], tests: ['test/modules/memory/paths.test.ts'] },
   'orchestration-machine': { mutate: ['src/modules/orchestration/machine.ts'], tests: ['test/modules/orchestration/machine.test.ts'] },
   'goal-machine': { mutate: ['src/modules/goals/machine.ts', 'src/modules/goals/continuation.ts'], tests: ['test/modules/goals/machine.test.ts', 'test/modules/goals/continuation.test.ts'] },
