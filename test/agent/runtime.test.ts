@@ -47,6 +47,7 @@ const CLAUDE = `#!/bin/sh
 read -r first
 case "$first" in
   *wait*) head -n 1 '${PROTOCOLS}claude-thinking.jsonl'; exec sleep 30 ;;
+  *flaky*) cat '${PROTOCOLS}claude-flaky.jsonl' ;;
   *) cat '${PROTOCOLS}claude-thinking.jsonl' ;;
 esac
 `;
@@ -502,6 +503,8 @@ test('thinking is streamed as numbered thinking steps, and kept out of the saved
   assert.deepEqual(thinking.map((e) => [e.stepId, e.name, e.status]), thinking.map((_, i) => [`${done.traceId}-thinking-${i + 1}`, 'thinking', 'ok']));
   assert.deepEqual(sink.lines.filter((l) => l.type === 'thinking').map((l) => (l as { content: string }).content), thinking.map((e) => e.output));
   assert.deepEqual((rt.saved.at(-1)!.meta as Record<string, unknown>).steps, []);
+  assert.equal(thinking[0]!.output, 'The user wants a short answer. I will think briefly, then reply with a greeting.');
+  assert.deepEqual(done.usage, { inputTokens: 100, outputTokens: 20, cachedTokens: 0, costUsd: 0.001 });
 });
 
 test('steer: a CLI that takes input mid-run gets the prompt live, and the steer stream follows the same run', async (t) => {
@@ -518,4 +521,37 @@ test('steer: a CLI that takes input mid-run gets the prompt live, and the steer 
   assert.equal(first.done()?.status, 'stopped');
   assert.deepEqual(steered.done(), first.done(), 'both streams end with the same run');
   assert.equal(steered.ended(), 1);
+});
+
+test('a CLI that retries on its own is reported as such; the run goes on', async (t) => {
+  const rt = setup(t);
+  rt.runtime.submit({ prompt: 'flaky', sessionId: s1, provider: 'claude' });
+  await rt.runsDone(1);
+  const done = rt.named('agent_done')[0]!;
+  assert.deepEqual(rt.named('agent_retry'), [{ traceId: done.traceId, provider: 'claude', attempt: 1, delayMs: 571, reason: 'Claude Code is retrying on its own: server_error (HTTP 500)' }]);
+  assert.equal(done.status, 'ok');
+});
+
+test('a stop during the pause before a retry ends the run at once, and the first reason given is kept', async (t) => {
+  const rt = setup(t, { retries: 2 }, { retryBaseMs: 60_000 });
+  rt.runtime.submit({ prompt: 'limit', sessionId: s1 });
+  await until(() => rt.named('agent_retry').length === 1, 'the first retry to be announced');
+  const started = Date.now();
+  rt.runtime.stop('first reason');
+  rt.runtime.stop('second reason');
+  await rt.runsDone(1);
+  assert.ok(Date.now() - started < 10_000, 'the pause is cut short');
+  const done = rt.named('agent_done')[0]!;
+  assert.deepEqual([done.status, done.reason], ['stopped', 'first reason']);
+  assert.equal(rt.customLog().length, 1, 'no retry after the stop');
+  assert.deepEqual(rt.named('agent_fallback'), []);
+});
+
+test('the status of a run in progress shows its output so far', async (t) => {
+  const rt = setup(t);
+  rt.runtime.submit({ prompt: 'hang S', sessionId: s1, requestId: 'S' });
+  await until(() => rt.named('agent_output').length > 0, 'the run to print');
+  const { active } = rt.runtime.status();
+  assert.deepEqual({ ...active!, startedAt: 0 }, { traceId: rt.named('agent_output')[0]!.traceId, provider: 'custom', sessionId: s1, requestId: 'S', startedAt: 0, output: 'working on hang S\n', steps: [] });
+  assert.ok(active!.startedAt <= Date.now());
 });
