@@ -106,3 +106,16 @@ test('redact and secretValues skip secrets whose holder is missing or not an obj
   assert.deepEqual(model.redact(odd), odd);
   assert.deepEqual(model.secretValues({ plain: { on: true } } as unknown as Doc), []);
 });
+
+test('the network section: at most 32 hosts of 1 to 253 characters, at most 32 origins', () => {
+  const ok = (value: unknown) => networkSettings.schema.safeParse({ ...networkSettings.defaults, ...(value as object) }).success;
+  assert.equal(ok({ allowedHosts: Array.from({ length: 32 }, (_, i) => `h${i}.test`) }), true);
+  assert.equal(ok({ allowedHosts: Array.from({ length: 33 }, (_, i) => `h${i}.test`) }), false);
+  assert.equal(ok({ allowedHosts: ['a'.repeat(253)] }), true);
+  assert.equal(ok({ allowedHosts: ['a'.repeat(254)] }), false);
+  assert.equal(ok({ allowedHosts: [''] }), false);
+  assert.equal(ok({ allowedHosts: ['h'] }), true);
+  assert.equal(ok({ allowedOrigins: Array.from({ length: 32 }, (_, i) => `https://h${i}.test`) }), true);
+  assert.equal(ok({ allowedOrigins: Array.from({ length: 33 }, (_, i) => `https://h${i}.test`) }), false);
+  assert.equal(ok({ allowedOrigins: ['https://one.test'] }), true);
+});
