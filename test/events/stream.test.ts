@@ -137,7 +137,9 @@ test('cursors that cannot be resumed: unreadable, from another process, ahead of
   };
   // nothing published yet: no oldest event, the gap's id is <stream>-0
   assert.deepEqual(reason('garbage'), { result: { gap: true, replayed: 0 }, reason: 'invalid_cursor', oldest: null, gapId: id(0), frames: 1 });
-  publish(2);
+  publish(1);
+  assert.deepEqual(reason('garbage'), { result: { gap: true, replayed: 1 }, reason: 'invalid_cursor', oldest: id(1), gapId: id(0), frames: 2 }, 'one event buffered: it is the oldest');
+  publish(1);
   assert.deepEqual(reason('ffffffffffff-1'), { result: { gap: true, replayed: 2 }, reason: 'unknown_stream', oldest: id(1), gapId: id(0), frames: 3 });
   assert.deepEqual(reason(id(3)), { result: { gap: true, replayed: 2 }, reason: 'expired', oldest: id(1), gapId: id(0), frames: 3 });
 });
