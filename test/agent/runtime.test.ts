@@ -33,6 +33,7 @@ case "$p" in
   auth*) echo "401 unauthorized" >&2; exit 1 ;;
   stale*) echo "No conversation found with session ID abc" >&2; exit 1 ;;
   quiet*) exit 0 ;;
+  half*) echo "half an answer"; echo "429 too many requests" >&2; exit 1 ;;
   token*) echo "token=$SVC_RUN_TOKEN" ;;
   *) echo "answer to $p" ;;
 esac
@@ -554,4 +555,48 @@ test('the status of a run in progress shows its output so far', async (t) => {
   const { active } = rt.runtime.status();
   assert.deepEqual({ ...active!, startedAt: 0 }, { traceId: rt.named('agent_output')[0]!.traceId, provider: 'custom', sessionId: s1, requestId: 'S', startedAt: 0, output: 'working on hang S\n', steps: [] });
   assert.ok(active!.startedAt <= Date.now());
+});
+
+test('a request id of its own, a failure kept over a half answer, raw lines published, a missing CLI with its install command', async (t) => {
+  const rt = setup(t, { retries: 0 });
+  // a request id of its own; nothing dropped when stopping an idle runtime
+  const { requestId } = rt.runtime.submit({ prompt: 'half', sessionId: s1 });
+  assert.match(requestId, /^req_/);
+  await rt.runsDone(1);
+  assert.deepEqual(rt.runtime.stop(), { stopped: false, cleared: 0 });
+  assert.deepEqual(rt.dropped, []);
+  // a failed run keeps the failure as its record, not the half answer
+  const record = rt.saved.at(-1)!;
+  assert.equal(record.role, 'system');
+  assert.match(record.content, /usage limit/);
+  const done = rt.named('agent_done')[0]!;
+  assert.ok(done.durationMs >= 0 && done.durationMs < 60_000, String(done.durationMs));
+  // the raw lines of the CLI are published for the trace
+  assert.ok(rt.named('provider_line').some((l) => l.traceId === done.traceId && l.stream === 'stdout' && l.line === 'half an answer'));
+  // a CLI that is not installed: the answer says how to install it
+  rt.runtime.submit({ prompt: 'x', sessionId: s1, provider: 'codex' });
+  await rt.runsDone(2);
+  const missing = rt.named('agent_done')[1]!;
+  assert.equal(missing.failure, 'cli_missing');
+  assert.match(String(missing.fix), /^npm install -g /);
+  assert.equal((rt.saved.at(-1)!.meta as Record<string, unknown>).fix, missing.fix);
+});
+
+test('run a queued message now when it is first in line; stop a session with work in a mixed queue', async (t) => {
+  const rt = setup(t);
+  rt.runtime.submit({ prompt: 'hang A', sessionId: 's2', requestId: 'A' });
+  rt.runtime.submit({ prompt: 'B', sessionId: 's2', requestId: 'B' });
+  rt.runtime.submit({ prompt: 'C', sessionId: s1, requestId: 'C' });
+  assert.equal(rt.runtime.runQueuedNow('B'), true, 'the first waiting message');
+  await rt.runsDone(1);
+  assert.equal(rt.named('agent_done')[0]!.reason, 'interrupted by a queued message run now');
+  rt.runtime.submit({ prompt: 'hang D', sessionId: 's2', requestId: 'D' });
+  rt.runtime.submit({ prompt: 'E', sessionId: 's2', requestId: 'E' });
+  rt.runtime.submit({ prompt: 'F', sessionId: s1, requestId: 'F' });
+  await until(() => rt.runtime.status().active?.requestId === 'D', 'D to run');
+  rt.runtime.stopSessionWork(s1, 'cleared');
+  assert.deepEqual(rt.runtime.queued(), [], 'one queued message of the session is enough to stop');
+  await until(() => !rt.runtime.status().busy, 'idle');
+  const discarded = rt.named('agent_done').find((d) => d.requestId === 'D')!;
+  assert.equal(discarded.reason, 'cleared');
 });
