@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { ZodError, z } from 'zod';
 import { AppError } from '../../src/core/errors.ts';
 import type { Socket } from 'node:net';
-import { BODY_LIMIT_BYTES, toAppError, writeClientError } from '../../src/http/error-handler.ts';
+import { BODY_LIMIT_BYTES, errorHandler, toAppError, writeClientError } from '../../src/http/error-handler.ts';
+import { EventEmitter } from 'node:events';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defineRoutes, route } from '../../src/http/routes.ts';
 import { moduleServer } from '../support/kit.ts';
 
@@ -166,4 +168,37 @@ test("a request Node's parser refused gets the one error shape on the raw socket
     writeClientError(Object.assign(new Error('parse'), { code: 'HPE_INVALID_URL' }), socket);
     assert.deepEqual(seen, { written: '', destroyed: true }, JSON.stringify(state));
   }
+});
+
+// A refused WebSocket upgrade (the guard answers it through this handler): its socket is no longer the
+// HTTP server's to close, so the handler ends it once the answer is written; an ordinary request's
+// socket is left alone (keep-alive).
+test('a refused upgrade request has its socket ended after the answer; an ordinary one keeps it', () => {
+  const answer = (headers: Record<string, string>) => {
+    const raw = new EventEmitter();
+    const sent: unknown[] = [];
+    let ended = 0;
+    const reply = {
+      raw,
+      header: () => reply,
+      status: () => reply,
+      type: () => reply,
+      send: (body: unknown) => (sent.push(body), reply),
+    };
+    const request = {
+      headers,
+      method: 'GET',
+      url: '/ws',
+      raw: { socket: { destroySoon: () => ended++ } },
+      routeOptions: {},
+      server: { svcLog: { error: () => undefined } },
+    };
+    errorHandler(new AppError(401, 'UNAUTHORIZED', 'Send the token.'), request as unknown as FastifyRequest, reply as unknown as FastifyReply);
+    const before = ended;
+    raw.emit('finish');
+    raw.emit('finish');
+    return { before, after: ended, sent };
+  };
+  assert.deepEqual(answer({ upgrade: 'websocket', connection: 'Upgrade' }), { before: 0, after: 1, sent: [{ error: 'UNAUTHORIZED', message: 'Send the token.' }] });
+  assert.deepEqual(answer({}), { before: 0, after: 0, sent: [{ error: 'UNAUTHORIZED', message: 'Send the token.' }] });
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Goal } from '../../../src/protocol/goals.ts';
-import { budgetExceeded, budgetLeft, continuationPrompt, decide } from '../../../src/modules/goals/continuation.ts';
+import { budgetExceeded, budgetLeft, continuationPrompt, decide, GOAL_POLICY } from '../../../src/modules/goals/continuation.ts';
 import { OPEN_GATE } from '../../../src/modules/goals/machine.ts';
 
 const NOW = 10_000_000;
@@ -101,4 +101,52 @@ test('the prompts, line by line: a continuation with nothing recorded yet, and a
   assert.equal(lines[7], 'Your last `svc goal done` was rejected: no evidence. Record checkable evidence with `svc goal update "<summary>" --evidence <file> | --check "<command>"` first.');
   assert.equal(lines[8], 'You asked to pause: the API is down. justify or withdraw');
   assert.equal(lines.length, 9);
+});
+
+// The reason is what the goal-run view and the logs show for a goal that does not go on.
+test('why a goal does not go on, exactly, in the order the checks are made', () => {
+  const reason = (g: Goal | null, over: Partial<Parameters<typeof decide>[0]> = {}) => decide(input(g, over));
+  assert.deepEqual(reason(null), { next: 'none', reason: 'no active goal' });
+  assert.deepEqual(reason(goal({ status: 'paused', runStatus: 'stopped' })), { next: 'none', reason: 'no active goal' });
+  assert.deepEqual(reason(goal({ runStatus: 'stopped', gate: { ...OPEN_GATE, state: 'audit_done' } })), { next: 'none', reason: 'the goal-run is stopped' });
+  // a spent budget wins over a scheduled audit, a scheduled audit over a stopped or failed last turn
+  assert.deepEqual(reason(goal({ budget: { maxTurns: 1 }, usage: { turns: 1, minutes: 0, dispatches: 0 }, gate: { ...OPEN_GATE, state: 'audit_scheduled' } })), { next: 'limit', reason: 'turn budget used: 1/1 turns' });
+  assert.deepEqual(reason(goal({ gate: { ...OPEN_GATE, state: 'audit_scheduled' } }), { lastTurn: 'stopped' }), { next: 'schedule', kind: 'audit' });
+  assert.deepEqual(reason(goal({ updatedAt: 0 }), { lastTurn: 'stopped' }), { next: 'none', reason: 'the last turn was stopped by a person' });
+  assert.deepEqual(reason(goal({ updatedAt: 0 }), { lastTurn: 'error' }), { next: 'none', reason: 'the last turn failed; resume the goal once the agent works again' });
+  assert.deepEqual(reason(goal({ updatedAt: NOW - 1001 }), { busyWorkers: 1 }), { next: 'none', reason: 'goal_stale: no change for too long; resume it to go on' });
+  // exactly staleMs since the last change is not stale yet
+  assert.deepEqual(reason(goal({ updatedAt: NOW - 1000 })), { next: 'schedule', kind: 'continue' });
+  assert.deepEqual(reason(goal({ mode: 'dry-run' }), { busyWorkers: 1 }), { next: 'none', reason: 'workers are busy; their results start the next turn' });
+  assert.deepEqual(reason(goal({ mode: 'dry-run' })), { next: 'none', reason: 'dry-run: the next prompt is shown, not run' });
+  assert.deepEqual(reason(goal({ mode: 'assist' }), { busyWorkers: 0 }), { next: 'schedule', kind: 'continue' });
+});
+
+test('each budget limit, at and around its edge: turns and minutes stop when reached, dispatches when exceeded', () => {
+  const use = (turns: number, minutes: number, dispatches: number) => ({ turns, minutes, dispatches });
+  assert.equal(budgetExceeded({ maxTurns: 0 }, use(0, 0, 0)), 'turn budget used: 0/0 turns');
+  assert.equal(budgetExceeded({ maxTurns: 2 }, use(1, 99, 99)), null);
+  assert.equal(budgetExceeded({ maxMinutes: 0 }, use(0, 0, 0)), 'time budget used: 0.0/0 minutes');
+  assert.equal(budgetExceeded({ maxDispatches: 0 }, use(0, 0, 0)), null);
+  assert.equal(budgetExceeded({ maxDispatches: 0 }, use(0, 0, 1)), 'dispatch budget used: 1/0 dispatches');
+  // the first limit reached is named
+  assert.equal(budgetExceeded({ maxTurns: 1, maxMinutes: 1, maxDispatches: 0 }, use(1, 1, 1)), 'turn budget used: 1/1 turns');
+  assert.equal(budgetExceeded({ maxTurns: 5, maxMinutes: 1, maxDispatches: 0 }, use(1, 1, 1)), 'time budget used: 1.0/1 minutes');
+  assert.equal(budgetLeft({ maxMinutes: 3 }, use(0, 1, 0)), '2.0 minutes');
+  assert.equal(budgetLeft({ maxDispatches: 3 }, use(0, 0, 1)), '2 dispatches');
+});
+
+test('the prompt of a goal with no rejection and no gate reason has no extra lines; an audit with no reason still reads', () => {
+  const plain = continuationPrompt({ goal: goal(), checkpoint: null, phase: 'IDLE', undeliveredResults: 0, kind: 'continue' });
+  assert.equal(plain.split('\n').length, 7);
+  assert.equal(plain.split('\n')[6], 'Orchestration: IDLE');
+  const audit = continuationPrompt({ goal: goal({ gate: { ...OPEN_GATE, state: 'audit_running' } }), checkpoint: null, phase: 'IDLE', undeliveredResults: 0, kind: 'audit' });
+  assert.equal(audit.split('\n')[7], 'You asked to pause: . ');
+});
+
+test('the goal policy in the system prompt names every command the agent acts with', () => {
+  for (const command of ['svc goal update', '--evidence', '--check', 'svc goal done', 'svc goal pause --reason', 'svc goal pause --audit', 'svc goal resume', 'svc task add|done', 'svc wakeup']) {
+    assert.ok(GOAL_POLICY.includes(command), command);
+  }
+  assert.ok(GOAL_POLICY.startsWith('## Working on a goal\n'));
 });

@@ -153,3 +153,93 @@ test('only a running or finished audit blocks continuation; a person-only action
     (err: unknown) => err instanceof AppError && err.status === 403 && err.code === 'GOAL_HUMAN_ONLY' && err.message === 'Only a person can cancel a goal.',
   );
 });
+
+// The outcome is the reply a person or the agent reads (`svc goal …`, the /goal command): each
+// transition says exactly what happened.
+test('what each transition says, exactly', () => {
+  const says = (state: GoalState, event: GoalEvent) => transition(state, event, NOW).outcome;
+  assert.equal(says(at('active'), { kind: 'update', actor: 'agent' }), 'checkpoint recorded');
+  assert.equal(says(at('paused'), { kind: 'refine', actor: 'human' }), 'objective refined');
+  assert.equal(says(at('active'), { kind: 'done', actor: 'agent', evidence: { ok: false, reason: 'no file' } }), 'completion rejected: no file');
+  assert.equal(says(at('active'), { kind: 'done', actor: 'agent', evidence: { ok: true } }), 'goal complete');
+  assert.equal(says(at('active'), { kind: 'cancel', actor: 'human' }), 'goal cancelled');
+  assert.equal(says(at('paused'), { kind: 'pause', actor: 'agent', audit: 'x' }), 'the goal is already paused');
+  assert.equal(says(at('active', 'audit_running'), { kind: 'pause', actor: 'human' }), 'goal paused');
+  assert.equal(
+    says(at('active'), { kind: 'pause', actor: 'agent', reason: 'blocked' }),
+    'pause request recorded, not executed: one audit turn will ask you to justify it (`svc goal pause --audit "…"`) or withdraw it (`svc goal resume`)',
+  );
+  assert.equal(says(at('active', 'audit_done'), { kind: 'pause', actor: 'agent', audit: 'blocked' }), 'goal paused after its audit');
+  assert.equal(says(at('paused'), { kind: 'resume', actor: 'human' }), 'goal resumed');
+  assert.equal(says(at('active', 'audit_scheduled'), { kind: 'resume', actor: 'agent' }), 'pause request withdrawn; the goal continues');
+  assert.equal(says(at('active'), { kind: 'resume', actor: 'human' }), 'the goal is already active');
+  assert.equal(says(at('active', 'audit_scheduled'), { kind: 'turn_started', audit: true }), 'audit turn started');
+  assert.equal(says(at('active'), { kind: 'turn_started', audit: false }), 'turn started');
+  assert.equal(says(at('active', 'audit_running'), { kind: 'turn_ended' }), 'audit turn ended without a decision');
+  assert.equal(says(at('active'), { kind: 'turn_ended' }), 'turn ended');
+});
+
+test('each refusal names the state and what to do instead, exactly', () => {
+  const refusal = (state: GoalState, event: GoalEvent) => {
+    try {
+      transition(state, event, NOW);
+    } catch (err) {
+      assert.ok(err instanceof AppError);
+      return { status: err.status, code: err.code, message: err.message, details: err.details };
+    }
+    assert.fail(`${JSON.stringify(event)} was not refused`);
+  };
+  const ended = (status: 'complete' | 'cancelled', verb: string) => ({
+    status: 409,
+    code: 'GOAL_STATE',
+    message: `The goal is ${status}: it cannot be ${verb}; set a new goal with \`svc goal set "<objective>"\`.`,
+    details: { status },
+  });
+  assert.deepEqual(refusal(at('complete'), { kind: 'update', actor: 'agent' }), ended('complete', 'updated'));
+  assert.deepEqual(refusal(at('cancelled'), { kind: 'refine', actor: 'human' }), ended('cancelled', 'refined'));
+  assert.deepEqual(refusal(at('complete'), { kind: 'done', actor: 'agent', evidence: { ok: true } }), ended('complete', 'completed'));
+  assert.deepEqual(refusal(at('cancelled'), { kind: 'cancel', actor: 'human' }), ended('cancelled', 'cancelled'));
+  assert.deepEqual(refusal(at('complete'), { kind: 'pause', actor: 'human' }), ended('complete', 'paused'));
+  assert.deepEqual(refusal(at('cancelled'), { kind: 'resume', actor: 'human' }), ended('cancelled', 'resumed'));
+  assert.deepEqual(refusal(at('paused'), { kind: 'update', actor: 'agent' }), {
+    status: 409,
+    code: 'GOAL_STATE',
+    message: 'The goal is paused: resume it (`svc goal resume`) before recording progress.',
+    details: { status: 'paused' },
+  });
+  assert.equal(refusal(at('active'), { kind: 'pause', actor: 'agent' }).message, 'Say why the goal should pause: `svc goal pause --reason "<why>"`.');
+  assert.equal(
+    refusal(at('active', 'audit_scheduled'), { kind: 'pause', actor: 'agent', audit: '  ' }).message,
+    'A pause request is already recorded; pausing now needs its audit: `svc goal pause --audit "<why the goal cannot go on>"`.',
+  );
+});
+
+test('the armed gate: its reason (trimmed, from --reason or else --audit), when, and the next action it asks for', () => {
+  const armed = (event: Extract<GoalEvent, { kind: 'pause' }>) => transition(at('active'), event, NOW).gate;
+  const next = 'Justify the pause with `svc goal pause --audit "<why the goal cannot go on>"`, or withdraw it with `svc goal resume` and continue.';
+  assert.deepEqual(armed({ kind: 'pause', actor: 'agent', reason: '  no network  ' }), { state: 'audit_scheduled', reason: 'no network', requestedAt: NOW, nextAction: next });
+  assert.deepEqual(armed({ kind: 'pause', actor: 'agent', audit: ' key revoked ' }), { state: 'audit_scheduled', reason: 'key revoked', requestedAt: NOW, nextAction: next });
+  assert.equal(armed({ kind: 'pause', actor: 'agent', reason: ' ', audit: 'key revoked' }).reason, 'key revoked');
+  // the audit turn keeps the request and says a person decides
+  const running = transition(at('active', 'audit_scheduled'), { kind: 'turn_started', audit: true }, NOW);
+  assert.deepEqual(running.gate, { state: 'audit_running', reason: 'stuck', requestedAt: NOW - 10, nextAction: 'x' });
+  assert.deepEqual(running.effects, []);
+  const ended = transition(running, { kind: 'turn_ended' }, NOW);
+  assert.deepEqual(ended.gate, { state: 'audit_done', reason: 'stuck', requestedAt: NOW - 10, nextAction: 'A person decides: `svc goal pause` or `svc goal resume`.' });
+  assert.deepEqual(ended.effects, []);
+  // an audit turn only starts the audit when one is scheduled
+  for (const g of ['open', 'audit_running', 'audit_done'] as const) assert.deepEqual(transition(at('active', g), { kind: 'turn_started', audit: true }, NOW).gate, gate(g));
+  for (const status of ['paused', 'complete'] as const) assert.deepEqual(transition(at(status), { kind: 'turn_started', audit: true }, NOW).gate, OPEN_GATE);
+});
+
+test('the transitions that leave the state alone keep the gate and have no effects', () => {
+  for (const g of GATE_STATES) {
+    for (const event of [{ kind: 'update', actor: 'agent' }, { kind: 'refine', actor: 'agent' }, { kind: 'turn_started', audit: false }] as GoalEvent[]) {
+      const t = transition(at('active', g), event, NOW);
+      assert.deepEqual({ status: t.status, gate: t.gate, effects: t.effects }, { status: 'active', gate: gate(g), effects: [] });
+    }
+  }
+  const paused = transition(at('paused'), { kind: 'pause', actor: 'human' }, NOW);
+  assert.deepEqual({ status: paused.status, gate: paused.gate, effects: paused.effects }, { status: 'paused', gate: OPEN_GATE, effects: [] });
+  assert.deepEqual(transition(at('active'), { kind: 'resume', actor: 'human' }, NOW).gate, OPEN_GATE);
+});

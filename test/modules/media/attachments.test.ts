@@ -22,6 +22,10 @@ test('upload names are sanitized: no paths, no dot-dot, no hidden files, extensi
     ['name.tar.GZ', 'name.tar.gz'],
     ['x\u0000y.bin', 'x-y.bin'],
     ['--dash--.md', 'dash.md'],
+    ['a - b.txt', 'a-b.txt'],
+    ['a--b.txt', 'a-b.txt'],
+    ['report.-.txt', 'report.txt'],
+    ['x.-', 'x'],
   ];
   for (const [input, expected] of cases) assert.equal(sanitizeFileName(input), expected, input);
 });
@@ -57,6 +61,7 @@ test('the attachment block follows the prompt, or stands alone', () => {
   );
   assert.equal(withAttachments('', files.slice(0, 1)), 'Attached files:\n- /m/20261121-101500-ab12cd-photo.png (image/png, 12.3 KB)');
   assert.equal(withAttachments('just text', []), 'just text');
+  assert.equal(withAttachments('', [{ path: '/m/a.txt', type: 'text/plain ; charset=utf-8', size: 1 }]), 'Attached files:\n- /m/a.txt (text/plain, 1 B)');
 });
 
 test('media types: common uploads are typed, active content never is', () => {

@@ -71,6 +71,7 @@ test('resolveMediaFile: a stored file by name; 400 for a name that is not plain,
     message = (err as Error).message;
   }
   assert.equal(message, 'A media file name has letters, digits, dots, dashes and underscores only.');
+  for (const name of ['missing.png', 'sub']) assert.throws(() => resolveMediaFile(dir, name), (err: Error) => err.message === `media file '${name}' not found.`, name);
 });
 
 test('MediaStore: saves under a fresh safe name without replacing anything, lists attachments, clears partial uploads', async (t) => {

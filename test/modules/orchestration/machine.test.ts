@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { initialState, transition, waitingOn, type OrcEvent } from '../../../src/modules/orchestration/machine.ts';
+import { allowedFrom, gateSatisfied, initialState, transition, waitingOn, type OrcEvent } from '../../../src/modules/orchestration/machine.ts';
 import { PHASES, type Gate, type OrcState, type Phase } from '../../../src/protocol/orchestration.ts';
 
 // The contract, written out: forward edges with their gates, and the back edges.
@@ -23,7 +23,7 @@ function satisfied(phase: Phase): OrcState {
   });
 }
 
-const move = (to: Phase, actor: 'human' | 'agent' = 'agent', approve?: boolean): OrcEvent => ({ type: 'move', to, actor, approve, at });
+const move = (to: Phase, actor: 'human' | 'agent' = 'agent', approve?: boolean, when = at): Extract<OrcEvent, { type: 'move' }> => ({ type: 'move', to, actor, approve, at: when });
 
 describe('transition: every pair of phases', () => {
   for (const from of PHASES) {
@@ -154,5 +154,173 @@ describe('transition: records and their freshness', () => {
     let state = at0('I');
     for (let i = 0; i < 120; i++) state = (transition(state, move(state.phase === 'I' ? 'P' : 'I')) as { state: OrcState }).state;
     assert.equal(state.history.length, 100);
+  });
+});
+
+// The refusals are answers a person or the agent reads: each names what is wrong and what to do.
+describe('transition: what the refusals and the history say', () => {
+  const refusal = (state: OrcState, event: OrcEvent) => {
+    const r = transition(state, event);
+    assert.equal(r.ok, false);
+    return r.ok ? undefined : { status: r.error.status, code: r.error.code, message: r.error.message, details: r.error.details };
+  };
+
+  test('a move that is not an edge lists the moves allowed from the phase', () => {
+    assert.deepEqual(refusal(at0('B'), move('D', 'human')), {
+      status: 409,
+      code: 'ORC_TRANSITION_NOT_ALLOWED',
+      message: 'B → D is not a move of the orchestration. From B: C, I (or POST /api/orchestrate/reset).',
+      details: { from: 'B', to: 'D', allowed: ['C', 'I'] },
+    });
+    assert.deepEqual(allowedFrom('IDLE'), ['I', 'P']);
+    assert.deepEqual(allowedFrom('C'), ['D', 'B', 'P', 'I']);
+    assert.deepEqual(allowedFrom('D'), ['IDLE', 'I']);
+    assert.deepEqual(allowedFrom('P'), ['A', 'I']);
+    assert.deepEqual(allowedFrom('A'), ['B', 'P', 'I']);
+    assert.deepEqual(allowedFrom('I'), ['P']);
+  });
+
+  test('a missing gate names what satisfies it; only a human approves', () => {
+    const missing = (from: Phase, to: Phase, gate: Gate, satisfiedBy: string) =>
+      assert.deepEqual(refusal(at0(from), move(to)), {
+        status: 409,
+        code: 'ORC_GATE_MISSING',
+        message: `${from} → ${to} needs the ${gate} gate: ${satisfiedBy}. A human may approve it instead (approve: true).`,
+        details: { gate, from, to, satisfiedBy },
+      });
+    missing('P', 'A', 'plan', 'submit the plan: `svc orchestrate plan --file plan.md` (or POST /api/orchestrate/plan)');
+    missing('A', 'B', 'audit', 'dispatch an audit worker with phase A whose output ends with {"verdict":"pass","findings":[…]} for the current plan version');
+    missing('B', 'C', 'verification', 'dispatch a verification worker with phase B whose output ends with {"verdict":"done","findings":[…]} in this build round');
+    missing('C', 'D', 'check', 'the check command (setting orchestration.checkCommand) must exit 0 in this build round; moving to D runs it');
+    assert.deepEqual(refusal(at0('P'), move('A', 'agent', true)), {
+      status: 403,
+      code: 'ORC_HUMAN_ONLY',
+      message: 'Only a human approves a gate (the UI, the API or the svc CLI outside an agent run); submit the record the gate needs instead.',
+      details: undefined,
+    });
+    // approving an ungated or back move still needs a human, and an approval of a satisfied gate records none
+    assert.equal(refusal(at0('IDLE'), move('I', 'agent', true))?.code, 'ORC_HUMAN_ONLY');
+    const r = transition(satisfied('P'), move('A', 'human', true));
+    assert.ok(r.ok);
+    if (r.ok) assert.deepEqual(r.state.history.at(-1), { at, from: 'P', to: 'A', actor: 'human' });
+  });
+
+  test('a plan in the wrong phase says where plans go', () => {
+    assert.deepEqual(refusal(at0('C'), { type: 'plan', content: 'x', hash: 'h', actor: 'agent', at }), {
+      status: 409,
+      code: 'ORC_WRONG_PHASE',
+      message: 'A plan is submitted in phase I, P or A; this session is in C. Move to P first (PUT /api/orchestrate/state {"phase":"P"}).',
+      details: { phase: 'C' },
+    });
+    for (const phase of ['I', 'P', 'A'] as const) assert.ok(transition(at0(phase), { type: 'plan', content: 'x', hash: 'h', actor: 'agent', at }).ok, phase);
+  });
+
+  test('the history entry carries the reason and the run id when given', () => {
+    const r = transition(at0('IDLE'), { type: 'move', to: 'I', actor: 'agent', reason: 'start', runId: 'run_1', at: 7 });
+    assert.ok(r.ok);
+    if (r.ok) assert.deepEqual(r.state.history, [{ at: 7, from: 'IDLE', to: 'I', actor: 'agent', reason: 'start', runId: 'run_1' }]);
+    const reset = transition(at0('B'), { type: 'reset', actor: 'human', reason: 'wrong plan', at: 9 });
+    assert.ok(reset.ok);
+    if (reset.ok) {
+      assert.deepEqual(reset.state.history, [{ at: 9, from: 'B', to: 'IDLE', actor: 'human', reason: 'wrong plan' }]);
+      assert.equal(reset.state.updatedAt, 9);
+      assert.deepEqual(reset.effects, [{ kind: 'cancel_workers', reason: 'the orchestration was reset' }, { kind: 'publish' }]);
+    }
+  });
+
+  test('the history keeps the newest 100 entries, oldest dropped first', () => {
+    let state = at0('I');
+    for (let i = 0; i < 101; i++) state = (transition(state, { ...move(state.phase === 'I' ? 'P' : 'I'), at: i }) as { state: OrcState }).state;
+    assert.equal(state.history.length, 100);
+    assert.deepEqual([state.history[0]!.at, state.history.at(-1)!.at], [1, 100]);
+  });
+});
+
+describe('transition: the gates read the records exactly', () => {
+  const gateOpen = (state: OrcState, gate: Gate) => gateSatisfied(state, gate);
+  const base = satisfied('C');
+
+  test('plan: any submitted plan', () => {
+    assert.equal(gateOpen(base, 'plan'), true);
+    assert.equal(gateOpen({ ...base, plan: null }, 'plan'), false);
+  });
+
+  test('audit: a pass, without an error, for the current plan version', () => {
+    assert.equal(gateOpen(base, 'audit'), true);
+    assert.equal(gateOpen({ ...base, audit: null }, 'audit'), false);
+    assert.equal(gateOpen({ ...base, audit: { ...base.audit!, verdict: 'fail' } }, 'audit'), false);
+    assert.equal(gateOpen({ ...base, audit: { ...base.audit!, error: 'not JSON' } }, 'audit'), false);
+    assert.equal(gateOpen({ ...base, audit: { ...base.audit!, planVersion: 1 } }, 'audit'), false);
+    assert.equal(gateOpen({ ...base, plan: null }, 'audit'), false);
+  });
+
+  test('verification: done, without an error, in this build round', () => {
+    assert.equal(gateOpen(base, 'verification'), true);
+    assert.equal(gateOpen({ ...base, verification: null }, 'verification'), false);
+    assert.equal(gateOpen({ ...base, verification: { ...base.verification!, verdict: 'not_done' } }, 'verification'), false);
+    assert.equal(gateOpen({ ...base, verification: { ...base.verification!, error: 'no verdict' } }, 'verification'), false);
+    assert.equal(gateOpen({ ...base, round: 2 }, 'verification'), false);
+  });
+
+  test('check: exit 0 in this build round', () => {
+    assert.equal(gateOpen(base, 'check'), true);
+    assert.equal(gateOpen({ ...base, check: null }, 'check'), false);
+    assert.equal(gateOpen({ ...base, check: { ...base.check!, exitCode: 1 } }, 'check'), false);
+    assert.equal(gateOpen({ ...base, round: 2 }, 'check'), false);
+  });
+
+  test('what a phase waits on, and the status that follows', () => {
+    assert.equal(waitingOn(at0('IDLE')), undefined);
+    assert.equal(waitingOn(at0('I')), undefined);
+    assert.equal(waitingOn(at0('D')), undefined);
+    assert.equal(waitingOn(satisfied('A')), undefined);
+    assert.equal(waitingOn(at0('C')), 'check');
+    const r = transition(at0('B'), move('C', 'human', true));
+    assert.ok(r.ok);
+    if (r.ok) {
+      assert.equal(r.state.status, 'waiting');
+      assert.equal(r.state.waitingOn, 'check');
+      // recording the check clears what it waited on
+      const checked = transition(r.state, { type: 'check', record: { command: 'true', exitCode: 0, outputTail: '', durationMs: 1, round: 0, ranAt: 55 } });
+      assert.ok(checked.ok);
+      if (checked.ok) {
+        assert.equal(checked.state.status, 'active');
+        assert.equal('waitingOn' in checked.state, false);
+        assert.equal(checked.state.updatedAt, 55);
+        assert.deepEqual(checked.effects, [{ kind: 'publish' }]);
+      }
+    }
+  });
+
+  test('records: the plan version counts up from 1, each record sets updatedAt and publishes', () => {
+    const p1 = transition(at0('P'), { type: 'plan', content: 'c', hash: 'h1', actor: 'human', at: 11 });
+    assert.ok(p1.ok);
+    if (!p1.ok) return;
+    assert.deepEqual(p1.state.plan, { version: 1, hash: 'h1', content: 'c', submittedAt: 11, by: 'human' });
+    assert.equal(p1.state.updatedAt, 11);
+    assert.deepEqual(p1.effects, [{ kind: 'publish' }]);
+    const audit = transition(p1.state, { type: 'audit', record: { verdict: 'pass', findings: [], runId: 'w', planVersion: 1, recordedAt: 12 } });
+    assert.ok(audit.ok);
+    if (audit.ok) assert.deepEqual([audit.state.updatedAt, audit.effects], [12, [{ kind: 'publish' }]]);
+    const ver = transition(at0('B'), { type: 'verification', record: { verdict: 'done', findings: [], runId: 'w', round: 0, recordedAt: 13 } });
+    assert.ok(ver.ok);
+    if (ver.ok) assert.deepEqual([ver.state.updatedAt, ver.state.status, ver.effects], [13, 'active', [{ kind: 'publish' }]]);
+  });
+
+  test('a move keeps the records, sets updatedAt, and only the move into D completes', () => {
+    const r = transition(satisfied('A'), { ...move('B'), at: 77 });
+    assert.ok(r.ok);
+    if (!r.ok) return;
+    assert.equal(r.state.updatedAt, 77);
+    assert.equal(r.state.round, 2);
+    assert.deepEqual(r.state.plan, satisfied('A').plan);
+    assert.deepEqual(r.effects, [{ kind: 'publish' }]);
+    const d = transition(satisfied('C'), move('D'));
+    assert.ok(d.ok);
+    if (d.ok) assert.deepEqual(d.effects, [{ kind: 'publish' }, { kind: 'completed' }]);
+    // a back move to P keeps the round
+    const back = transition(satisfied('C'), move('P'));
+    assert.ok(back.ok);
+    if (back.ok) assert.equal(back.state.round, 1);
   });
 });

@@ -82,3 +82,40 @@ test('mergePatch edge cases', () => {
   mergePatch(current, { a: { b: 2 } }, {});
   assert.deepEqual(current, { a: { b: 1 } }, 'the current document is not changed');
 });
+
+// The audit log records which settings a change touched, by name, and which secrets, never a value.
+test('changedFields: the top-level keys that differ, and secrets by their path', () => {
+  assert.deepEqual(model.changedFields(doc(), doc()), { fields: [], secrets: [] });
+  assert.deepEqual(model.changedFields(doc(), doc({ level: 2 })), { fields: ['api.level'], secrets: [] });
+  assert.deepEqual(model.changedFields(doc(), doc({ key: 'new', nested: { token: 't', url: 'http://x' } })), { fields: ['api.key', 'api.nested'], secrets: ['api.key', 'api.nested.token'] });
+  assert.deepEqual(model.changedFields(doc({ env: { A: '1' } }), doc({ env: { A: '2' } })), { fields: ['api.env'], secrets: ['api.env'] });
+  // a non-secret field next to a secret: only the field
+  assert.deepEqual(model.changedFields(doc(), doc({ nested: { token: '', url: 'http://y' } })), { fields: ['api.nested'], secrets: [] });
+  assert.deepEqual(model.changedFields(doc(), { ...doc(), plain: { on: false } }), { fields: ['plain.on'], secrets: [] });
+  // a key present on one side only
+  const before = doc();
+  const after = { ...doc(), plain: { on: false, extra: 1 } } as unknown as Doc;
+  assert.deepEqual(model.changedFields(before, after), { fields: ['plain.on', 'plain.extra'], secrets: [] });
+  // a section that is not an object on one side is named whole
+  assert.deepEqual(model.changedFields(before, { ...doc(), plain: null } as unknown as Doc), { fields: ['plain'], secrets: [] });
+});
+
+test('redact and secretValues skip secrets whose holder is missing or not an object', () => {
+  const odd = { api: { ...model.defaults.api, key: 7, env: 5, nested: null }, plain: { on: true } } as unknown as Doc;
+  assert.deepEqual(model.secretValues(odd), []);
+  assert.deepEqual(model.redact(odd), odd);
+  assert.deepEqual(model.secretValues({ plain: { on: true } } as unknown as Doc), []);
+});
+
+test('the network section: at most 32 hosts of 1 to 253 characters, at most 32 origins', () => {
+  const ok = (value: unknown) => networkSettings.schema.safeParse({ ...networkSettings.defaults, ...(value as object) }).success;
+  assert.equal(ok({ allowedHosts: Array.from({ length: 32 }, (_, i) => `h${i}.test`) }), true);
+  assert.equal(ok({ allowedHosts: Array.from({ length: 33 }, (_, i) => `h${i}.test`) }), false);
+  assert.equal(ok({ allowedHosts: ['a'.repeat(253)] }), true);
+  assert.equal(ok({ allowedHosts: ['a'.repeat(254)] }), false);
+  assert.equal(ok({ allowedHosts: [''] }), false);
+  assert.equal(ok({ allowedHosts: ['h'] }), true);
+  assert.equal(ok({ allowedOrigins: Array.from({ length: 32 }, (_, i) => `https://h${i}.test`) }), true);
+  assert.equal(ok({ allowedOrigins: Array.from({ length: 33 }, (_, i) => `https://h${i}.test`) }), false);
+  assert.equal(ok({ allowedOrigins: ['https://one.test'] }), true);
+});
