@@ -18,6 +18,8 @@ if (process.argv[2] === '--one') {
   const results = await new Stryker({
     ...config,
     mutate,
+    // MUTATE_CONCURRENCY=2 on an otherwise idle machine; the config's 1 leaves room for other work
+    concurrency: Number(process.env.MUTATE_CONCURRENCY) || config.concurrency,
     tap: { ...config.tap, testFiles: tests },
     incrementalFile: `reports/mutation/${name}.incremental.json`,
   }).runMutationTest();
