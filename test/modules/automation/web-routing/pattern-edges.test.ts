@@ -158,6 +158,7 @@ test('headers: exact values, globs (. and other characters literal, across lines
   assert.equal(h('[A: a*]', { a: 'a.b' }), true);
   assert.equal(h('[A: *.b]', { a: 'axb' }), false, 'a dot in a glob is literal');
   assert.equal(h('[A: a*]', { a: 'ba' }), false, 'a glob is anchored');
+  assert.equal(h('[A: a*b]', { a: 'axbc' }), false, 'a glob is anchored at its end too');
   assert.equal(h('[A: a*b]', { a: 'a\nb' }), true, 'a glob * spans line breaks');
   assert.equal(h('[A: 1]', { a: ['0', '1'] }), true);
   assert.equal(h('[A: 1]', { a: ['0', '2'] }), false);
