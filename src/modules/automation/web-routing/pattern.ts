@@ -8,8 +8,9 @@
 //                host[:port][/path]             e.g. api.example.com/v1/*, *.example.com, localhost:5173/api/*
 //                scheme://host[:port][/path]    scheme http, https or *; e.g. https://*.example.com/api/*
 //              A host or URL without a path matches every path on that host.
-//              Host: a literal name (case-insensitive), `*` (any), or `*.<domain>` = one or more labels in front
-//              of <domain> (`*.example.com` matches a.example.com and a.b.example.com, NOT example.com itself).
+//              Host: a literal name (case-insensitive), an IPv6 address in brackets (`[::1]`), `*` (any), or
+//              `*.<domain>` = one or more labels in front of <domain> (`*.example.com` matches a.example.com and
+//              a.b.example.com, NOT example.com itself).
 //              Port: omitted or `:*` = any port.
 //   path       matched against the whole URL path (anchored), case-sensitively, as the client sent it
 //              (percent-encoded); the query string is never part of the match and a `?` in a pattern is an error.
@@ -119,16 +120,25 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const IDENT_START = /[A-Za-z_]/;
 const IDENT_CHAR = /[A-Za-z0-9_]/;
 const HOST_LABELS = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*\.?$/;
-const IPV6 = /^\[[0-9a-f:.]+\]$/;
+/** an IPv6 host literal: hex digits, dots and at least one colon, in brackets */
+const IPV6 = /^\[[0-9a-f.]*:[0-9a-f:.]*\]$/i;
 const MAX_PATTERN_LENGTH = 2048;
 
-/** Splits the trailing `[Header: value]` groups off a pattern. */
-function splitHeaders(text: string, original: string): { rest: string; headers: HeaderConstraint[] } {
+/** True where a host goes: at the start, after `scheme://`, or after the method alone. */
+function isHostPosition(before: string): boolean {
+  const lead = before.trimEnd();
+  return lead === '' || lead.endsWith('://') || METHOD_SET.has(lead.toUpperCase()) || ANY_METHOD.has(lead.toUpperCase());
+}
+
+/** Splits the trailing `[Header: value]` groups off a (trimmed) pattern. */
+function splitHeaders(original: string): { rest: string; headers: HeaderConstraint[] } {
   const headers: HeaderConstraint[] = [];
-  let rest = text.trimEnd();
+  let rest = original;
   while (rest.endsWith(']')) {
     const open = rest.lastIndexOf('[');
     if (open < 0) throw invalid(original, "a ']' without its '['");
+    // `http://[::1]` and `GET [::1]` end in the host, not in a header constraint.
+    if (isHostPosition(rest.slice(0, open)) && IPV6.test(rest.slice(open))) break;
     const inner = rest.slice(open + 1, -1).trim();
     // `[` must start a new token: `/a[b]` is not a header constraint.
     if (open > 0 && !/\s/.test(rest[open - 1]!)) {
@@ -141,7 +151,7 @@ function splitHeaders(text: string, original: string): { rest: string; headers: 
       throw invalid(original, `'[${inner}]' is not a header constraint; write [Header-Name: value] or [Header-Name]`);
     }
     const value = colon < 0 ? undefined : inner.slice(colon + 1).trim();
-    if (value !== undefined && value === '') {
+    if (value === '') {
       throw invalid(original, `header constraint '[${inner}]' has an empty value; write [${name}] to require only presence`);
     }
     headers.unshift({ name: name.toLowerCase(), displayName: name, value });
@@ -157,7 +167,8 @@ function parseHost(raw: string, original: string): { host?: HostPattern; port?: 
   let hostText = raw;
   let port: number | undefined;
   const portMatch = /^(.*?):([^:\]]*)$/.exec(raw);
-  if (portMatch && !raw.endsWith(']')) {
+  // (a bracketed IPv6 host without a port never matches: its last ':' is followed by ']')
+  if (portMatch) {
     hostText = portMatch[1]!;
     const p = portMatch[2]!;
     if (p !== '*') {
@@ -197,8 +208,8 @@ interface PathCompile {
   groups: Array<{ kind: 'param'; name: string } | { kind: 'wild' }>;
 }
 
+/** Compiles a path (the callers hand it over starting with '/'). */
 function compilePath(path: string, original: string): PathCompile {
-  if (!path.startsWith('/')) throw invalid(original, 'a path must start with /');
   if (path.includes('?')) {
     throw invalid(original, "query strings are not matched; remove the '?…' part (the path match ignores the query)");
   }
@@ -241,9 +252,8 @@ function compilePath(path: string, original: string): PathCompile {
       i++;
     }
   }
-  const last = path[path.length - 1];
-  const escapedEnd = path.endsWith('\\*');
-  if (last !== '/' && (last !== '*' || escapedEnd)) re += '/?';
+  // One optional trailing '/' (a trailing '*' takes it anyway, being greedy).
+  if (!path.endsWith('/')) re += '/?';
   re += '$';
 
   // Leading segments that contain no wildcard, capture or escape: the trie key.
@@ -261,8 +271,7 @@ function compilePath(path: string, original: string): PathCompile {
   // The longest fully literal segment after that prefix: it is bounded by literal '/' on both sides in the pattern,
   // so a matching request path must contain it as a whole segment (a second index key).
   let anchorSegment: string | undefined;
-  for (let s = literalSegments.length + 1; s < segs.length; s++) {
-    const seg = segs[s]!;
+  for (const seg of segs.slice(literalSegments.length + 1)) {
     if (!seg || seg.includes('*') || seg.includes(':') || seg.includes('\\')) continue;
     if (anchorSegment === undefined || seg.length > anchorSegment.length) anchorSegment = seg;
   }
@@ -287,16 +296,12 @@ function safeDecode(s: string): string {
   }
 }
 
-/** Parses (and validates) a pattern. Throws AppError 400 INVALID_PATTERN naming the problem. */
-export function parsePattern(text: string): ParsedPattern {
-  return compilePattern(text);
-}
-
+/** Parses, validates and compiles a pattern. Throws AppError 400 INVALID_PATTERN naming the problem. */
 export function compilePattern(text: string): CompiledPattern {
-  const original = String(text ?? '').trim();
-  if (!original) throw invalid(String(text ?? ''), 'the pattern is empty');
+  const original = text.trim();
+  if (!original) throw invalid(text, 'the pattern is empty');
   if (original.length > MAX_PATTERN_LENGTH) throw invalid(original.slice(0, 40) + '…', `longer than ${MAX_PATTERN_LENGTH} characters`);
-  const { rest, headers } = splitHeaders(original, original);
+  const { rest, headers } = splitHeaders(original);
 
   let method: string | undefined;
   let where = rest;
@@ -325,17 +330,12 @@ export function compilePattern(text: string): CompiledPattern {
     const s = urlMatch[1]!.toLowerCase();
     if (s === 'http' || s === 'https') scheme = s;
     else if (s !== '*') throw invalid(original, `unsupported scheme '${urlMatch[1]}' (http, https or *)`);
-    const afterScheme = urlMatch[2]!;
-    const slash = afterScheme.indexOf('/');
-    hostPart = slash < 0 ? afterScheme : afterScheme.slice(0, slash);
-    path = slash < 0 ? '/*' : afterScheme.slice(slash);
+    ({ hostPart, path } = splitHostAndPath(urlMatch[2]!));
     if (hostPart.includes('@')) throw invalid(original, 'credentials (user@host) are not allowed in a pattern');
   } else if (where.startsWith('/')) {
     path = where;
   } else {
-    const slash = where.indexOf('/');
-    hostPart = slash < 0 ? where : where.slice(0, slash);
-    path = slash < 0 ? '/*' : where.slice(slash);
+    ({ hostPart, path } = splitHostAndPath(where));
     if (hostPart.includes('?')) throw invalid(original, "query strings are not matched; remove the '?…' part");
     if (!/^[A-Za-z0-9*[]/.test(hostPart) || (!hostPart.includes('.') && !/^localhost(:|$)/i.test(hostPart) && hostPart !== '*' && !hostPart.startsWith('['))) {
       throw invalid(original, "a pattern is a path ('/api/*'), a host ('*.example.com/api/*') or a URL ('https://example.com/*')");
@@ -344,9 +344,8 @@ export function compilePattern(text: string): CompiledPattern {
   const { host, port } = hostPart === undefined ? {} : parseHost(hostPart, original);
   const compiled = compilePath(path, original);
 
-  const hostText = hostPart === undefined ? '' : hostCanonical(host, port);
   const whereCanonical =
-    hostPart === undefined ? path : `${urlMatch ? `${scheme ?? '*'}://` : ''}${hostText}${path}`;
+    hostPart === undefined ? path : `${urlMatch ? `${scheme ?? '*'}://` : ''}${hostCanonical(host, port)}${path}`;
   const source = [
     method ?? '',
     whereCanonical,
@@ -377,7 +376,7 @@ export function compilePattern(text: string): CompiledPattern {
     const wildcards: string[] = [];
     for (let g = 0; g < groups.length; g++) {
       const group = groups[g]!;
-      const v = m[g + 1] ?? '';
+      const v = m[g + 1]!; // every group takes part in a match (no alternation, no optional group)
       if (group.kind === 'wild') wildcards.push(v);
       else {
         rawParams[group.name] = v;
@@ -429,13 +428,17 @@ export function compilePattern(text: string): CompiledPattern {
     matchHeaders,
     match(req) {
       if (method !== undefined && req.method !== method) return null;
-      if ((host !== undefined || port !== undefined || scheme !== undefined) && !matchHost(req.hostname, req.port, req.scheme)) {
-        return null;
-      }
-      if (headerChecks.length !== 0 && !matchHeaders(req.headers)) return null;
+      if (!matchHost(req.hostname, req.port, req.scheme)) return null;
+      if (!matchHeaders(req.headers)) return null;
       return matchPath(req.path);
     },
   };
+}
+
+/** `host/path` → the host and the path; no path means every path. */
+function splitHostAndPath(text: string): { hostPart: string; path: string } {
+  const slash = text.indexOf('/');
+  return slash < 0 ? { hostPart: text, path: '/*' } : { hostPart: text.slice(0, slash), path: text.slice(slash) };
 }
 
 function hostCanonical(host: HostPattern | undefined, port: number | undefined): string {

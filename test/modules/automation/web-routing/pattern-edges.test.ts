@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../../src/core/errors.ts';
-import { canonicalPattern, compilePattern, HTTP_METHODS, parsePattern, toMatchRequest } from '../../../../src/modules/automation/web-routing/pattern.ts';
+import { canonicalPattern, compilePattern, HTTP_METHODS, toMatchRequest } from '../../../../src/modules/automation/web-routing/pattern.ts';
 
 const refusal = (pattern: string) => {
   try {
@@ -56,6 +56,17 @@ test('each refusal says exactly what is wrong', () => {
     ['/::a', "':' in a path starts a capture (':name'); write '\\:' for a literal colon"],
     ['/a:', "':' in a path starts a capture (':name'); write '\\:' for a literal colon"],
     ['/:id/:id', "the capture ':id' appears twice"],
+    ['[X-A: b]', 'no path or URL'],
+    ['/a[1]/b', "unbalanced '[' or ']'; header constraints go at the end: /path [Header: value]"],
+    ['http://[::1]x/y', "'[::1]x' is not a host name"],
+    ['http://[1.2]/x', "'[1.2]' is not a host name"],
+    ['/a [::1]', "'[::1]' is not a header constraint; write [Header-Name: value] or [Header-Name]"],
+    ['http://h.test:80x/y', "'80x' is not a port (1-65535 or *)"],
+    ['http://h.test:x80/y', "'x80' is not a port (1-65535 or *)"],
+    ['GET /a\n/b', "unexpected space in 'GET /a\n/b'"],
+    ['/proxy/http://ex.com', "':' in a path starts a capture (':name'); write '\\:' for a literal colon"],
+    ['http:///x', 'the host is empty'],
+    ['mylocalhost/a', "a pattern is a path ('/api/*'), a host ('*.example.com/api/*') or a URL ('https://example.com/*')"],
   ];
   for (const [pattern, why] of cases) assert.equal(refusal(pattern), why, pattern);
   assert.equal(refusal(`/${'a'.repeat(2047)}`), 'accepted', '2048 characters are allowed');
@@ -74,12 +85,17 @@ test('hosts: names with digits, dashes and underscores, IP literals, localhost, 
   assert.deepEqual(host('localhost'), ['localhost/*', { kind: 'exact', host: 'localhost' }, undefined, undefined]);
   assert.deepEqual(host('[::1]:8080/a'), ['[::1]:8080/a', { kind: 'exact', host: '[::1]' }, 8080, undefined]);
   assert.deepEqual(host('https://[::1]/x'), ['https://[::1]/x', { kind: 'exact', host: '[::1]' }, undefined, 'https']);
+  // an IPv6 host at the end of a pattern is a host, not a header constraint
+  assert.deepEqual(host('http://[::1]'), ['http://[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, 'http']);
+  assert.deepEqual(host('[::1]'), ['[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, undefined]);
+  assert.deepEqual(host('get [FE80::1]'), ['GET [fe80::1]/*', { kind: 'exact', host: '[fe80::1]' }, undefined, undefined]);
+  assert.deepEqual(host('ANY http://[::1]'), ['http://[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, 'http']);
   assert.deepEqual(host('a-b_c.d9.com.'), ['a-b_c.d9.com/*', { kind: 'exact', host: 'a-b_c.d9.com' }, undefined, undefined]);
   assert.deepEqual(host('*.Ex.com.:8080'), ['*.ex.com:8080/*', { kind: 'suffix', suffix: '.ex.com' }, 8080, undefined]);
   assert.deepEqual(host('HTTP://*/x'), ['http://*/x', undefined, undefined, 'http']);
   assert.deepEqual(host('*://*:*/x'), ['*://*/x', undefined, undefined, undefined]);
   assert.deepEqual(host('*'), ['*/*', undefined, undefined, undefined]);
-  assert.equal(parsePattern('/a').path, '/a');
+  assert.equal(compilePattern('/a').path, '/a');
   assert.equal(canonicalPattern('  get   /a  '), 'GET /a');
   for (const method of HTTP_METHODS) assert.equal(compilePattern(`${method.toLowerCase()} /a`).method, method);
 });
@@ -124,6 +140,8 @@ test('paths: escapes, captures next to literals, wildcards, the trailing slash, 
   assert.deepEqual(m('/f/:name', '/f/%C3%A9'), { params: { name: 'é' }, rawParams: { name: '%C3%A9' }, wildcards: [] });
   assert.deepEqual(m('/*/:id', '/a/b/7'), { params: { id: '7' }, rawParams: { id: '7' }, wildcards: ['a/b'] });
   assert.deepEqual(m('/x*', '/x\nnew'), null, 'no line breaks in a path match');
+  assert.equal(m('/a/', '/a//'), null, 'a pattern ending in / takes no second slash');
+  assert.deepEqual(m('/a/', '/a/'), { params: {}, rawParams: {}, wildcards: [] });
 });
 
 test('specificity figures: constraints, wildcards (path and host), captures, literal characters', () => {
@@ -165,6 +183,7 @@ test('headers: exact values, globs (. and other characters literal, across lines
   assert.equal(h('[A: 1*]', { a: ['0', '12'] }), true);
   assert.equal(h('[A: 1*]', { a: ['0', '2'] }), false);
   assert.equal(h('[A: 1*]', { a: [] }), false);
+  assert.equal(h('[A: *]', { a: [] }), false, 'an empty list has no value to match, not even *');
   assert.equal(h('[A]', { a: [] }), true, 'presence only');
   assert.equal(h('[A]', { a: undefined }), false);
   assert.equal(h('[A: 1] [B]', { a: '1' }), false);
@@ -174,6 +193,7 @@ test('headers: exact values, globs (. and other characters literal, across lines
   assert.deepEqual(p.headers, [{ name: 'accept-encoding', displayName: 'Accept-Encoding', value: 'gzip' }, { name: 'x-y', displayName: 'X-Y', value: undefined }]);
   assert.equal(p.source, '/x [Accept-Encoding: gzip] [X-Y]');
   assert.equal(compilePattern('/x [A:b: c]').source, '/x [A: b: c]', 'the value runs from the first colon');
+  assert.equal(compilePattern('/x [A : b]').source, '/x [A: b]', 'spaces around the name are dropped');
 });
 
 test('the request a pattern sees: method upper-cased, host lower-cased, default ports, names lower-cased', () => {
@@ -185,6 +205,7 @@ test('the request a pattern sees: method upper-cased, host lower-cased, default 
   assert.deepEqual(toMatchRequest('GET', 'http://ex.com').port, 80);
   assert.deepEqual(toMatchRequest('GET', 'ftp://ex.com/x').port, 0);
   assert.equal(toMatchRequest('GET', new URL('http://h/p')).path, '/p');
+  assert.equal(toMatchRequest('GET', 'foo://h').path, '/', 'a URL whose scheme allows no path is matched as /');
   const same = { a: '1' };
   assert.equal(toMatchRequest('GET', 'http://h/', same).headers, same, 'lower-case names are used as given');
   assert.deepEqual(toMatchRequest('GET', 'http://h/', { a: '1', B: '2' }).headers, { a: '1', b: '2' });

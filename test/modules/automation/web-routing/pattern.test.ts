@@ -165,14 +165,19 @@ test('bad patterns are rejected with INVALID_PATTERN naming the problem', () => 
 
 test('specificity: constraints, then fewer wildcards, then fewer captures, then longer literals', () => {
   const order = (a: string, b: string) => compareSpecificity(compilePattern(a).specificity, compilePattern(b).specificity);
-  assert.ok(order('GET /api/*', '/api/users/42') > 0, 'a method constraint beats a longer literal');
-  assert.ok(order('/api/* [X: 1]', '/api/users/42') > 0, 'a header constraint beats a literal');
-  assert.ok(order('GET /api/* [X: 1]', 'GET /api/*') > 0, 'method + header beats method');
-  assert.ok(order('example.com/api/*', '/api/*') > 0, 'a host is a constraint');
-  assert.ok(order('/api/users/:id', '/api/*') > 0, 'a capture beats a wildcard');
-  assert.ok(order('/api/users/42', '/api/users/:id') > 0, 'a literal beats a capture');
-  assert.ok(order('/api/users/*', '/api/*') > 0, 'a longer literal prefix wins at equal wildcards');
-  assert.ok(order('api.example.com/*', '*.example.com/*') > 0, 'an exact host beats a subdomain wildcard');
+  // a beats b, and the comparison is antisymmetric (b loses to a)
+  const beats = (a: string, b: string, why: string) => {
+    assert.ok(order(a, b) > 0, why);
+    assert.ok(order(b, a) < 0, `${why} (reversed)`);
+  };
+  beats('GET /api/*', '/api/users/42', 'a method constraint beats a longer literal');
+  beats('/api/* [X: 1]', '/api/users/42', 'a header constraint beats a literal');
+  beats('GET /api/* [X: 1]', 'GET /api/*', 'method + header beats method');
+  beats('example.com/api/*', '/api/*', 'a host is a constraint');
+  beats('/api/users/:id', '/api/*', 'a capture beats a wildcard');
+  beats('/api/users/42', '/api/users/:id', 'a literal beats a capture');
+  beats('/api/users/*', '/api/*', 'a longer literal prefix wins at equal wildcards');
+  beats('api.example.com/*', '*.example.com/*', 'an exact host beats a subdomain wildcard');
   assert.equal(order('/a/*', '/b/*'), 0);
 });
 
@@ -186,6 +191,8 @@ test('literal segment prefix (index key) stops at the first non-literal segment'
 test('anchor segment: the longest whole literal segment after the prefix', () => {
   assert.equal(compilePattern('/api/*/x123/:id').anchorSegment, 'x123');
   assert.equal(compilePattern('/*/ab/abc/*').anchorSegment, 'abc');
+  assert.equal(compilePattern('/*/abc/ab/*').anchorSegment, 'abc', 'the longest, not the last');
+  assert.equal(compilePattern('/*/ab/cd/*').anchorSegment, 'ab', 'the first of equally long ones');
   assert.equal(compilePattern('/api/*/x*').anchorSegment, undefined);
   assert.equal(compilePattern('/api/users/:id').anchorSegment, undefined);
   assert.equal(compilePattern('/:a/:b.json').anchorSegment, undefined);
