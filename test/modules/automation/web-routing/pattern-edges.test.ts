@@ -89,6 +89,8 @@ test('hosts: names with digits, dashes and underscores, IP literals, localhost, 
   assert.deepEqual(host('http://[::1]'), ['http://[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, 'http']);
   assert.deepEqual(host('[::1]'), ['[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, undefined]);
   assert.deepEqual(host('get [FE80::1]'), ['GET [fe80::1]/*', { kind: 'exact', host: '[fe80::1]' }, undefined, undefined]);
+  assert.deepEqual(host('any [::1]'), ['[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, undefined]);
+  assert.deepEqual(host('* [::1]'), ['[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, undefined]);
   assert.deepEqual(host('ANY http://[::1]'), ['http://[::1]/*', { kind: 'exact', host: '[::1]' }, undefined, 'http']);
   assert.deepEqual(host('a-b_c.d9.com.'), ['a-b_c.d9.com/*', { kind: 'exact', host: 'a-b_c.d9.com' }, undefined, undefined]);
   assert.deepEqual(host('*.Ex.com.:8080'), ['*.ex.com:8080/*', { kind: 'suffix', suffix: '.ex.com' }, 8080, undefined]);
