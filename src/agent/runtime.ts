@@ -545,7 +545,8 @@ export class AgentRuntime {
       durationMs: facts.durationMs,
       ...(facts.usage ? { usage: facts.usage } : {}),
       ...(report ? { failure: report.failure, ...(report.fix ? { fix: report.fix } : {}) } : {}),
-      steps: run.toolLog.toJSON().filter((s) => s.step !== 'thinking').slice(0, 100).map((s) => ({ stepId: s.stepId, name: s.name, step: s.step, status: s.status, summary: stepSummary(s.input) })),
+      // the tool log is bounded (100 steps and a line saying how many more); thinking never enters it
+      steps: run.toolLog.toJSON().map((s) => ({ stepId: s.stepId, name: s.name, step: s.step, status: s.status, summary: stepSummary(s.input) })),
       ...(outcome.status === 'stopped' ? { interrupted: true } : {}),
     };
     const { sessionId } = run.submission;

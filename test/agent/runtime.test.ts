@@ -600,3 +600,44 @@ test('run a queued message now when it is first in line; stop a session with wor
   const discarded = rt.named('agent_done').find((d) => d.requestId === 'D')!;
   assert.equal(discarded.reason, 'cleared');
 });
+
+test('a run of many steps: the saved record keeps the bounded log (100 steps and how many more); a step that ends without output has none', async (t) => {
+  let script = '';
+  const rt = setup(t, { provider: 'gemini' }, { executable: () => script });
+  const stream = [{ type: 'init', session_id: 'g-many', model: 'gemini-2.5-flash' }];
+  for (let i = 1; i <= 105; i++) {
+    stream.push({ type: 'tool_use', tool_name: 'read_file', tool_id: `t${i}`, parameters: { file_path: `f${i}.txt` } } as never);
+    stream.push({ type: 'tool_result', tool_id: `t${i}`, status: 'success', ...(i === 1 ? {} : { output: `out ${i}` }) } as never);
+  }
+  stream.push({ type: 'message', role: 'assistant', content: 'read them all', delta: true } as never);
+  stream.push({ type: 'result', status: 'success', stats: {} } as never);
+  writeFileSync(join(rt.dir, 'many.jsonl'), stream.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  script = join(rt.dir, 'gemini-many');
+  writeFileSync(script, `#!/bin/sh\ncat '${join(rt.dir, 'many.jsonl')}'\n`, { mode: 0o755 });
+  rt.runtime.submit({ prompt: 'read', sessionId: s1 });
+  await rt.runsDone(1);
+  const ends = rt.named('agent_tool').filter((e) => e.status === 'ok');
+  assert.equal(ends.length, 105, 'every step is streamed live');
+  assert.ok(!('output' in ends[0]!), 'no output key for a step that ended without output');
+  assert.equal(ends[1]!.output, 'out 2');
+  const steps = (rt.saved.at(-1)!.meta as { steps: Record<string, unknown>[] }).steps;
+  assert.equal(steps.length, 101);
+  assert.deepEqual(steps[0], { stepId: 't1', name: 'read_file', step: 'tool', status: 'ok', summary: 'f1.txt' });
+  assert.deepEqual(steps[99], { stepId: 't100', name: 'read_file', step: 'tool', status: 'ok', summary: 'f100.txt' });
+  assert.deepEqual(steps[100], { stepId: 'dropped', name: '5 more steps not logged', step: 'tool', status: 'ok', summary: '' });
+  assert.deepEqual(rt.named('agent_done')[0]!.toolLog.length, 101);
+});
+
+test('the effort setting goes to the chosen provider only, not to a fallback (effort names differ between CLIs)', async (t) => {
+  const rt = setup(t, { effort: 'high', fallback: ['custom'], provider: 'gemini' }, { executable: (provider) => (provider === 'gemini' ? '/nonexistent/gemini' : 'unused') });
+  rt.runtime.submit({ prompt: 'plain', sessionId: s1 });
+  await rt.runsDone(1);
+  assert.deepEqual(rt.named('agent_fallback').map((f) => [f.from, f.to]), [['gemini', 'custom']]);
+  assert.equal(rt.named('agent_done')[0]!.provider, 'custom');
+  assert.match(rt.customLog()[0]!, /^plain\|/);
+  assert.ok(!rt.customLog()[0]!.includes('--effort'), rt.customLog()[0]);
+  rt.settings.provider = 'custom';
+  rt.runtime.submit({ prompt: 'again', sessionId: s1 });
+  await rt.runsDone(2);
+  assert.match(rt.customLog()[1]!, /^again\|.*--effort=high/, 'the chosen provider gets it');
+});
