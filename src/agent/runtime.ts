@@ -440,8 +440,7 @@ export class AgentRuntime {
       case 'session':
         this.deps.providerSessions.set(run.submission.sessionId, provider, event.providerSessionId);
         return;
-      case 'text_delta':
-        if (!event.text) return;
+      case 'text_delta': // never empty (the adapters drop empty chunks)
         this.publish(run, 'agent_output', { traceId, content: event.text, offset: run.output.length }, true);
         run.output += event.text;
         return;

@@ -463,7 +463,10 @@ test('a run that fails inside svc (not the CLI) still ends: done with the error,
   t.after(() => {
     console.error = original;
   });
+  const revoked: string[] = [];
+  const credentials = { issue: (id: { runId: string }) => `tok-${id.runId}`, revoke: (id: string) => revoked.push(id) } as unknown as RunCredentials;
   const rt = setup(t, {}, {
+    credentials,
     systemPrompt: () => {
       if (++calls === 1) throw new Error('boom');
       return '';
@@ -478,7 +481,28 @@ test('a run that fails inside svc (not the CLI) still ends: done with the error,
   assert.deepEqual([sink.done()?.status, sink.done()?.reason, sink.ended()], ['error', 'internal error: boom', 1]);
   assert.deepEqual(rt.named('agent_status').filter((s) => s.traceId === done.traceId).map((s) => s.status), ['running', 'error']);
   assert.deepEqual(rt.ends.map((e) => [e.requestId, e.status]), [['A', 'error'], ['B', 'ok']]);
+  assert.ok(rt.ends[0]!.durationMs >= 0 && rt.ends[0]!.durationMs < 10_000, `durationMs ${rt.ends[0]!.durationMs}`);
+  assert.ok(revoked.includes(done.traceId), 'the run credential is revoked although the run never reached its end');
   assert.equal(errors.length, 1);
+  assert.equal((errors[0] as unknown[])[0], 'svc: agent run failed unexpectedly:');
+  assert.equal(((errors[0] as unknown[])[1] as Error).message, 'boom');
+});
+
+test('a steer waiting to resume that is stopped or dropped is not noted as an unsent queued message (it is in the history as the user said it)', async (t) => {
+  const rt = setup(t);
+  rt.runtime.submit({ prompt: 'hang one', sessionId: s1 });
+  await until(() => rt.named('agent_output').length === 1, 'the first run to print');
+  assert.equal(rt.runtime.steer('go left'), 'resumed');
+  assert.deepEqual(rt.runtime.stop('halt'), { stopped: true, cleared: 1 });
+  await rt.runsDone(1);
+  rt.runtime.submit({ prompt: 'hang two', sessionId: s1 });
+  await until(() => rt.named('agent_output').length === 2, 'the second run to print');
+  assert.equal(rt.runtime.steer('go right'), 'resumed');
+  assert.equal(rt.runtime.dropQueued(rt.runtime.queued()[0]!.requestId), true);
+  await rt.runsDone(2);
+  assert.equal(rt.dropped.length, 2, 'both steers were dropped');
+  assert.deepEqual(rt.saved.filter((m) => m.meta?.kind === 'queue_dropped'), []);
+  assert.deepEqual(rt.customLog().map((l) => l.split('|')[0]), ['hang one', 'hang two'], 'neither steer ran');
 });
 
 test('a fresh conversation: the provider sessions of a chat session are forgotten, and clients told', (t) => {
