@@ -32,9 +32,9 @@ export const classifyPeer: PeerClassifier = (raw) => {
 /** Splits a Host header into its host name (brackets removed) and port. */
 export function parseHostHeader(host: string | undefined): { hostname: string; port: string } | null {
   if (!host) return null;
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^:\[\]]+)(?::(\d{1,5}))?$/.exec(host.trim());
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(host.trim());
   if (!match) return null;
-  return { hostname: match[1]!.replace(/^\[|\]$/g, '').toLowerCase(), port: match[2] ?? '' };
+  return { hostname: (match[1] ?? match[2]!).toLowerCase(), port: match[3] ?? '' };
 }
 
 /**
