@@ -26,6 +26,8 @@ test('upload names are sanitized: no paths, no dot-dot, no hidden files, extensi
     ['a--b.txt', 'a-b.txt'],
     ['report.-.txt', 'report.txt'],
     ['x.-', 'x'],
+    ['a.-.-.png', 'a.png'],
+    ['.-.-a', 'a'],
   ];
   for (const [input, expected] of cases) assert.equal(sanitizeFileName(input), expected, input);
 });
