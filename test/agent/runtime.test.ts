@@ -378,6 +378,7 @@ test('steer: a CLI without live input is interrupted and resumed with the steer 
   assert.deepEqual(rt.named('steer_started'), [{ prompt: 'go left', traceId }]);
   assert.deepEqual(rt.saved.at(-1), { id: rt.saved.length, sessionId: s1, role: 'user', content: 'go left', meta: { steer: true, traceId } });
   assert.deepEqual(rt.runtime.queued().map((q) => q.prompt), ['go left', 'later'], 'the steer runs next, before what was queued');
+  assert.match(rt.runtime.queued()[0]!.requestId, /^req_/, 'the steer has a request id of its own');
   await rt.runsDone(3);
   assert.deepEqual([first.done()?.status, first.done()?.reason], ['stopped', 'steered']);
   assert.deepEqual([steered.done()?.status, steered.done()?.text], ['ok', 'answer to go left\n']);
@@ -426,7 +427,8 @@ test('clearing a chat session stops its work and saves nothing for it; other ses
   assert.equal(rt.saved.length, before, 'no answer, no note about the dropped message');
   assert.equal(rt.ends.length, 0, 'nobody acts on a run whose session is gone');
   const done = rt.named('agent_done')[0]!;
-  assert.deepEqual([done.status, done.reason, done.messageId], ['stopped', 'the chat session was cleared', undefined]);
+  assert.deepEqual([done.status, done.reason], ['stopped', 'the chat session was cleared']);
+  assert.ok(!('messageId' in done), 'no message id: nothing was saved');
   assert.deepEqual(rt.dropped, [['B']]);
   // a queued message of the session is enough to stop
   rt.runtime.submit({ prompt: 'hang C', sessionId: 's2', requestId: 'C' });
@@ -664,4 +666,18 @@ test('the effort setting goes to the chosen provider only, not to a fallback (ef
   rt.runtime.submit({ prompt: 'again', sessionId: s1 });
   await rt.runsDone(2);
   assert.match(rt.customLog()[1]!, /^again\|.*--effort=high/, 'the chosen provider gets it');
+});
+
+test('a stop that lands once the provider has answered keeps the answer as it is, not stopped', async (t) => {
+  const rt: ReturnType<typeof setup> = setup(t, {}, {
+    // called synchronously once the attempt ended well: the latest a stop can land before the run is recorded
+    onProviderOutcome: (_provider, outcome) => {
+      if (outcome.ok) rt.runtime.stop('too late');
+    },
+  });
+  rt.runtime.submit({ prompt: 'plain', sessionId: s1 });
+  await rt.runsDone(1);
+  const done = rt.named('agent_done')[0]!;
+  assert.deepEqual([done.status, done.text, done.reason], ['ok', 'answer to plain\n', undefined]);
+  assert.equal((rt.saved.at(-1)!.meta as Record<string, unknown>).interrupted, undefined);
 });
