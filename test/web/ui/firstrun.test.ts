@@ -31,6 +31,9 @@ async function partsOf(run: Locator) {
   };
 }
 
+/** The providers' names come with the registry, which the page reads once it is interactive (not before). */
+const namesShown = (page: Page, name: string) => page.locator('article.run .run-head', { hasText: name }).first().waitFor({ timeout: 15_000 });
+
 const runByTrace = (page: Page, traceId: string) => page.locator(`article.run[data-trace-id="${traceId}"]`);
 
 describe('web UI: first run to first answer', () => {
@@ -49,6 +52,7 @@ describe('web UI: first run to first answer', () => {
       const run = page.locator('article.run[data-status="error"]');
       await run.waitFor({ timeout: 15_000 });
       const traceId = (await run.getAttribute('data-trace-id'))!;
+      await namesShown(page, 'Gemini CLI');
       const live = await partsOf(run);
       assert.equal(live.agent, 'Gemini CLI');
       assert.equal(live.title, 'Gemini CLI could not answer: not installed');
@@ -69,6 +73,7 @@ describe('web UI: first run to first answer', () => {
       await page.waitForSelector('#app[data-ready]');
       const reloaded = runByTrace(page, traceId);
       await reloaded.waitFor();
+      await namesShown(page, 'Gemini CLI');
       assert.equal(await page.locator(`[data-message-id="${saved.id}"] article.run`).count(), 1, 'rendered from the saved record');
       assert.deepEqual(await partsOf(reloaded), live, 'the same rendering after a reload');
       await shot(page, 'firstrun-failed-reloaded');
@@ -86,6 +91,7 @@ describe('web UI: first run to first answer', () => {
       const runs = page.locator('article.run');
       await send(page, 'hi scenario:notloggedin');
       await until(async () => (await runs.first().getAttribute('data-status')) === 'error', 'the failed run', 15_000);
+      await namesShown(page, 'Claude Code');
       const denied = await partsOf(runs.first());
       assert.equal(denied.title, 'Claude Code could not answer: not logged in');
       assert.match(denied.record!, /Run claude in a terminal and log in with \/login, or set ANTHROPIC_API_KEY in Settings \(agent\.env\)\.$/);
@@ -115,6 +121,7 @@ describe('web UI: first run to first answer', () => {
       await page.reload();
       await page.waitForSelector('#app[data-ready]');
       await until(async () => (await page.locator('article.run').count()) === 3, 'the three runs from the history');
+      await namesShown(page, 'Claude Code');
       assert.deepEqual(await partsOf(runByTrace(page, traces[0]!)), denied);
       assert.deepEqual(await partsOf(runByTrace(page, traces[1]!)), stopped);
       assert.deepEqual(await partsOf(runByTrace(page, traces[2]!)), answered);
