@@ -26,8 +26,8 @@ import type { ExecutiveAgent } from './agent.ts';
 import type { RealtimeVoice } from './realtime-voice.ts';
 import { CeoSettingsPatchSchema, CeoSettingsSchema, maskSettings } from './settings.ts';
 import { notAPerson } from './person.ts';
+import { EditDocsInput, FollowUpInput, id, SendInput, WatchInput } from './tools.ts';
 
-const id = z.string().min(1).max(128);
 const FleetInstanceSchema = z.object({ id: z.string(), label: z.string(), status: z.string(), busy: z.boolean(), owned: z.boolean(), workingDir: z.string().nullable() });
 const VoiceSessionSchema = z.object({ id: z.string(), model: z.string(), voice: z.string(), startedAt: z.number() });
 const DispatchSchema = z.object({ requestId: z.string(), watch: WatchSchema });
@@ -165,7 +165,7 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       method: 'POST',
       url: '/api/svc-ceo/send',
       summary: 'Sends a message to an instance and watches that request until its run ends (a completion).',
-      body: z.strictObject({ instanceId: id, text: z.string().trim().min(1).max(100_000) }),
+      body: SendInput,
       status: 202,
       response: DispatchSchema,
       handler: ({ body }) => executive.send(body.instanceId, body.text),
@@ -182,7 +182,7 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       method: 'POST',
       url: '/api/svc-ceo/watch',
       summary: 'Watches a request of an instance, or (without requestId) its next run no other watch claims.',
-      body: z.strictObject({ instanceId: id, requestId: id.optional() }),
+      body: WatchInput,
       status: 201,
       response: WatchSchema,
       handler: ({ body }) => executive.watch(body.instanceId, body.requestId ?? null),
@@ -213,7 +213,7 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       url: '/api/svc-ceo/pending/:key/continue',
       summary: 'Reads a completion\'s result into the transcript (as instance data); with text, sends a follow-up to the same instance, watched.',
       params: z.strictObject({ key: id }),
-      body: z.strictObject({ text: z.string().trim().min(1).max(100_000).optional() }),
+      body: FollowUpInput,
       response: z.object({ completion: CompletionSchema, followUp: DispatchSchema.optional() }),
       handler: ({ params, body }) => executive.continue(params.key, body.text),
     }),
@@ -295,13 +295,7 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       method: 'POST',
       url: '/api/svc-ceo/docs/edit',
       summary: 'Edits Markdown: an instance\'s README.md or docs/ (instanceId), or svc\'s notes (none): append a section, replace a section, or apply a unified diff (nothing changes when it does not apply).',
-      body: z.strictObject({
-        instanceId: id.optional(),
-        path: z.string().min(1).max(500),
-        operation: z.enum(['append_section', 'replace_section', 'apply_patch']),
-        content: z.string().min(1).max(20 * 1024),
-        reason: z.string().max(500).optional(),
-      }),
+      body: EditDocsInput,
       response: z.object({ path: z.string(), target: z.enum(['project', 'notes']), bytes: z.number().int(), created: z.boolean() }),
       handler: ({ body }) => executive.editDocs(body),
     }),

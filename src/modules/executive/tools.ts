@@ -5,7 +5,19 @@ import { z } from 'zod';
 import { LIFECYCLE_ACTIONS } from '../../protocol/executive.ts';
 import type { ExecutiveService } from './executive.service.ts';
 
-const id = z.string().min(1).max(128);
+// Inputs a tool shares with the route it calls (executive.routes.ts), defined once for both.
+export const id = z.string().min(1).max(128);
+const messageText = z.string().trim().min(1).max(100_000);
+export const SendInput = z.strictObject({ instanceId: id, text: messageText });
+export const WatchInput = z.strictObject({ instanceId: id, requestId: id.optional() });
+export const FollowUpInput = z.strictObject({ text: messageText.optional() });
+export const EditDocsInput = z.strictObject({
+  instanceId: id.optional(),
+  path: z.string().min(1).max(500),
+  operation: z.enum(['append_section', 'replace_section', 'apply_patch']),
+  content: z.string().min(1).max(20 * 1024),
+  reason: z.string().max(500).optional(),
+});
 
 export interface CeoTool {
   name: string;
@@ -38,14 +50,14 @@ export const CEO_TOOLS: readonly CeoTool[] = [
   tool({
     name: 'send_message',
     description: 'Sends a message to an instance and watches it: its completion shows in list_pending.',
-    input: z.strictObject({ instanceId: id, text: z.string().trim().min(1).max(100_000) }),
+    input: SendInput,
     http: { method: 'POST', path: '/send' },
     run: (s, a) => s.send(a.instanceId, a.text),
   }),
   tool({
     name: 'watch_instance',
     description: 'Watches a request of an instance, or its next run.',
-    input: z.strictObject({ instanceId: id, requestId: id.optional() }),
+    input: WatchInput,
     http: { method: 'POST', path: '/watch' },
     run: (s, a) => s.watch(a.instanceId, a.requestId ?? null),
   }),
@@ -66,7 +78,7 @@ export const CEO_TOOLS: readonly CeoTool[] = [
   tool({
     name: 'continue_completion',
     description: 'Reads a completion into the transcript; with text, sends a follow-up to the same instance.',
-    input: z.strictObject({ key: id, text: z.string().trim().min(1).max(100_000).optional() }),
+    input: z.strictObject({ key: id, ...FollowUpInput.shape }),
     http: { method: 'POST', path: '/pending/{key}/continue' },
     run: (s, a) => s.continue(a.key, a.text),
   }),
@@ -94,13 +106,7 @@ export const CEO_TOOLS: readonly CeoTool[] = [
   tool({
     name: 'edit_docs',
     description: "Edits Markdown: README.md or docs/ of an instance's project, or your notes (no instanceId).",
-    input: z.strictObject({
-      instanceId: id.optional(),
-      path: z.string().min(1).max(500),
-      operation: z.enum(['append_section', 'replace_section', 'apply_patch']),
-      content: z.string().min(1).max(20 * 1024),
-      reason: z.string().max(500).optional(),
-    }),
+    input: EditDocsInput,
     http: { method: 'POST', path: '/docs/edit' },
     run: (s, a) => s.editDocs(a),
   }),
