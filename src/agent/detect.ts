@@ -7,7 +7,7 @@
 // process group with a 5 s deadline. On the deadline the whole group is killed and the entry says
 // so; a CLI that exits but leaves a child holding its stdout is not waited for either.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { constants as fsConstants } from 'node:fs';
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, posix, win32 } from 'node:path';
@@ -82,6 +82,17 @@ export async function isExecutableFile(p: string): Promise<boolean> {
   try {
     if (!(await stat(p)).isFile()) return false;
     await access(p, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The same check, synchronous (for a readiness answer that must not wait). */
+export function isExecutableFileSync(p: string): boolean {
+  try {
+    if (!statSync(p).isFile()) return false;
+    accessSync(p, fsConstants.X_OK);
     return true;
   } catch {
     return false;

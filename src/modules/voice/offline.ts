@@ -4,11 +4,11 @@
 // m4a, wav) into the 16 kHz mono 16-bit WAV the model was trained on, pocketsphinx_continuous prints one
 // line per utterance, and the dir is removed whatever happens. Both run without a shell, with deadlines.
 import { execFile } from 'node:child_process';
-import { accessSync, constants as fsConstants, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { executableCandidates } from '../../agent/detect.ts';
+import { executableCandidates, isExecutableFileSync } from '../../agent/detect.ts';
 import { AppError } from '../../core/errors.ts';
 
 export interface OfflineTools {
@@ -49,18 +49,9 @@ export function parseHypothesis(stdout: string): string {
     .join(' ');
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, fsConstants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** What of the engine is not installed (program or model names), or [] when it can run. */
 export function missingOfflineParts(tools: OfflineTools): string[] {
-  const found = (command: string) => executableCandidates(command, { pathEnv: process.env.PATH }).some(isExecutable);
+  const found = (command: string) => executableCandidates(command, { pathEnv: process.env.PATH }).some(isExecutableFileSync);
   const missing: string[] = [];
   if (!found(tools.pocketsphinx)) missing.push(tools.pocketsphinx);
   if (!existsSync(join(tools.modelDir, 'en-us.lm.bin'))) missing.push(`the en-us model (${tools.modelDir})`);
