@@ -3,13 +3,12 @@
 // (at most once per STATUS_EVERY_MS, the last state always shown), deleted when the answer comes. The
 // message is cosmetic: a send, edit or delete that fails is dropped, never the run's answer.
 import type { StreamLine } from '../../protocol/stream-lines.ts';
+import { stepSummary } from '../../protocol/step-summary.ts';
 
 export const STATUS_EVERY_MS = 2000;
 const SHOWN_STEPS = 5;
 const SUMMARY_CHARS = 80;
 const ICONS = { running: '⏳', ok: '✓', error: '✗' } as const;
-/** The input field that says most about a step, for the tools that have one. */
-const TELLING_FIELDS = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description'];
 
 export type ToolLine = Extract<StreamLine, { type: 'tool' }>;
 
@@ -20,10 +19,10 @@ export interface StatusChannel {
   remove(messageId: string): Promise<void>;
 }
 
+/** The step's gist (the field that says most, as the run record has it, else any text field), on one short line. */
 function summary(input: Record<string, unknown>): string {
-  const field = TELLING_FIELDS.find((k) => typeof input[k] === 'string' && input[k]) ?? Object.keys(input).find((k) => typeof input[k] === 'string' && input[k]);
-  if (!field) return '';
-  const line = String(input[field]).replace(/\s+/g, ' ').trim();
+  const gist = stepSummary(input) || Object.values(input).find((v): v is string => typeof v === 'string' && v !== '') || '';
+  const line = gist.replace(/\s+/g, ' ').trim();
   return line.length > SUMMARY_CHARS ? `${line.slice(0, SUMMARY_CHARS - 1)}…` : line;
 }
 
