@@ -38,6 +38,8 @@ export interface VoiceSessionView {
   startedAt: number;
 }
 
+const viewOf = (l: Live): VoiceSessionView => ({ id: l.id, model: l.model, voice: l.voice, startedAt: l.startedAt });
+
 const failed = (why: string) =>
   new AppError(502, 'REALTIME_FAILED', `Realtime voice could not connect: ${why}. Check realtime.baseUrl and realtime.apiKey (PUT /api/svc-ceo/settings).`);
 
@@ -64,8 +66,7 @@ export class RealtimeVoice {
 
   status(): { configured: boolean; session: VoiceSessionView | null } {
     const s = this.d.settings();
-    const l = this.live;
-    return { configured: s.baseUrl !== '' && s.apiKey !== '', session: l ? { id: l.id, model: l.model, voice: l.voice, startedAt: l.startedAt } : null };
+    return { configured: s.baseUrl !== '' && s.apiKey !== '', session: this.live ? viewOf(this.live) : null };
   }
 
   /** Answers the browser's offer and joins the call; one live session (a new one replaces it). */
@@ -108,7 +109,7 @@ export class RealtimeVoice {
     const tools = CEO_TOOLS.map((t) => ({ name: t.name, description: t.description, parameters: toolParameters(t) }));
     ws.send(JSON.stringify(sessionUpdate(this.d.instructions(), tools)));
     this.d.service.audit('voice', 'connect', true, `realtime voice session ${live.id} (${s.model}, ${s.voice})`, null, { sessionId: live.id });
-    return { id: live.id, model: live.model, voice: live.voice, startedAt: live.startedAt, sdp: answer };
+    return { ...viewOf(live), sdp: answer };
   }
 
   /** Hangs up and leaves the call. */
