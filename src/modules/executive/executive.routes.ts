@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError, unavailable } from '../../core/errors.ts';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { bearerToken } from '../../http/peers.ts';
 import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
 import {
   CeoAuditSchema,
@@ -259,7 +260,7 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
         response: ConfirmationSchema,
         handler: ({ params, request }) => {
           const decision = verb === 'confirm' ? 'approved' : 'cancelled';
-          const why = notAPerson(request.headers, token);
+          const why = notAPerson(request.headers, bearerToken(request.headers.authorization), token);
           if (why) executive.refuseDecision(params.id, decision, why);
           return executive.decide(params.id, decision);
         },

@@ -9,11 +9,10 @@ import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
 /** Sent by the dashboard page's fetches (web/dashboard/api.ts). */
 export const CONSOLE_HEADER = 'x-svc-console';
 
-/** Why a request is not a person's decision, or null when it is. */
-export function notAPerson(headers: IncomingHttpHeaders, token: string): string | null {
+/** Why a request is not a person's decision, or null when it is. `presented`: its bearer token, if any. */
+export function notAPerson(headers: IncomingHttpHeaders, presented: string | undefined, token: string): string | null {
   if (headers[RUN_TOKEN_HEADER] !== undefined) return "it carries an agent run's credential";
-  const auth = headers.authorization;
-  if (typeof auth === 'string' && /^Bearer /i.test(auth)) return tokensEqual(token, auth.slice(7).trim()) ? null : 'its token is wrong';
+  if (presented !== undefined) return tokensEqual(token, presented) ? null : 'its token is wrong';
   // Sec-Fetch-* and Origin are set by the browser itself; a page of another origin cannot send them so
   const page = headers[CONSOLE_HEADER] === '1' && headers['sec-fetch-site'] === 'same-origin' && headers['sec-fetch-mode'] === 'cors' && typeof headers.origin === 'string';
   return page ? null : "it comes neither from the console page (a same-origin fetch) nor with the server's token";
