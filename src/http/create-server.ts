@@ -8,7 +8,9 @@ import websocket from '@fastify/websocket';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { createLog, parseLogLevel, type Log } from '../core/log.ts';
-import { createGuard, type GuardOptions } from './guard.ts';
+import { createGuard, markRefusedTarget, type GuardOptions } from './guard.ts';
+import { canonicalTarget } from './canonical-path.ts';
+import { lingerOnClose } from './lingering-close.ts';
 import { BODY_LIMIT_BYTES, errorHandler, writeClientError } from './error-handler.ts';
 import { defineRoutes, type Method } from './routes.ts';
 import { openApiDocument, type ApiInfo } from './openapi.ts';
@@ -55,6 +57,15 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
     // A request without Host reaches the guard, which answers it in the one error shape (Node's own
     // refusal is an empty 400).
     http: { requireHostHeader: false },
+    // The one reading of the path, before the router sees it (canonical-path.ts): the router, the
+    // guard, the proxy and the handlers all get this spelling. A target without a canonical form
+    // is routed as `/` only so that the hooks run: the guard answers it 400 before any handler.
+    rewriteUrl: (req) => {
+      const target = canonicalTarget(req.url ?? '');
+      if (target.ok) return target.url;
+      markRefusedTarget(req, target.message);
+      return '/';
+    },
     // Errors found before a route is chosen (a malformed percent-encoding, a parameter over 100
     // characters) and by Node's parser (headers too large, a bad Content-Length, a NUL in the path)
     // get the same body as every other error.
@@ -69,6 +80,7 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
   app.setNotFoundHandler((request) => {
     throw new AppError(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The routes are listed at GET /api/openapi.json.`);
   });
+  app.addHook('onRequest', async (request) => lingerOnClose(request.raw));
   app.addHook('onRequest', createGuard(options.guard));
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');

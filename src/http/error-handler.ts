@@ -58,15 +58,19 @@ const PARSER_ERRORS: Record<string, [number, ErrorCode, string]> = {
   HPE_INVALID_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH', 'The Content-Length header is not a number.'],
   HPE_UNEXPECTED_CONTENT_LENGTH: [400, 'INVALID_CONTENT_LENGTH', 'The request has both Content-Length and Transfer-Encoding.'],
   HPE_INVALID_METHOD: [400, 'BAD_REQUEST', 'The request method is not one HTTP knows.'],
-  HPE_INVALID_URL: [400, 'BAD_URL', 'The request URL is malformed (a control character?).'],
+  HPE_INVALID_CHUNK_SIZE: [400, 'BAD_REQUEST', 'The chunked request body is malformed (a chunk size that is not hexadecimal).'],
+  HPE_INVALID_URL: [400, 'BAD_URL', 'The request URL is malformed (a control character, or a byte that must be percent-encoded?).'],
 };
 
 /**
- * Answers a request Node's parser refused, in the one error shape, on the raw socket (no
- * request object exists). A socket that cannot be written to any more is just closed.
+ * Answers a request Node's parser refused, in the one error shape, on the raw socket: a bad
+ * request line or headers (no request object exists), or a body whose framing breaks part-way (a
+ * chunk size of `ZZ`) while its answer has not started. Once an answer has started, or the socket
+ * cannot be written to, it is just closed (anything written then would corrupt that answer).
  */
 export function writeClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (!socket.writable || (socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

@@ -89,6 +89,8 @@ function operation(doc: RouteDoc): JsonSchema {
     operationId: `${doc.method.toLowerCase()}${openApiPath(doc.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: doc.summary,
     tags: [doc.group],
+    // public routes need nothing from anyone; the others take the document's default (below)
+    ...(doc.access === 'public' ? { security: [] } : {}),
     parameters: [...pathParameters, ...parameters(doc.query, 'query')],
     ...(doc.body || doc.rawBody
       ? {
@@ -119,8 +121,9 @@ export function openApiDocument(docs: readonly RouteDoc[], info: ApiInfo): JsonS
     paths,
     components: {
       schemas: { ErrorBody: toSchema(ErrorBodySchema, 'output') },
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Needed from other machines; loopback callers need none (`svc token` prints it).' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Needed from other machines; loopback callers need none (`svc token` prints it). Event streams also take it as `?token=`.' } },
     },
+    // a loopback caller needs nothing, any other the bearer token (operations with `security: []` are public)
     security: [{}, { bearer: [] }],
   };
 }

@@ -1,7 +1,17 @@
-// The Markdown route table of a server (the README's API section), from its route declarations.
+// The Markdown made from a server's route declarations for the README: its route table, and the
+// table of which routes are open without the token (the trust model's), so neither can drift from
+// what the guard reads.
 import type { RouteDoc } from './routes.ts';
 
 export function routeTable(docs: readonly RouteDoc[]): string {
   const rows = docs.map((d) => `| ${d.method} | \`${d.url}\` | ${d.summary.replace(/\|/g, '\\|')} |`);
   return ['| Method | Path | What it does |', '| --- | --- | --- |', ...rows, '', `${rows.length} routes.`].join('\n');
+}
+
+/** Per server: the routes declared public, and those that also take the token as `?token=`. */
+export function accessTable(servers: readonly { name: string; docs: readonly RouteDoc[] }[]): string {
+  const list = (docs: readonly RouteDoc[], access: RouteDoc['access']) =>
+    docs.filter((d) => d.access === access).map((d) => `\`${d.method} ${d.url}\``).join(', ') || 'none';
+  const rows = servers.map(({ name, docs }) => `| ${name} | ${list(docs, 'public')} | ${list(docs, 'token-or-query')} |`);
+  return ['| server | open to anyone (no token) | also take the token as `?token=` |', '| --- | --- | --- |', ...rows].join('\n');
 }

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import { parseInput } from './validate.ts';
+import { parseInput, refuseControlCharacters } from './validate.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -22,6 +22,14 @@ export const noBody = z.strictObject({}).optional();
  * NDJSON lines or SSE events (each documented by `item`), a WebSocket, a file, or an HTML page.
  */
 export type Produces = 'json' | 'ndjson' | 'sse' | 'websocket' | 'file' | 'html';
+
+/**
+ * Who may call a route (the guard reads it from the route the router matched): `public` is open to
+ * anyone who passes the Host and Origin checks (GET only: liveness and the UI's files); `token` needs
+ * the bearer token from peers that are not trusted; `token-or-query` also takes it as `?token=`
+ * (event streams, which browsers open without headers).
+ */
+export type Access = 'public' | 'token' | 'token-or-query';
 
 /** The documented part of a route: what the OpenAPI document and the route table are made from. */
 export interface RouteDoc {
@@ -41,6 +49,7 @@ export interface RouteDoc {
   produces: Produces;
   /** One NDJSON line or SSE event of a streaming answer. */
   item?: z.ZodType;
+  access: Access;
 }
 
 export interface HandlerInput<P, Q, B> {
@@ -54,7 +63,9 @@ export interface HandlerInput<P, Q, B> {
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type Answer<R> = R extends z.ZodType ? z.input<R> : unknown;
 
-export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produces' | 'params' | 'query' | 'body' | 'response'> {
+export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produces' | 'params' | 'query' | 'body' | 'response' | 'access'> {
+  /** Default `token`. */
+  access?: Access;
   params?: P;
   query?: Q;
   body?: B;
@@ -91,6 +102,10 @@ declare module 'fastify' {
     /** Every route declared with defineRoutes(), in order of registration (one list per server). */
     routeDocs: RouteDoc[];
   }
+  interface FastifyContextConfig {
+    /** The declared access of the route (see Access), for the guard. */
+    access?: Access;
+  }
 }
 
 const checkAnswers = process.env.NODE_ENV === 'test';
@@ -103,6 +118,7 @@ export function defineRoutes(app: FastifyInstance, group: string, routes: readon
       app.route({
         method: 'GET',
         url: spec.url,
+        config: { access: doc.access },
         onRequest: checkHandshake,
         wsHandler: spec.websocket,
         handler: () => {
@@ -116,9 +132,14 @@ export function defineRoutes(app: FastifyInstance, group: string, routes: readon
     app.route({
       method: spec.method,
       url: spec.url,
+      config: { access: doc.access },
       ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
       ...(spec.websocket ? { wsHandler: spec.websocket, onRequest: [checkHandshake, ...(spec.onRequest ? [spec.onRequest] : [])] } : spec.onRequest ? { onRequest: spec.onRequest } : {}),
       handler: async (request, reply) => {
+        // the rule holds for what a schema does not declare, and for bodies a handler reads itself
+        refuseControlCharacters(request.params, 'params');
+        refuseControlCharacters(request.query, 'query');
+        if (!spec.rawBody) refuseControlCharacters(request.body, 'body');
         const params = spec.params ? parseInput(spec.params, request.params, 'params') : undefined;
         const query = spec.query ? parseInput(spec.query, request.query, 'query') : undefined;
         const body = spec.body && spec.validateBody !== false ? parseInput(spec.body, request.body, 'body') : request.body;
@@ -131,14 +152,17 @@ export function defineRoutes(app: FastifyInstance, group: string, routes: readon
   }
 }
 
-/** Records a route served by something else (a static-file plugin) so the documentation stays whole. */
-export function documentRoute(app: FastifyInstance, group: string, spec: Omit<Route, 'handler' | 'websocket'> & Pick<Route, 'websocket'>): RouteDoc {
+/** Records a route's documentation (the OpenAPI document, the route table, the public-route list). */
+function documentRoute(app: FastifyInstance, group: string, spec: Omit<Route, 'handler' | 'websocket'> & Pick<Route, 'websocket'>): RouteDoc {
   if (!app.hasDecorator('routeDocs')) throw new Error('the server was not made by createServer()');
+  const access = spec.access ?? 'token';
+  if (access === 'public' && spec.method !== 'GET') throw new Error(`route ${spec.method} ${spec.url}: only GET routes may be public`);
   const doc: RouteDoc = {
     method: spec.method,
     url: spec.url,
     group,
     summary: spec.summary,
+    access,
     produces: spec.produces ?? (spec.websocket ? 'websocket' : 'json'),
     ...(spec.params ? { params: spec.params } : {}),
     ...(spec.query ? { query: spec.query } : {}),
@@ -157,6 +181,7 @@ export function documentRoute(app: FastifyInstance, group: string, spec: Omit<Ro
  * WebSocket library would answer it in its own (text/html).
  */
 async function checkHandshake(request: FastifyRequest): Promise<void> {
+  refuseControlCharacters(request.query, 'query');
   if (request.headers.upgrade?.toLowerCase() !== 'websocket') return;
   const key = request.headers['sec-websocket-key'];
   if (typeof key !== 'string' || !/^[+/0-9A-Za-z]{22}==$/.test(key)) {

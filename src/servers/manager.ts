@@ -27,7 +27,6 @@ import {
   NotesRepo,
   InstancesService,
   instanceRoutes,
-  PROXY_PREFIX,
   proxyRoutes,
   DashboardSettingsService,
   describeChange,
@@ -161,7 +160,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
     logLevel: options.logLevel,
     websocket: true,
-    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }), proxyPrefix: PROXY_PREFIX },
+    guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) },
   });
   await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port });
   await http.register(settingsRoutes, { settings });

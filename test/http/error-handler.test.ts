@@ -127,7 +127,7 @@ test("a request Node's parser refused gets the one error shape on the raw socket
     const seen = { written: '', destroyed: false };
     const socket = {
       writable: state.writable ?? true,
-      ...(state.busy ? { _httpMessage: {} } : {}),
+      ...(state.busy !== undefined ? { _httpMessage: { headersSent: state.busy } } : {}),
       end: (text: string) => void (seen.written = text),
       destroy: () => void (seen.destroyed = true),
     };
@@ -168,6 +168,10 @@ test("a request Node's parser refused gets the one error shape on the raw socket
     writeClientError(Object.assign(new Error('parse'), { code: 'HPE_INVALID_URL' }), socket);
     assert.deepEqual(seen, { written: '', destroyed: true }, JSON.stringify(state));
   }
+  // a request whose answer has not started (its body's framing broke part-way) still gets one
+  const { socket, seen } = fakeSocket({ busy: false });
+  writeClientError(Object.assign(new Error('parse'), { code: 'HPE_INVALID_CHUNK_SIZE' }), socket);
+  assert.match(seen.written, /^HTTP\/1\.1 400 Bad Request[\s\S]*"error":"BAD_REQUEST","message":"The chunked request body is malformed/);
 });
 
 // A refused WebSocket upgrade (the guard answers it through this handler): its socket is no longer the

@@ -27,13 +27,23 @@ describe('error model', () => {
     ['unknown route', () => getJson(`${server.url}/api/does-not-exist`), 404, 'NOT_FOUND'],
     ['wrong method', () => getJson(`${server.url}/api/health`, { method: 'DELETE' }), 404, 'NOT_FOUND'],
     ['bad settings value', () => getJson(`${server.url}/api/settings`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: '{"agent":{"retries":"many"}}' }), 400, 'INVALID_SETTING'],
-    ['path tricks', () => getJson(`${server.url}/api/chat-sessions/..%2F..%2Fetc%2Fpasswd/switch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 404, 'NOT_FOUND'],
+    ['path tricks', () => getJson(`${server.url}/api/chat-sessions/..%2F..%2Fetc%2Fpasswd/switch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 400, 'BAD_URL'],
     ['huge query', () => getJson(`${server.url}/api/messages/search?q=${'a'.repeat(600)}`), 400, 'VALIDATION_FAILED'],
+    // control characters, refused by the route kit before any schema or handler (they were 500s: SQLite, paths)
+    ['a NUL in a query value', () => getJson(`${server.url}/api/messages/search?q=%00`), 400, 'VALIDATION_FAILED'],
+    ['an escape in a query value', () => getJson(`${server.url}/api/messages?sessionId=%1B%5B2J`), 400, 'VALIDATION_FAILED'],
+    ['a NUL in a path parameter', () => post('/api/chat-sessions/ses%00x/switch', '{}'), 400, 'BAD_URL'],
+    ['a NUL in a body string', () => post('/api/browser/web-ai/code-extract', JSON.stringify({ vendor: 'chatgpt', saveTo: 'a\u0000b' })), 400, 'VALIDATION_FAILED'],
+    ['a NUL in a nested body string', () => post('/api/browser/web-ai/code', JSON.stringify({ vendor: 'chatgpt', saveTo: 'a\u0000b' })), 400, 'VALIDATION_FAILED'],
+    ['a NUL in a goal check', () => post('/api/goal', JSON.stringify({ action: 'update', summary: 's', check: 'a\u0000b' })), 400, 'VALIDATION_FAILED'],
+    ['an escape in a body string', () => post('/api/chat-sessions', JSON.stringify({ title: 'a\u001b[31mred' })), 400, 'VALIDATION_FAILED'],
+    ['a NUL in a body key', () => post('/api/chat-sessions', JSON.stringify({ ['ti\u0000tle']: 'a' })), 400, 'VALIDATION_FAILED'],
   ];
 
   for (const [name, call, status, code] of cases) {
     test(`${name} → ${status} ${code}`, async () => {
       const before = server.app.services.chat.sessions.list().length;
+      const settingsBefore = JSON.stringify(server.app.services.settings.get());
       const answer = await call();
       assert.equal(answer.status, status);
       assert.equal(answer.body.error, code);
@@ -41,9 +51,16 @@ describe('error model', () => {
       assert.ok(answer.body.message.length > 0);
       assert.ok(!/at .*\.ts:\d+/.test(answer.body.message), 'no stack trace');
       assert.equal(server.app.services.chat.sessions.list().length, before, 'nothing stored');
+      assert.equal(JSON.stringify(server.app.services.settings.get()), settingsBefore, 'settings untouched');
       assert.equal((await getJson(`${server.url}/api/health`)).status, 200, 'still serving');
     });
   }
+
+  test('tabs and line breaks in body text are text, not refused', async () => {
+    const created = await post('/api/chat-sessions', JSON.stringify({ title: 'tab\there', activate: false }));
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.session.title, 'tab\there');
+  });
 });
 
 // What Fastify, Node's parser and the WebSocket handshake refuse before a route runs has the same
@@ -85,6 +102,10 @@ describe('errors before any route', () => {
     ['no Host header', () => 'GET /api/health HTTP/1.1\r\nConnection: close\r\n\r\n', 400, 'BAD_REQUEST'],
     ['GET /ws without an upgrade', () => `GET /ws HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 426, 'UPGRADE_REQUIRED'],
     ['a WebSocket handshake without a key', () => `GET /ws HTTP/1.1\r\n${host()}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`, 400, 'BAD_REQUEST'],
+    ['a malformed chunked body', () => `PUT /api/settings HTTP/1.1\r\n${host()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n`, 400, 'BAD_REQUEST'],
+    ['a chunked body broken after its first chunk', () => `PUT /api/settings HTTP/1.1\r\n${host()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\nZZ\r\n`, 400, 'BAD_REQUEST'],
+    ['an encoded letter in the path', () => `GET /%61pi/settings HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 400, 'BAD_URL'],
+    ['a dot segment in the path', () => `GET /api/x/../settings HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`, 400, 'BAD_URL'],
     ['a WebSocket handshake of an unknown version', () => `GET /ws HTTP/1.1\r\n${host()}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 99\r\n\r\n`, 400, 'BAD_REQUEST'],
   ];
   for (const [name, request, status, code] of cases) {

@@ -56,7 +56,7 @@ test('each refusal says what to do next', async () => {
   });
   const refusal = async (headers: Record<string, string>) => {
     try {
-      await guard({ method: 'GET', url: '/api/session', headers, query: {}, socket: { remoteAddress: '8.8.8.8' } } as unknown as FastifyRequest);
+      await guard({ method: 'GET', url: '/api/session', raw: {}, routeOptions: { config: { access: 'token' } }, headers, query: {}, socket: { remoteAddress: '8.8.8.8' } } as unknown as FastifyRequest);
     } catch (err) {
       assert.ok(err instanceof AppError);
       return err.message;

@@ -6,7 +6,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
-import { routeTable } from '../../src/http/route-table.ts';
+import { accessTable, routeTable } from '../../src/http/route-table.ts';
 import { openApiPath } from '../../src/http/openapi.ts';
 import { startBrowserServer, type BrowserServer } from '../../src/servers/browser.ts';
 import { createManagerServer, type ManagerServer } from '../../src/servers/manager.ts';
@@ -70,7 +70,9 @@ describe('OpenAPI document', () => {
     const readme = readFileSync(README, 'utf8');
     const table = /<!-- routes:start -->\n([\s\S]*?)\n<!-- routes:end -->/.exec(readme)?.[1];
     assert.ok(table, 'the README has a generated route table (npm run routes)');
-    assert.equal(table, routeTable(server.app.http.routeDocs), 'the README route table is out of date: run `npm run routes` and paste it');
+    assert.equal(table, routeTable(server.app.http.routeDocs), 'the README route table is out of date: run `npm run routes -- --write`');
+    const access = /<!-- access:start -->\n([\s\S]*?)\n<!-- access:end -->/.exec(readme)?.[1] ?? '';
+    assert.equal(access.split('\n').find((line) => line.startsWith('| core')), accessTable([{ name: 'core (`svc serve`)', docs: server.app.http.routeDocs }]).split('\n')[2], 'the README access table is out of date: run `npm run routes -- --write`');
   });
 });
 
@@ -113,6 +115,12 @@ describe('OpenAPI document of the manager dashboard', () => {
     await validate(body);
     assertEveryRouteDocumented(manager.http, body);
     const table = /<!-- dashboard-routes:start -->\n([\s\S]*?)\n<!-- dashboard-routes:end -->/.exec(readFileSync(README, 'utf8'))?.[1];
-    assert.equal(table, routeTable(manager.http.routeDocs), 'the README dashboard route table is out of date: run `npm run -s routes -- --manager` and paste it');
+    assert.equal(table, routeTable(manager.http.routeDocs), 'the README dashboard route table is out of date: run `npm run routes -- --write`');
+    // the trust model's table of public routes, from the same declarations as the guard reads
+    const access = /<!-- access:start -->\n([\s\S]*?)\n<!-- access:end -->/.exec(readFileSync(README, 'utf8'))?.[1] ?? '';
+    const row = (name: string) => access.split('\n').find((line) => line.startsWith(`| ${name}`));
+    assert.equal(row('manager'), accessTable([{ name: 'manager (`svc dashboard serve`)', docs: manager.http.routeDocs }]).split('\n')[2], 'the README access table is out of date: run `npm run routes -- --write`');
+    const publicOps = Object.entries(body.paths as Record<string, Record<string, { security?: unknown[] }>>).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.security?.length === 0).map(([method]) => `${method} ${path}`));
+    assert.deepEqual(publicOps.sort(), manager.http.routeDocs.filter((d) => d.access === 'public').map((d) => `${d.method.toLowerCase()} ${openApiPath(d.url)}`).sort(), 'the document marks exactly the public routes');
   });
 });

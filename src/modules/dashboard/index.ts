@@ -5,7 +5,6 @@ export { InstancesService, type InstanceEvents, type InstancesTuning, type ScanR
 export { instanceRoutes } from './instances.routes.ts';
 export { readMarker, MARKER_FILE } from './lifecycle.ts';
 export { proxyRoutes } from './proxy.routes.ts';
-export { PROXY_PREFIX } from './proxy.ts';
 export { BoardRepo } from './board.repo.ts';
 export { BoardService } from './board.service.ts';
 export { boardRoutes } from './board.routes.ts';

@@ -1,6 +1,6 @@
 // HTTP calls from the manager to one instance's public API, always with the instance's token: the
 // manager never relies on an instance trusting loopback callers.
-import { AppError } from '../../core/errors.ts';
+import { AppError, isErrorCode } from '../../core/errors.ts';
 
 export interface Target {
   url: string;
@@ -31,6 +31,13 @@ export async function callInstance<T>(target: Target, path: string, init: { meth
   }
   if (!response.ok) {
     const detail = typeof body === 'object' && body && 'message' in body ? String((body as { message: unknown }).message) : text.slice(0, 200);
+    const code = typeof body === 'object' && body && 'error' in body ? (body as { error: unknown }).error : undefined;
+    // The instance's refusal of what was asked (an unknown session, a bad value) is the caller's
+    // answer, with its status; a refusal of the manager's own credentials (401) or a fault of the
+    // instance (5xx) is a failure of this hop.
+    if (response.status >= 400 && response.status < 500 && response.status !== 401) {
+      throw new AppError(response.status, isErrorCode(code) ? code : 'BAD_REQUEST', `The instance at ${target.url} answered: ${detail}`, { upstreamStatus: response.status });
+    }
     throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} answered ${response.status} to ${path}: ${detail}`, { upstreamStatus: response.status });
   }
   return body as T;

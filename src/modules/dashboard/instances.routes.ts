@@ -1,6 +1,7 @@
 // The manager's instance routes: the registry, one instance, its latest-message cache, lifecycle,
 // the scan, and the manager's own health.
 import type { FastifyPluginAsync } from 'fastify';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
 import { InstanceSchema, LatestSchema } from '../../protocol/dashboard.ts';
@@ -65,7 +66,13 @@ export const instanceRoutes: FastifyPluginAsync<InstanceRouteDeps> = async (app,
       method: 'POST',
       url: '/api/dashboard/instances/start',
       summary: 'Starts a new instance owned by the manager, in its own home (default <manager home>/instances/<id>) on a free port.',
-      body: z.strictObject({ label: z.string().min(1).max(100).optional(), home: z.string().min(1).max(1024).optional() }).optional(),
+      body: z
+        .strictObject({
+          label: z.string().min(1).max(100).optional(),
+          // relative to what? the manager's working directory is an accident of how it was started
+          home: z.string().min(1).max(1024).refine(isAbsolute, 'must be an absolute path (or left out for <manager home>/instances/<id>)').optional(),
+        })
+        .optional(),
       status: 201,
       response: InstanceSchema,
       handler: ({ body }) => instances.create(body ?? {}),

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import { WebSocket } from 'ws';
 import { AppError, badRequest, forbidden } from '../../core/errors.ts';
 import { authHeaders, type Target } from './instance-client.ts';
@@ -18,26 +19,21 @@ export const PROXY_PREFIX = '/i/';
 const WITHHELD = new Set(['/api/auth/token']);
 
 /**
- * The path and query to request on the instance, from the manager's raw request URL, or a 4xx: dot
- * segments, empty segments, backslashes and encoded separators or dots are refused rather than
- * normalized, so what the instance sees is exactly what was checked. The manager's `?token=` (an
- * event stream's) is dropped. Pure.
+ * The path and query to request on the instance, from the manager's request URL, which is already
+ * canonical (src/http/canonical-path.ts: no dot or empty segments, no encoded separators or letters,
+ * so `/api/auth/token` has no other spelling): `/i/<id>/<rest>?<query>` → `/<rest>?<query>`. The
+ * manager's `?token=` (an event stream's) is dropped; the rest of the query goes as it came. Pure.
  */
-export function proxiedPath(rawUrl: string, instanceId: string): string {
-  const prefix = `${PROXY_PREFIX}${instanceId}`;
-  if (!rawUrl.startsWith(prefix)) throw badRequest('PROXY_PATH_REFUSED', 'Proxied paths look like /i/<instanceId>/<path>.');
-  const rest = rawUrl.slice(prefix.length) || '/';
-  if (!rest.startsWith('/')) throw badRequest('PROXY_PATH_REFUSED', 'Proxied paths look like /i/<instanceId>/<path>.');
-  const q = rest.indexOf('?');
-  const path = q === -1 ? rest : rest.slice(0, q);
-  if (path.includes('\\') || path.includes('//') || /%(2f|5c|2e|00)/i.test(path) || path.split('/').some((seg) => seg === '..' || seg === '.')) {
-    throw badRequest('PROXY_PATH_REFUSED', 'The proxied path has a dot segment, an empty segment, a backslash or an encoded separator; give the plain path.');
-  }
-  if (WITHHELD.has(path)) throw forbidden('PROXY_PATH_REFUSED', `${path} is not served through the proxy: the instance's token stays with the manager.`);
-  if (q === -1) return path;
-  // the rest of the query goes as it came, byte for byte
-  const search = rest.slice(q + 1).split('&').filter((pair) => keyOf(pair) !== 'token').join('&');
-  return search ? `${path}?${search}` : path;
+export function proxiedPath(canonicalUrl: string): string {
+  const q = canonicalUrl.indexOf('?');
+  const path = q === -1 ? canonicalUrl : canonicalUrl.slice(0, q);
+  if (!path.startsWith(PROXY_PREFIX)) throw badRequest('PROXY_PATH_REFUSED', 'Proxied paths look like /i/<instanceId>/<path>.');
+  const slash = path.indexOf('/', PROXY_PREFIX.length);
+  const rest = slash === -1 ? '/' : path.slice(slash);
+  if (WITHHELD.has(rest)) throw forbidden('PROXY_PATH_REFUSED', `${rest} is not served through the proxy: the instance's token stays with the manager.`);
+  if (q === -1) return rest;
+  const search = canonicalUrl.slice(q + 1).split('&').filter((pair) => keyOf(pair) !== 'token').join('&');
+  return search ? `${rest}?${search}` : rest;
 }
 
 const keyOf = (pair: string): string => {
@@ -48,18 +44,6 @@ const keyOf = (pair: string): string => {
     return key;
   }
 };
-
-/**
- * The chat UI's own files, by the instance path: the manager serves them from its own build instead
- * of the instance's, so whatever runs in the manager's origin is the manager's code. Pure.
- */
-export function uiFileOf(path: string): { kind: 'index' } | { kind: 'favicon' } | { kind: 'asset'; name: string } | null {
-  const p = path.split('?')[0]!;
-  if (p === '/' || p === '/index.html') return { kind: 'index' };
-  if (p === '/favicon.svg') return { kind: 'favicon' };
-  if (p.startsWith('/assets/') && p.length > '/assets/'.length) return { kind: 'asset', name: p.slice('/assets/'.length) };
-  return null;
-}
 
 /**
  * Every answer an instance gives through the proxy is inert if a browser opens it as a page (an
@@ -87,14 +71,26 @@ function upstreamOf(target: Target): { client: typeof http | typeof https; host:
   return { client: u.protocol === 'https:' ? https : http, host: u.hostname, port: u.port, protocol: u.protocol };
 }
 
-/** Forwards one request (streaming both ways, SSE included) to the instance. */
+/**
+ * Forwards one request (streaming both ways, SSE included) to the instance. Whatever the instance
+ * answers passes through with its status, even when it answered before taking the whole body (a
+ * 413) and the rest of the body could not be written; `onError` is called only when no answer came.
+ */
 export function forward(target: Target, path: string, req: IncomingMessage, res: ServerResponse, onError: (err: Error) => void): void {
   const { client, host, port } = upstreamOf(target);
+  let answered = false;
   const upstream = client.request({ host, port, path, method: req.method, headers: forwardedHeaders(req.headers, DROPPED, target.token), agent: false }, (answer) => {
+    answered = true;
     res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...INERT });
-    answer.pipe(res);
+    // an answer cut off half-way is cut off for the caller too, never passed on as complete
+    pipeline(answer, res, () => undefined);
   });
-  upstream.on('error', onError);
+  upstream.on('error', (err) => {
+    // the rest of the caller's body goes nowhere now: read it, so the caller gets the answer
+    req.unpipe(upstream);
+    req.resume();
+    if (!answered) onError(err);
+  });
   res.on('close', () => upstream.destroy());
   req.pipe(upstream);
 }

@@ -28,6 +28,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (app, { str
     route({
       method: 'GET',
       url: '/api/events',
+      access: 'token-or-query',
       summary: 'Every public event, live (SSE, data-only JSON frames with ids); replays from Last-Event-ID within the last 1000 events.',
       query: streamQuery,
       produces: 'sse',
@@ -52,6 +53,7 @@ export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (app, { str
     route({
       method: 'GET',
       url: '/ws',
+      access: 'token-or-query',
       summary: 'WebSocket fallback for clients where /api/events never opens: the same JSON events, one per message.',
       query: streamQuery,
       websocket: (socket, request) => {

@@ -63,6 +63,7 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
     route({
       method: 'GET',
       url: '/api/svc-ceo/events',
+      access: 'token-or-query',
       summary: 'The executive\'s events (ceo_transcript, ceo_watch, ceo_completion, ceo_audit), live over SSE in the format and numbering of /api/events (replay from Last-Event-ID).',
       query: z.looseObject({ lastEventId: z.string().optional(), token: z.string().optional() }),
       produces: 'sse',

@@ -29,6 +29,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
       method: 'GET',
       url: '/api/health',
       summary: 'Liveness: the version and uptime (open to anyone who passes the Host and Origin checks).',
+      access: 'public',
       response: HealthSchema,
       handler: () => ({ ok: true as const, version: deps.version, uptimeMs: Date.now() - deps.startedAt }),
     }),

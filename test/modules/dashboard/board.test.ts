@@ -37,6 +37,11 @@ test('board items: create, move, edit, delete, and one made from a message', asy
     assert.equal(fromMessage.body.sessionId, page.sessionId);
     assert.equal(fromMessage.body.instanceId, id);
     assert.equal((await sendJson(`${base}/from-message`, 'POST', { instanceId: 'inst_000000000000', messageId: 1 })).status, 404);
+    // the instance's own 404 (its session is unknown) comes back as the instance said it, not as a 502
+    const unknownSession = await sendJson(`${base}/from-message`, 'POST', { instanceId: id, sessionId: 'ses_nope', messageId: 1 });
+    assert.equal(unknownSession.status, 404, JSON.stringify(unknownSession.body));
+    assert.equal(unknownSession.body.error, 'NOT_FOUND');
+    assert.match(unknownSession.body.message, /ses_nope/);
   } finally {
     await manager.close();
     await instance.close();

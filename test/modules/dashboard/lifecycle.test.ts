@@ -57,3 +57,19 @@ test('start, re-adopt after a manager restart, restart and stop an owned instanc
     await manager?.close();
   }
 });
+
+test('a new instance\'s home must be an absolute path: a relative one, or one with a NUL, is a 400 and creates nothing', async () => {
+  const manager = await startManager();
+  try {
+    for (const home of ['fz-rel', './fz-rel', '../fz-rel', 'a\u0000b', '/tmp/a\u0000b']) {
+      const answer = await sendJson(`${manager.url}/api/dashboard/instances/start`, 'POST', { home });
+      assert.equal(answer.status, 400, `${JSON.stringify(home)}: ${JSON.stringify(answer.body)}`);
+      assert.equal(answer.body.error, 'VALIDATION_FAILED');
+      assert.equal(answer.body.field, 'home');
+    }
+    assert.ok(!existsSync(join(process.cwd(), 'fz-rel')), 'nothing was created in the manager\'s working directory');
+    assert.equal((await getJson(`${manager.url}/api/dashboard/instances`)).body.instances.length, 0);
+  } finally {
+    await manager.close();
+  }
+});

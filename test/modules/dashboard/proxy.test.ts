@@ -120,3 +120,62 @@ test('through the proxy the chat UI\'s files are the manager\'s own, and what an
     await fake.close();
   }
 });
+
+/** A request whose body is streamed in pieces, as curl and browsers send large uploads. */
+const streamed = (url: string, method: string, path: string, size: number) =>
+  new Promise<{ status: number; body: string }>((resolve) => {
+    const u = new URL(url);
+    const piece = Buffer.alloc(64 * 1024, 'a');
+    const req = http.request({ host: u.hostname, port: u.port, method, path, headers: { 'content-type': 'application/json', 'content-length': String(size) }, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', (err) => resolve({ status: 0, body: String(err) }));
+    let sent = 0;
+    const next = () => {
+      if (req.destroyed) return;
+      const n = Math.min(piece.length, size - sent);
+      sent += n;
+      if (sent >= size) return void req.end(piece.subarray(0, n));
+      req.write(piece.subarray(0, n), () => setImmediate(next));
+    };
+    next();
+  });
+
+test('the proxy passes the instance\'s own answer through: its 413 for a body over its limit, its 200 for a GET that ignores one', async () => {
+  const instance = await startServer();
+  const manager = await startManager();
+  try {
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token: instance.app.services.token })).body.id;
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const answer = await streamed(manager.url, method, `/i/${id}/api/chat-sessions`, 2 * 1024 * 1024);
+        assert.equal(answer.status, 413, `${method}, attempt ${attempt}: ${answer.body}`);
+        assert.equal(JSON.parse(answer.body).error, 'PAYLOAD_TOO_LARGE');
+      }
+    }
+    const get = await streamed(manager.url, 'GET', `/i/${id}/api/session`, 2 * 1024 * 1024);
+    assert.equal(get.status, 200, get.body);
+    assert.equal(typeof JSON.parse(get.body).sessionId, 'string');
+    const missing = await raw(manager.url, `/i/${id}/api/chat-sessions/ses_nope/switch`);
+    assert.equal(missing.status, 404, 'a GET the instance has no route for: its 404');
+    assert.equal((await getJson(`${manager.url}/api/dashboard/instances`)).status, 200, 'the manager still serves');
+  } finally {
+    await manager.close();
+    await instance.close();
+  }
+});
+
+test('the proxy answers 502 only when the instance did not answer', async () => {
+  const instance = await startServer();
+  const manager = await startManager();
+  try {
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token: instance.app.services.token })).body.id;
+    await instance.close();
+    const answer = await getJson(`${manager.url}/i/${id}/api/session`);
+    assert.equal(answer.status, 502);
+    assert.equal(answer.body.error, 'INSTANCE_UNREACHABLE');
+  } finally {
+    await manager.close();
+  }
+});

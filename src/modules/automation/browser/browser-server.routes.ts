@@ -19,6 +19,7 @@ export const browserServerRoutes: FastifyPluginAsync<BrowserServerRouteDeps> = a
     route({
       method: 'GET',
       url: '/api/health',
+      access: 'public',
       summary: 'The browser server is up: its pid and whether it launched its browser or attached to one.',
       response: z.object({ ok: z.literal(true), service: z.literal(BROWSER_SERVICE), pid: z.number().int(), mode: z.enum(['launch', 'attach']) }),
       handler: () => ({ ok: true as const, service: BROWSER_SERVICE, pid: process.pid, mode: session.mode }),
