@@ -1,7 +1,7 @@
 // Start-up: `svc serve` as a user runs it (the built CLI) beside a bare node:http server, started
 // alternately in the same run: process start → first 200 (from /api/health; from / for the bare
 // one) and the RSS of the process tree 5 s later, medians of 12 runs each. Then the client commands
-// (`svc status`, `svc token`, `svc --help`) beside a bare `node -e ''`, the same way.
+// (`svc status`, `svc token`, `svc --help`, `svc --version`) beside a bare `node -e ''`, the same way.
 import { rmSync } from 'node:fs';
 import { freePort } from '../test/support/ports.ts';
 import { tempHome } from '../test/support/server.ts';
@@ -47,7 +47,7 @@ async function clientCommands() {
       await new Promise((r) => setTimeout(r, 20));
     }
     const env = { SVC_HOME: home, SVC_URL: '', SVC_PORT: '' };
-    const commands: Record<string, string[]> = { status: ['status'], token: ['token'], help: ['--help'] };
+    const commands: Record<string, string[]> = { status: ['status'], token: ['token'], help: ['--help'], version: ['--version'] };
     const times: Record<string, number[]> = { bareNode: [], ...Object.fromEntries(Object.keys(commands).map((k) => [k, []])) };
     for (let i = 0; i < RUNS; i++) {
       times.bareNode!.push(timeCommand(process.execPath, ['-e', '']));

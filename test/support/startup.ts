@@ -1,6 +1,6 @@
-// Measuring a start, for the start-up benchmark (bench/startup.ts) and its regression test
-// (test/cli/startup.test.ts): `svc serve` as a user runs it beside a bare node:http server, and the
-// svc client commands beside a bare `node -e ''`, alternately in one run so both see the same machine.
+// Measuring a start, for the start-up benchmark (bench/startup.ts): `svc serve` as a user runs it beside
+// a bare node:http server, and the svc client commands beside a bare `node -e ''`, alternately in one run
+// so both see the same machine. test/cli/startup.test.ts runs `svc` the same way (svcCommand), untimed.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -33,39 +33,49 @@ function recorder(failSends = 0) {
   return { calls, channel };
 }
 
-const waitFor = async (probe: () => boolean) => {
-  const deadline = Date.now() + 5000;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
+// The throttle runs on setTimeout and Date.now: mocked, time moves only when the test says, so "no edit
+// yet" and "nothing after finish" are checked at exact moments instead of after a sleep that a loaded
+// machine may outlast. `settled` lets the status's promise chain (the fake channel's calls) run out.
+const settled = () => new Promise((r) => setImmediate(r));
 
-test('sent at once, edits throttled to the latest state, removed on finish, nothing after', async () => {
+test('sent at once, edits throttled to the latest state, removed on finish, nothing after', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_700_000_000_000 });
   const { calls, channel } = recorder();
   const status = new ToolStatus(channel, 150);
   status.step(step('1', 'Bash', 'running', { command: 'ls' }));
-  await waitFor(() => calls.length === 1);
+  await settled();
+  assert.deepEqual(calls.map((c) => c.op), ['send']);
   status.step(step('1', 'Bash', 'ok'));
   status.step(step('2', 'Read', 'running', { file_path: 'x' }));
-  await waitFor(() => calls.length === 2);
+  t.mock.timers.tick(149);
+  await settled();
+  assert.deepEqual(calls.map((c) => c.op), ['send'], 'no edit before the throttle interval is up');
+  t.mock.timers.tick(1);
+  await settled();
   assert.deepEqual(calls.map((c) => c.op), ['send', 'edit 77']);
   assert.equal(calls[0]!.text, 'Working…\n⏳ Bash: ls');
   assert.equal(calls[1]!.text, 'Working…\n✓ Bash: ls\n⏳ Read: x', 'one edit with the latest state, the input kept');
-  assert.ok(calls[1]!.at - calls[0]!.at >= 140, `${calls[1]!.at - calls[0]!.at} ms apart`);
+  assert.equal(calls[1]!.at - calls[0]!.at, 150);
+  // a step whose edit is pending, then finish: the pending edit is dropped
   status.step(step('2', 'Read', 'ok'));
   await status.finish();
   status.step(step('3', 'Bash', 'running'));
-  await new Promise((r) => setTimeout(r, 200));
+  // well past any throttle interval: whatever was still scheduled would have run by now
+  t.mock.timers.tick(10 * 150);
+  await settled();
   assert.deepEqual(calls.map((c) => c.op), ['send', 'edit 77', 'remove 77'], 'the pending edit was dropped, nothing after finish');
 });
 
-test('a failed send is dropped and tried again at the next step; no message, nothing to remove', async () => {
+test('a failed send is dropped and tried again at the next step; no message, nothing to remove', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_700_000_000_000 });
   const { calls, channel } = recorder(1);
   const status = new ToolStatus(channel, 50);
   status.step(step('1', 'Bash', 'running'));
   status.step(step('1', 'Bash', 'ok'));
-  await waitFor(() => calls.length === 1);
+  await settled();
+  assert.equal(calls.length, 0, 'the first send failed');
+  t.mock.timers.tick(50);
+  await settled();
   assert.deepEqual(calls.map((c) => [c.op, c.text]), [['send', 'Working…\n✓ Bash']]);
   await status.finish();
   assert.equal(calls.at(-1)!.op, 'remove 77');

@@ -2,30 +2,21 @@
 // external instances never stopped, and the manager's own trust model.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import http from 'node:http';
+import { reservePorts } from '../../support/ports.ts';
 import { startServer, getJson, sendJson, type TestServer } from '../../support/server.ts';
 import { startManager, until, auth, type TestManager } from './helpers.ts';
 
-const listenable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = createServer().once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-
-/** Two consecutive free ports. */
-async function twoPorts(): Promise<number> {
-  for (let base = 40_000 + Math.floor(Math.random() * 20_000); ; base += 2) {
-    if ((await listenable(base)) && (await listenable(base + 1))) return base;
-  }
-}
-
 test('a bounded scan finds local instances, gives them stable ids, and the manager never stops them', async () => {
-  const base = await twoPorts();
+  // the scanned range base … base + 2: two instances now, the third port for one that moves there;
+  // each port stays held (a listener that drops connections, which the scan passes over) until its
+  // server starts, so no other process's connection can take it meanwhile
+  const ports = await reservePorts(3);
+  const { base } = ports;
   const servers: TestServer[] = [];
   let manager: TestManager | undefined;
   try {
-    servers.push(await startServer({ port: base }), await startServer({ port: base + 1 }));
+    servers.push(await startServer({ port: await ports.release(base) }), await startServer({ port: await ports.release(base + 1) }));
     manager = await startManager({ scan: { from: base, count: 3 } });
     const list = await until(async () => {
       const { body } = await getJson(`${manager!.url}/api/dashboard/instances`);
@@ -54,7 +45,7 @@ test('a bounded scan finds local instances, gives them stable ids, and the manag
     // the same home on another port keeps its id
     const home = servers[0]!.home;
     await servers[0]!.close({ removeHome: false });
-    servers[0] = await startServer({ home, port: base + 2 });
+    servers[0] = await startServer({ home, port: await ports.release(base + 2) });
     const moved = await until(async () => {
       const { body } = await sendJson(`${manager!.url}/api/dashboard/scan`, 'POST', {});
       return body.instances.find((i: any) => i.id === one.id && i.url.endsWith(String(base + 2)) && i.status === 'online');
@@ -68,6 +59,7 @@ test('a bounded scan finds local instances, gives them stable ids, and the manag
   } finally {
     await manager?.close();
     for (const s of servers) await s.close();
+    await ports.close();
   }
 });
 

@@ -63,24 +63,43 @@ test('settings: defaults under this run\'s options, validation, and a new scan r
   }
 });
 
-test('settings: the health loop takes a new period at once', async () => {
+test('settings: the health loop takes a new period at once', async (t) => {
   const instance = await startServer();
+  // The health loop runs on setInterval, mocked here (only intervals: requests and their timeouts keep
+  // real time), so the test moves the loop's clock itself and counts the checks each move starts: "no
+  // check within the hour" is a count at an exact moment, not a sleep that a loaded machine may outlast.
+  t.mock.timers.enable({ apis: ['setInterval'] });
   const manager = await startManager();
   try {
     const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token: instance.app.services.token })).body.id as string;
     const checkedAt = async () => (await getJson(`${manager.url}/api/dashboard/instances/${id}`)).body.checkedAt as number;
+    const checked = async (after: number, what: string) => until(async () => ((await checkedAt()) > after ? true : undefined), what);
+    // the loop starts its checks synchronously when its interval fires; other checks (the bridge's on
+    // connecting) need I/O, so none can land inside a tick
+    const refresh = t.mock.method(manager.app.instances, 'refresh');
+    const checksIn = (ms: number) => {
+      const before = refresh.mock.callCount();
+      t.mock.timers.tick(ms);
+      return refresh.mock.callCount() - before;
+    };
+
     const t0 = await checkedAt();
-    await until(async () => ((await checkedAt()) > t0 ? true : undefined), 'a check at the start-up period (0.5 s)');
+    assert.deepEqual([checksIn(499), checksIn(1)], [0, 1], 'one check at the start-up period (0.5 s)');
+    await checked(t0, 'the check at the start-up period to land');
     assert.equal((await put(manager, { healthIntervalSec: 3600 })).status, 200);
-    // a check may be under way as the period changes: the one after it must not come
-    await new Promise((r) => setTimeout(r, 700));
     const t1 = await checkedAt();
-    await new Promise((r) => setTimeout(r, 1500));
-    assert.equal(await checkedAt(), t1, 'no check in 1.5 s at a period of an hour');
+    assert.equal(checksIn(1500), 0, 'no check in 1.5 s at a period of an hour');
+    assert.equal(checksIn(3600_000 - 1500 - 1), 0);
+    assert.equal(checksIn(1), 1, 'the next check an hour after the change');
+    await checked(t1, 'the check at the hour to land');
+    const t2 = await checkedAt();
     assert.equal((await put(manager, { healthIntervalSec: 1 })).status, 200);
-    await until(async () => ((await checkedAt()) > t1 ? true : undefined), 'a check at the new period (1 s)', 5000);
+    assert.deepEqual([checksIn(999), checksIn(1)], [0, 1], 'a check at the new period (1 s)');
+    await checked(t2, 'the check at the new period to land');
   } finally {
     await manager.close();
+    // the instance's own intervals were made before the mock: clear them with the real functions
+    t.mock.timers.reset();
     await instance.close();
   }
 });

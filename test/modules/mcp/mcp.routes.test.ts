@@ -1,7 +1,20 @@
 // GET/PUT /api/mcp: validation per server, write-only secrets, and what each provider's run gets.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { BusEvent } from '../../../src/events/bus.ts';
 import { getJson, sendJson, startServer } from '../../support/server.ts';
+import { openSse, type SseConnection } from '../../support/sse.ts';
+
+/** The `mcp_changed` messages on the stream, once `count` of them have arrived. */
+async function mcpChanged(sse: SseConnection, count: number) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const seen = sse.messages.filter((m) => m.data.event === 'mcp_changed');
+    if (seen.length >= count) return seen;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} mcp_changed on the stream (saw ${seen.length})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 test('PUT /api/mcp validates each server, masks secrets and keeps them on ***', async (t) => {
   const server = await startServer();
@@ -41,6 +54,34 @@ test('PUT /api/mcp validates each server, masks secrets and keeps them on ***', 
   await bad([{ name: 'a', transport: 'websocket', url: 'https://x' }], /servers\[0\]\.transport/);
   // A rejected list changes nothing.
   assert.deepEqual((await getJson(url)).body, put.body);
+});
+
+test('mcp_changed carries the list with its secrets masked, on the bus and on the wire', async (t) => {
+  const server = await startServer();
+  t.after(() => server.close());
+  const sse = await openSse(`${server.url}/api/events`);
+  t.after(() => sse.close());
+  const published: BusEvent[] = [];
+  server.app.services.bus.subscribe((event) => void (event.name === 'mcp_changed' && published.push(event)));
+  const servers = [
+    { name: 'probe', transport: 'stdio', command: 'node', args: ['s.mjs'], env: { API_TOKEN: 'env-secret-3141' } },
+    { name: 'docs', transport: 'http', url: 'https://mcp.example.test/mcp', headers: { Authorization: 'Bearer header-secret-2718' } },
+  ];
+  const put = await sendJson(`${server.url}/api/mcp`, 'PUT', { servers });
+  assert.equal(put.status, 200, JSON.stringify(put.body));
+  // the masked list sent back: the stored secrets are kept, and the second event masks them as well
+  assert.equal((await sendJson(`${server.url}/api/mcp`, 'PUT', put.body)).status, 200);
+
+  const wire = await mcpChanged(sse, 2);
+  assert.equal(published.length, 2);
+  for (const text of [...wire.map((m) => m.raw), ...published.map((e) => JSON.stringify(e))]) {
+    assert.doesNotMatch(text, /env-secret-3141|header-secret-2718/);
+  }
+  for (const payload of [...wire.map((m) => m.data), ...published.map((e) => e.payload)]) {
+    assert.deepEqual(payload.servers.map((s: { env?: object; headers?: object }) => s.env ?? s.headers), [{ API_TOKEN: '***' }, { Authorization: '***' }]);
+  }
+  // the secrets themselves are still there for the runs
+  assert.deepEqual(server.app.services.mcp.secretValues().sort(), ['Bearer header-secret-2718', 'env-secret-3141']);
 });
 
 test('the list survives a restart', async (t) => {

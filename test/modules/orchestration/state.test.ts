@@ -1,6 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
 import { startServer } from '../../support/server.ts';
 import { agentHeader, call, record } from './support.ts';
@@ -98,6 +101,34 @@ describe('orchestration state routes', () => {
     assert.deepEqual([reset.status, reset.body.phase, reset.body.plan], [200, 'IDLE', null]);
     state = reset.body;
     assert.equal(state.history.at(-1).to, 'IDLE');
+  });
+
+  test('a passing check from an earlier round does not open C → D in a later round: the server runs the check again', async () => {
+    const put = (phase: string, extra: object = {}) => call(server, 'PUT', '/api/orchestrate/state', { phase, sessionId: session, ...extra });
+    // the check passes while the marker file exists: round 1's build is green, round 2's is not
+    const green = join(mkdtempSync(join(tmpdir(), 'svc-check-')), 'green');
+    server.app.services.settings.update({ orchestration: { checkCommand: `test -f '${green}'` } });
+    try {
+      await put('P');
+      await call(server, 'POST', '/api/orchestrate/plan', { content: 'the plan', sessionId: session });
+      await put('A');
+      await put('B', { approve: true });
+      await put('C', { approve: true });
+      writeFileSync(green, '');
+      const checked = await call(server, 'POST', '/api/orchestrate/check', { sessionId: session });
+      assert.deepEqual([checked.body.check.exitCode, checked.body.check.round], [0, 1]);
+      // back to B: a new round, and the build breaks in it
+      assert.equal((await put('B')).body.round, 2);
+      rmSync(green);
+      await put('C', { approve: true });
+      const refused = await put('D');
+      assert.deepEqual([refused.status, refused.body.gate], [409, 'check']);
+      const state = (await call(server, 'GET', `/api/orchestrate/state?sessionId=${session}`)).body;
+      assert.deepEqual([state.phase, state.check.round, state.check.exitCode], ['C', 2, 1], 'the check of round 2 ran and failed');
+    } finally {
+      server.app.services.settings.update({ orchestration: { checkCommand: '' } });
+      await call(server, 'POST', '/api/orchestrate/reset', { sessionId: session });
+    }
   });
 
   test('the agent (its run credential) moves on records but cannot approve, nor touch another session', async () => {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAgentServer } from '../../support/agent.ts';
+import { VOICE_LIMIT_BYTES } from '../../../src/modules/voice/voice.routes.ts';
 import { getJson, startServer } from '../../support/server.ts';
 import { encode, silence, speak, words } from '../../support/speech.ts';
 
@@ -78,6 +79,32 @@ test('a missing offline engine answers 503 saying what to install; engine=endpoi
   const unset = await post(`${server.url}/api/voice`, speak('hello'), 'audio/wav');
   assert.deepEqual([unset.status, unset.body.error], [503, 'VOICE_NOT_CONFIGURED']);
   assert.match(unset.body.message, /voice\.baseUrl/);
+});
+
+test('a recording over 25 MiB is a 413 with the JSON error body; one of exactly 25 MiB gets past the limit', async (t) => {
+  // no engine: a recording that gets past the checks ends in a 503, never in a transcription
+  const server = await startServer({ voiceTools: { pocketsphinx: '/nonexistent/pocketsphinx_continuous' } });
+  t.after(() => server.close());
+  assert.equal(VOICE_LIMIT_BYTES, 25 * 1024 * 1024);
+  const over = await post(`${server.url}/api/voice`, Buffer.alloc(VOICE_LIMIT_BYTES + 1), 'audio/wav');
+  assert.equal(over.status, 413);
+  assert.deepEqual(Object.keys(over.body).sort(), ['error', 'message']);
+  assert.equal(over.body.error, 'PAYLOAD_TOO_LARGE');
+  assert.equal(typeof over.body.message, 'string');
+  const atLimit = await post(`${server.url}/api/voice`, Buffer.alloc(VOICE_LIMIT_BYTES), 'audio/wav');
+  assert.deepEqual([atLimit.status, atLimit.body.error], [503, 'VOICE_ENGINE_MISSING']);
+});
+
+test('a content type named like a property every object inherits is refused by the audio-type check (415)', async (t) => {
+  const server = await startServer({ voiceTools: { pocketsphinx: '/nonexistent/pocketsphinx_continuous' } });
+  t.after(() => server.close());
+  for (const type of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    const answer = await post(`${server.url}/api/voice`, Buffer.from('RIFF not really audio'), type);
+    assert.deepEqual([answer.status, answer.body.error], [415, 'UNSUPPORTED_MEDIA_TYPE'], type);
+    // the route's own refusal, which names the audio types: Fastify also refuses a type without a
+    // slash, but only after the check has let it through, and with a message about JSON
+    assert.match(answer.body.message, new RegExp(`audio/webm.*not '${type.toLowerCase()}'`), type);
+  }
 });
 
 async function fakeWhisper(answer: string) {

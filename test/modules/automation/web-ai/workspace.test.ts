@@ -25,7 +25,7 @@ function dirs(t: { after(fn: () => void): void }) {
   return { base, work, outside };
 }
 
-async function rejects(p: Promise<unknown>, status: number, code: string): Promise<AppError> {
+async function rejects(p: Promise<unknown>, status: number, code: string, what = ''): Promise<AppError> {
   try {
     await p;
   } catch (err) {
@@ -34,7 +34,7 @@ async function rejects(p: Promise<unknown>, status: number, code: string): Promi
     assert.equal(err.status, status);
     return err;
   }
-  assert.fail(`expected ${code}`);
+  assert.fail(`expected ${code}${what ? ` for ${what}` : ''}`);
 }
 
 test('names: the answer\'s, else block-<n>.<ext>; repeats numbered', () => {
@@ -96,6 +96,19 @@ test('outside the working directory is refused, by path or through a link', asyn
   mkdirSync(join(work, 'real'));
   symlinkSync(join(work, 'real'), join(work, 'alias'));
   assert.deepEqual((await saveBlocks(work, 'alias', [BLOCKS[0]!], false)).map((s) => s.path), ['real/hello.py']);
+});
+
+test('saveTo naming the parent of the working directory, or any place outside it, is refused and nothing is written there', async (t) => {
+  const { base, work, outside } = dirs(t);
+  symlinkSync(outside, join(work, 'link'));
+  // '..' is the parent itself: relative() answers exactly '..', with no separator after it
+  for (const saveTo of ['..', '../x', '../outside', outside, 'link', 'link/sub']) {
+    // checked before anything is sent to the assistant, and again when its code is written
+    await rejects(saveDirectory(work, saveTo), 400, 'OUTSIDE_WORKING_DIR', `saveDirectory '${saveTo}'`);
+    await rejects(saveBlocks(work, saveTo, BLOCKS, true), 400, 'OUTSIDE_WORKING_DIR', `saveBlocks '${saveTo}'`);
+  }
+  assert.deepEqual(readdirSync(base).sort(), ['outside', 'work'], 'nothing landed in the parent');
+  assert.deepEqual(readdirSync(outside), [], 'nor outside');
 });
 
 test('attachments: files inside the working or media directory, real paths; anything else refused', async (t) => {
