@@ -12,8 +12,9 @@ const hasBody = (request: IncomingMessage) => request.headers['transfer-encoding
 
 /** Makes the end of this request's connection wait for the rest of its body (only requests that have one). */
 export function lingerOnClose(request: IncomingMessage): void {
-  if (!hasBody(request)) return;
   const socket = request.socket;
+  // (an injected request's stand-in socket has nothing to linger on)
+  if (!hasBody(request) || typeof socket?.destroySoon !== 'function') return;
   const destroySoon = socket.destroySoon.bind(socket);
   // Node calls destroySoon once an answer that closes the connection is written
   socket.destroySoon = () => {

@@ -59,6 +59,36 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Jso
   });
 }
 
+/** Why each error status may be answered, for the document. */
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Bad input: a path without a canonical form (BAD_URL), a value outside its schema (VALIDATION_FAILED), malformed JSON, or a refusal of the route\'s own.',
+  401: 'A peer that is not trusted sent no valid bearer token.',
+  403: 'A Host or Origin this server does not serve, or an action the caller may not take.',
+  404: 'Something the request names does not exist.',
+  409: 'The request conflicts with the current state.',
+  413: 'The body is over the route\'s limit.',
+  415: 'The body is not of a type the route takes.',
+  422: 'The input is well-formed but cannot be acted on.',
+  429: 'Too many requests; retry later.',
+  502: 'Something this server relies on answered with a failure.',
+  503: 'The server is shutting down, or something it needs is not available.',
+  504: 'Something this server waited for did not answer in time.',
+};
+
+/**
+ * The error statuses of a route: those every route of its shape can answer (the guard's, the
+ * canonical path's, the body parser's, an unknown id in its path, shutting down), and its own.
+ */
+export function errorStatuses(doc: RouteDoc): number[] {
+  const statuses = new Set<number>([400, 403, 503, ...(doc.errors ?? [])]);
+  if (doc.access !== 'public') statuses.add(401);
+  if (doc.params) statuses.add(404);
+  if (doc.body || doc.rawBody) statuses.add(413).add(415);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } };
+
 function responses(doc: RouteDoc): JsonSchema {
   const status = String(doc.status ?? (doc.produces === 'websocket' ? 101 : 200));
   const type = MEDIA_TYPES[doc.produces];
@@ -76,10 +106,8 @@ function responses(doc: RouteDoc): JsonSchema {
       description,
       ...(doc.produces !== 'websocket' ? { content: { [type]: { schema: schema ? toSchema(schema, 'output') : {} } } } : {}),
     },
-    default: {
-      description: 'An error: `{"error": CODE, "message": …}`.',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
-    },
+    ...Object.fromEntries(errorStatuses(doc).map((code) => [String(code), { description: ERROR_STATUSES[code] ?? 'An error.', content: errorContent }])),
+    default: { description: 'Any other error, in the same shape: `{"error": CODE, "message": …}`.', content: errorContent },
   };
 }
 

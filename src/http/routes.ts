@@ -50,6 +50,11 @@ export interface RouteDoc {
   /** One NDJSON line or SSE event of a streaming answer. */
   item?: z.ZodType;
   access: Access;
+  /**
+   * Error statuses of the route's own (a conflict, an upstream's failure, a lookup of an id given in
+   * the body or query); those every route of its shape can answer are added by the OpenAPI document.
+   */
+  errors?: readonly number[];
 }
 
 export interface HandlerInput<P, Q, B> {
@@ -171,6 +176,7 @@ function documentRoute(app: FastifyInstance, group: string, spec: Omit<Route, 'h
     ...(spec.response ? { response: spec.response } : {}),
     ...(spec.status ? { status: spec.status } : {}),
     ...(spec.item ? { item: spec.item } : {}),
+    ...(spec.errors ? { errors: spec.errors } : {}),
   };
   app.routeDocs.push(doc);
   return doc;

@@ -45,6 +45,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteDeps> = async (app, { chat 
     route({
       method: 'GET',
       url: '/api/messages',
+      errors: [404],
       summary: 'A page of a session\'s messages, oldest first: the newest page, or the page before/after a message id.',
       query: pageQuery,
       response: MessagePageSchema,
@@ -66,6 +67,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteDeps> = async (app, { chat 
     route({
       method: 'GET',
       url: '/api/messages/count',
+      errors: [404],
       summary: 'How many messages a session (or all sessions) holds.',
       query: z.strictObject({ sessionId: z.union([sessionRef, z.literal('all')]).optional() }),
       response: z.object({ sessionId: z.string(), count: z.number().int() }),
@@ -78,6 +80,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteDeps> = async (app, { chat 
     route({
       method: 'GET',
       url: '/api/messages/search',
+      errors: [404],
       summary: 'Full-text search over messages (FTS5, bm25 among the most recent matches), with highlighted snippets.',
       query: searchQuery,
       response: z.object({ query: z.string(), results: z.array(SearchHitSchema) }),

@@ -27,6 +27,7 @@ export const boardRoutes: FastifyPluginAsync<{ board: BoardService }> = async (a
     route({
       method: 'POST',
       url: '/api/dashboard/board/items',
+      errors: [404],
       summary: 'Creates a board item (lane default backlog, at the end of its lane).',
       body: z.strictObject(itemFields),
       status: 201,
@@ -36,6 +37,7 @@ export const boardRoutes: FastifyPluginAsync<{ board: BoardService }> = async (a
     route({
       method: 'POST',
       url: '/api/dashboard/board/items/from-message',
+      errors: [404, 502],
       summary: 'Creates a board item from an instance\'s message: its first line is the title, its text the detail, linked to the message.',
       body: z.strictObject({
         instanceId: z.string().min(1).max(64),

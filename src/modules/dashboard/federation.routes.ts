@@ -110,6 +110,7 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
     route({
       method: 'POST',
       url: '/api/dashboard/connectors/credentials',
+      errors: [404],
       summary: 'Issues (or replaces) the connector credential of an instance, shown once; its agent sends it as X-Svc-Connector.',
       body: z.strictObject({ instanceId: z.string().min(1).max(64) }),
       status: 201,

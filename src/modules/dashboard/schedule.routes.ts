@@ -28,6 +28,7 @@ export const scheduleRoutes: FastifyPluginAsync<{ schedule: ScheduleService }> =
     route({
       method: 'POST',
       url: '/api/dashboard/schedule/jobs',
+      errors: [404],
       summary: 'Schedules a prompt for an instance: cron or runAt (one of them); it is really sent when due.',
       body: z.strictObject(jobFields),
       status: 201,

@@ -84,6 +84,7 @@ export const goalRoutes: FastifyPluginAsync<GoalRouteDeps> = async (app, { goals
     route({
       method: 'POST',
       url: '/api/goal',
+      errors: [404, 409],
       summary: 'Acts on the goal: set, update (a checkpoint with evidence), refine, done (needs checkable evidence), cancel, pause (an agent\'s first request arms the pause gate), resume, clear.',
       body: GoalBody,
       response: GoalActionResultSchema,

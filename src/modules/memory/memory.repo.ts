@@ -217,8 +217,14 @@ export class MemoryRepo {
    */
   wordDocs(word: string, prefix: boolean): number {
     if (!prefix) return (this.stmt.termDocs.get(word) as number | undefined) ?? 0;
-    const last = word.codePointAt(word.length - 1)!;
-    const next = word.slice(0, word.length - String.fromCodePoint(last).length) + String.fromCodePoint(last + 1);
+    // the words from `word` up to the next string of its length: its last code point (not UTF-16
+    // unit: astral characters are pairs) plus one, skipping the surrogate range
+    const chars = [...word];
+    const last = chars.pop()?.codePointAt(0);
+    // an empty word (a lone combining mark folds to nothing) or one ending in U+10FFFF has no such
+    // bound: 0, and the caller counts by matching
+    if (last === undefined || last >= 0x10ffff) return 0;
+    const next = chars.join('') + String.fromCodePoint(last + 1 === 0xd800 ? 0xe000 : last + 1);
     return this.stmt.prefixDocs.get(word, next) as number;
   }
 

@@ -3,6 +3,7 @@
 import type { Db } from '../../store/db.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import type { Employee } from '../../protocol/orchestration.ts';
+import { ownValue } from '../../core/own.ts';
 
 type Fields = Omit<Employee, 'id' | 'preset'>;
 
@@ -15,6 +16,9 @@ export const PRESETS: Record<string, Fields> = {
   tester: { name: 'Tester', role: 'Writes and runs tests', provider: '', model: '', capability: 'mutable', instructions: 'You write tests for the change you are given and run them. Report what you added and the results.' },
 };
 
+/** A preset by exact id (`constructor` is not one). */
+const presetOf = (id: string): Fields | undefined => ownValue(PRESETS, id);
+
 export class EmployeeRepo {
   constructor(private readonly db: Db) {}
 
@@ -23,14 +27,14 @@ export class EmployeeRepo {
     const stored = new Map(rows.map((r) => [r.id, JSON.parse(r.data) as Fields]));
     const out: Employee[] = [];
     for (const [id, preset] of Object.entries(PRESETS)) out.push({ id, ...(stored.get(id) ?? preset), preset: true });
-    for (const [id, fields] of stored) if (!(id in PRESETS)) out.push({ id, ...fields, preset: false });
+    for (const [id, fields] of stored) if (!presetOf(id)) out.push({ id, ...fields, preset: false });
     return out;
   }
 
   get(id: string): Employee | undefined {
     const row = this.db.prepare('SELECT data FROM employees WHERE id = ?').get(id) as { data: string } | undefined;
-    if (row) return { id, ...(JSON.parse(row.data) as Fields), preset: id in PRESETS };
-    const preset = PRESETS[id];
+    if (row) return { id, ...(JSON.parse(row.data) as Fields), preset: presetOf(id) !== undefined };
+    const preset = presetOf(id);
     return preset ? { id, ...preset, preset: true } : undefined;
   }
 

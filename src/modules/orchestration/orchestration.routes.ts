@@ -41,6 +41,7 @@ export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = a
     route({
       method: 'GET',
       url: '/api/orchestrate/state',
+      errors: [404],
       summary: 'The orchestration of a chat session: phase, status, the gate it waits on, its records (plan, audit, verification, check) and history.',
       query: sessionQuery,
       response: OrcStateSchema,
@@ -49,6 +50,7 @@ export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = a
     route({
       method: 'PUT',
       url: '/api/orchestrate/state',
+      errors: [404, 409],
       summary: 'Moves to a phase. A forward move needs its gate\'s record (409 names it) or, from a human only, approve: true.',
       body: PutStateBodySchema,
       response: OrcStateSchema,
@@ -57,6 +59,7 @@ export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = a
     route({
       method: 'POST',
       url: '/api/orchestrate/reset',
+      errors: [404],
       summary: 'Back to IDLE from anywhere: the records are cleared and the session\'s worker runs cancelled.',
       body: resetBody,
       response: OrcStateSchema,
@@ -65,6 +68,7 @@ export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = a
     route({
       method: 'POST',
       url: '/api/orchestrate/plan',
+      errors: [404, 409],
       summary: 'Submits the plan artifact (in phase I, P or A): stored with its sha256 and a new version; a new plan needs a new audit.',
       body: PlanBodySchema,
       status: 201,
@@ -114,6 +118,7 @@ export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = a
     route({
       method: 'GET',
       url: '/api/orchestrate/snapshot',
+      errors: [404],
       summary: 'In one call: the session\'s orchestration state, the main agent\'s active run and queue, and the session\'s worker runs.',
       query: sessionQuery,
       response: z.object({ state: OrcStateSchema, runtime: RuntimeStatusSchema, queue: z.array(QueuedSchema), workerRuns: z.array(WorkerRunSchema) }),

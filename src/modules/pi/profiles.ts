@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { join } from 'node:path';
 import { AppError, badRequest, notFound } from '../../core/errors.ts';
 import { REDACTED } from '../../protocol/settings.ts';
+import { ownValue } from '../../core/own.ts';
 
 export const PI_MODES = ['openai', 'anthropic', 'google'] as const;
 export type PiMode = (typeof PI_MODES)[number];
@@ -58,7 +59,7 @@ export class PiProfiles {
     return Object.entries(this.read()).map(([id, p]) => ({
       id,
       label: p.name,
-      mode: MODE_OF[p.api] ?? 'openai',
+      mode: ownValue(MODE_OF, p.api) ?? 'openai',
       endpoint: p.baseUrl,
       ...(p.svcDefaultModel ? { model: p.svcDefaultModel } : {}),
       apiKey: p.apiKey ? REDACTED : '',

@@ -31,6 +31,7 @@ export const skillRoutes: FastifyPluginAsync<SkillRouteDeps> = async (app, { ski
     route({
       method: 'POST',
       url: '/api/skills/enable',
+      errors: [404],
       summary: 'Enables or disables a skill for the next runs (nothing is copied or deleted).',
       body: z.strictObject({ id: SkillIdSchema, enabled: z.boolean().default(true) }),
       response: z.object({ skill: SkillSchema }),

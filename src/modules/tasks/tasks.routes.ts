@@ -30,6 +30,7 @@ export const taskRoutes: FastifyPluginAsync<{ tasks: TaskService }> = async (app
     route({
       method: 'POST',
       url: '/api/task',
+      errors: [404],
       summary: 'Adds a task, updates one (content, status, owner, after, goal), marks one done, or clears the finished ones.',
       body: TaskBody,
       response: z.union([z.object({ task: TaskSchema }), z.object({ removed: z.number().int() })]),

@@ -6,6 +6,7 @@ import { defineRoutes, route } from '../../http/routes.ts';
 import { parseInput } from '../../http/validate.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import type { VoiceService } from './voice.service.ts';
+import { ownValue } from '../../core/own.ts';
 
 export const VOICE_LIMIT_BYTES = 25 * 1024 * 1024;
 /** What browsers' MediaRecorder and phones record, and the common files: webm, ogg, wav, mp3, m4a. */
@@ -29,7 +30,8 @@ const voiceQuery = z.strictObject({
 
 async function checkAudio(request: FastifyRequest): Promise<void> {
   const essence = request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() ?? '';
-  if (!(essence in AUDIO_TYPES)) {
+  // own keys only: `in` would also accept what every object inherits ('constructor', '__proto__')
+  if (ownValue(AUDIO_TYPES, essence) === undefined) {
     throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `Send the recording's raw bytes with its audio type (${Object.keys(AUDIO_TYPES).join(', ')})${essence ? `, not '${essence}'` : ''}.`);
   }
   parseInput(voiceQuery, request.query, 'query');

@@ -123,3 +123,15 @@ test('a large store: rare words win over frequent ones, and the window holds the
   assert.equal(list!.ids.length, 50);
   assert.ok(Math.min(...list!.ids) > repo.sectionCount() - CANDIDATES, 'only the newest matches were ranked');
 });
+
+test('prefix counts read whole code points: astral words, a word that folds to nothing, the last code point (a fuzzer found the 500)', () => {
+  const repo = new MemoryRepo(openDatabase(':memory:'));
+  // U+10428 and U+10429 are Deseret small letters: one code point, two UTF-16 units each
+  indexInto(repo, { 'notes/deseret.md': '# Deseret\nthe word \u{10428}\u{10429}x stays\n', 'notes/other.md': '# Other\nplain words\n' });
+  assert.equal(repo.wordDocs('\u{10428}', true), 1, 'an astral last letter: its pair is one code point');
+  assert.equal(repo.wordDocs('\u{10428}\u{10429}', true), 1);
+  assert.equal(repo.wordDocs('', true), 0, 'a lone combining mark folds to nothing: no range, the caller matches instead');
+  assert.equal(repo.wordDocs('a\u{10FFFF}', true), 0);
+  assert.equal(repo.wordDocs('\uD7FF', true), 0, 'the bound skips the surrogates');
+  assert.deepEqual(search(repo, '𝅗𝅥'), [], 'the query that was a 500');
+});

@@ -1,6 +1,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FAKE_CLIS, startAgentServer, type AgentTestServer } from '../../support/agent.ts';
 import { agentHeader, call, record, waitFor } from './support.ts';
 
 describe('employees and worker runs (fake CLIs)', () => {
@@ -35,6 +38,13 @@ describe('employees and worker runs (fake CLIs)', () => {
     assert.deepEqual((await call(server, 'DELETE', '/api/employees/docs-writer')).body, { deleted: 'docs-writer', restored: null });
     // exact ids only: no fuzzy match on names
     assert.equal((await call(server, 'PATCH', '/api/employees/audit', { model: 'x' })).status, 404);
+    // nor a name every object has (the fuzzer found PATCH /api/employees/constructor answering a function)
+    for (const inherited of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      // (an id with capitals or underscores is refused by its pattern first)
+      assert.ok([400, 404].includes((await call(server, 'PATCH', `/api/employees/${inherited}`, { model: 'x' })).status), inherited);
+      assert.ok([400, 404].includes((await call(server, 'DELETE', `/api/employees/${inherited}`)).status), inherited);
+    }
+    assert.equal((await dispatch({ employee: 'constructor', task: 't' })).status, 404);
     assert.equal((await dispatch({ employee: 'audit', task: 't' })).status, 404);
     for (const bad of [{ id: 'Bad Id', name: 'x', role: 'r', provider: '', model: '', instructions: '', capability: 'mutable' }, { id: 'ok', name: '', role: 'r', provider: '', model: '', instructions: '', capability: 'mutable' }, { id: 'ok2', name: 'x', role: 'r', provider: '', model: '', instructions: '', capability: 'rw' }]) {
       assert.equal((await call(server, 'POST', '/api/employees', bad)).status, 400, JSON.stringify(bad));
@@ -135,6 +145,43 @@ describe('employees and worker runs (fake CLIs)', () => {
     assert.match(invocation.prompt, /The approved plan \(version 1\):\n<plan>\nthe plan\n<\/plan>/);
     assert.match(invocation.prompt, /\{"verdict":"pass"\|"fail","findings"/);
     await call(server, 'POST', '/api/orchestrate/reset', { sessionId: session });
+  });
+
+  test('an audit run that fails or times out after printing a passing verdict is a failed audit; only a run that succeeds opens A → B', async () => {
+    // A Claude Code stand-in: it prints a passing audit verdict, then ends the way its task says
+    // (end:fail exits 1, end:hang never ends, anything else exits 0). Partial output of a run that
+    // did not finish is no answer, however much it looks like one.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-verdict-cli-'));
+    const verdict = '```json\n{"verdict":"pass","findings":[]}\n```';
+    const lines = [
+      { type: 'stream_event', event: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } } },
+      { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: verdict } } },
+    ];
+    writeFileSync(join(dir, 'verdict.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    writeFileSync(join(dir, 'claude'), `#!/bin/sh\nread -r request\ncat '${join(dir, 'verdict.jsonl')}'\ncase "$request" in\n  *end:fail*) exit 1 ;;\n  *end:hang*) exec sleep 600 ;;\nesac\n`, { mode: 0o755 });
+    server.app.services.settings.update({ agent: { executables: { claude: join(dir, 'claude') } }, orchestration: { workerTimeoutSec: 10 } });
+    try {
+      await call(server, 'PUT', '/api/orchestrate/state', { phase: 'P', sessionId: session });
+      await call(server, 'POST', '/api/orchestrate/plan', { content: 'the plan', sessionId: session });
+      await call(server, 'PUT', '/api/orchestrate/state', { phase: 'A', sessionId: session });
+      const toB = () => call(server, 'PUT', '/api/orchestrate/state', { phase: 'B', sessionId: session });
+      for (const [end, status] of [['fail', 'failed'], ['hang', 'timeout']]) {
+        const audit = (await dispatch({ employee: 'auditor', phase: 'A', task: `audit it end:${end}`, wait: true })).body;
+        assert.deepEqual([audit.status, audit.verdict], [status, 'invalid'], `end:${end}`);
+        const state = (await call(server, 'GET', `/api/orchestrate/state?sessionId=${session}`)).body;
+        assert.deepEqual([state.audit.verdict, state.audit.runId], ['fail', audit.runId], `end:${end}`);
+        assert.match(state.audit.error, /did not succeed/);
+        const refused = await toB();
+        assert.deepEqual([refused.status, refused.body.gate], [409, 'audit'], `end:${end}`);
+      }
+      // the same output from a run that succeeds is a pass: the stand-in's verdict is a real one
+      const passed = (await dispatch({ employee: 'auditor', phase: 'A', task: 'audit it end:ok', wait: true })).body;
+      assert.deepEqual([passed.status, passed.verdict], ['succeeded', 'pass']);
+      assert.equal((await toB()).status, 200);
+    } finally {
+      server.app.services.settings.update({ agent: { executables: { claude: join(FAKE_CLIS, 'claude') } }, orchestration: { workerTimeoutSec: 1800 } });
+      await call(server, 'POST', '/api/orchestrate/reset', { sessionId: session });
+    }
   });
 
   test('a worker cannot dispatch or cancel; the agent of a live run can dispatch for its own session', async () => {

@@ -5,6 +5,7 @@ import { AppError } from '../../../core/errors.ts';
 import { tokenizeArgs as tokenize, type ArgToken as Token, type SlashCommand } from '../../../agent/commands.ts';
 import { formatDiff } from './snapshot.ts';
 import { ActionSchema, type Action, type ActionResult, type ActionResultMap, type ConsoleEntry, type NetworkEntry } from './types.ts';
+import { ownValue } from '../../../core/own.ts';
 
 export const BROWSER_USAGE: Record<string, string> = {
   open: '/browser open <url> [--timeout ms] [--tab id]',
@@ -68,7 +69,7 @@ function intFlag(flags: Parsed['flags'], name: string): number | undefined | str
 
 const failWith = (error: string, sub?: string): ParseResult => ({
   ok: false,
-  error: sub && BROWSER_USAGE[sub] ? `${error}. Usage: ${BROWSER_USAGE[sub]}` : error,
+  error: sub && ownValue(BROWSER_USAGE, sub) ? `${error}. Usage: ${ownValue(BROWSER_USAGE, sub)}` : error,
 });
 
 /** Parse `/browser <subcommand> ...` (the `/browser` prefix is optional) into an Action. */
@@ -256,7 +257,7 @@ function finish(candidate: Action, sub: string): ParseResult {
   const r = ActionSchema.safeParse(candidate);
   if (r.success) return { ok: true, action: r.data };
   const why = r.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
-  return { ok: false, error: `${why}. Usage: ${BROWSER_USAGE[sub] ?? BROWSER_HELP}` };
+  return { ok: false, error: `${why}. Usage: ${ownValue(BROWSER_USAGE, sub) ?? BROWSER_HELP}` };
 }
 
 // ---- run ------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import { AppError } from '../../../core/errors.ts';
 import { parseRegion } from './geometry.ts';
 import { VISION_LOCATORS, VISION_TARGETS, type LocatorKind, type TargetKind } from './settings.ts';
 import { MAX_DESCRIPTION, type VisionAction, type VisionRequest, type VisionResult } from './types.ts';
+import { ownValue } from '../../../core/own.ts';
 
 export const VISION_CLICK_USAGE =
   '/vision-click [--double|--right|--hover|--describe] [--target browser|desktop] [--region x,y,w,h] [--locator ocr|openai|cli] [--min-confidence 0..1] [--tab t1] [--dry-run] "<description>"';
@@ -71,9 +72,9 @@ export function parseVisionClickCommand(text: string): ParsedCommand {
     }
     const [name, inline] = t.value.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
     const flag = name.toLowerCase();
-    if (ACTION_FLAGS[flag]) {
+    const a = ownValue(ACTION_FLAGS, flag);
+    if (a) {
       if (inline !== undefined) throw usageError(`--${flag} takes no value`);
-      const a = ACTION_FLAGS[flag];
       if (action && action !== a) throw usageError(`--${action} and --${a} cannot be combined; pick one action`);
       action = a;
       continue;

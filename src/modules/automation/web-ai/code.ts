@@ -3,6 +3,7 @@
 // on the block's first line (`// src/util.js`) or on the line just before the block ("Save this as
 // hello.py:"). Names are only taken where the wording says so; a product name ("Node.js") is not a file.
 import type { CodeBlock } from './types.ts';
+import { ownValue } from '../../../core/own.ts';
 
 /** One block as the page script reads it: its text, the language the page shows, the text before it. */
 export interface RawBlock {
@@ -22,7 +23,7 @@ const ALIASES: Record<string, string> = {
 export function normalizeLanguage(raw: string | null | undefined): string {
   const s = (raw ?? '').trim().toLowerCase().replace(/^(?:language|lang)-/, '').replace(/\s+/g, ' ');
   if (!s) return 'text';
-  return ALIASES[s] ?? s.replace(/ /g, '-');
+  return ownValue(ALIASES, s) ?? s.replace(/ /g, '-');
 }
 
 const EXTENSIONS: Record<string, string> = {
@@ -35,7 +36,7 @@ const EXTENSIONS: Record<string, string> = {
 
 /** The file extension for a (normalized) language: `python` → `py`; unknown → `txt`. */
 export function extensionFor(language: string): string {
-  return EXTENSIONS[language] ?? (/^[a-z0-9]{1,10}$/.test(language) ? language : 'txt');
+  return ownValue(EXTENSIONS, language) ?? (/^[a-z0-9]{1,10}$/.test(language) ? language : 'txt');
 }
 
 // A path whose last part has an extension with a letter in it, a dotfile, or a well-known extensionless name.

@@ -24,6 +24,7 @@ import {
   type StopResult,
   type WebAiApi,
 } from './types.ts';
+import { ownValue } from '../../../core/own.ts';
 
 export const WEB_AI_USAGE: Record<string, string> = {
   query: 'query <vendor> <prompt…> [--new] [--file <path>]… [--timeout <ms>]',
@@ -70,7 +71,7 @@ const FLAGS: Record<string, Record<string, FlagKind>> = {
 };
 
 const usageError = (message: string, sub?: string) =>
-  new AppError(400, 'INVALID_COMMAND_ARGS', `${message}. Usage: /web-ai ${sub && WEB_AI_USAGE[sub] ? WEB_AI_USAGE[sub] : '<send|poll|query|code|code-extract|stop|status|sessions|profiles> …'}`, { command: 'web-ai' });
+  new AppError(400, 'INVALID_COMMAND_ARGS', `${message}. Usage: /web-ai ${(sub && ownValue(WEB_AI_USAGE, sub)) || '<send|poll|query|code|code-extract|stop|status|sessions|profiles> …'}`, { command: 'web-ai' });
 
 /** Validate against the same schema the route uses, so the parser never builds what the server refuses. */
 function checked<S extends z.ZodType>(schema: S, value: unknown, sub: string): z.infer<S> {

@@ -31,6 +31,7 @@
 //   4. more literal characters (host + path)
 //   5. (rules.ts) the more recently added rule (higher id)
 import { badRequest } from '../../../core/errors.ts';
+import { ownValue } from '../../../core/own.ts';
 
 export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT'] as const;
 const METHOD_SET: ReadonlySet<string> = new Set(HTTP_METHODS);
@@ -483,7 +484,7 @@ export function toMatchRequest(
     method: method.toUpperCase(),
     scheme,
     hostname: u.hostname.toLowerCase(),
-    port: u.port ? Number(u.port) : (DEFAULT_PORTS[scheme] ?? 0),
+    port: u.port ? Number(u.port) : (ownValue(DEFAULT_PORTS, scheme) ?? 0),
     authority: u.host,
     path: u.pathname || '/',
     search: u.search,

@@ -202,3 +202,8 @@ test('POST /api/vision-click: schema errors are 400 naming the field; service er
     await app.close();
   }
 });
+
+test('a flag named like an inherited property is an unknown flag, not an action', () => {
+  bad('/vision-click --constructor "Submit"', /constructor/);
+  bad('/vision-click --tostring "Submit"', /tostring/);
+});

@@ -95,3 +95,11 @@ test('complete: a new message, no stop button, text unchanged for stableMs', () 
   // an empty message is not an answer
   assert.equal(advance(start, 0, { count: 1, texts: ['  '], stopVisible: false }, 9999, 0).complete, false);
 });
+
+test('a language named like an inherited property is a language like any other, not a lookup of the prototype', () => {
+  assert.equal(normalizeLanguage('constructor'), 'constructor');
+  assert.equal(normalizeLanguage('toString'), 'tostring');
+  assert.equal(extensionFor('constructor'), 'txt', 'eleven letters: too long to be its own extension');
+  assert.equal(extensionFor('valueof'), 'valueof');
+  assert.equal(extensionFor('__proto__'), 'txt');
+});

@@ -206,6 +206,7 @@ test('the request a pattern sees: method upper-cased, host lower-cased, default 
   assert.deepEqual(toMatchRequest('GET', 'ws://ex.com').port, 80);
   assert.deepEqual(toMatchRequest('GET', 'http://ex.com').port, 80);
   assert.deepEqual(toMatchRequest('GET', 'ftp://ex.com/x').port, 0);
+  assert.deepEqual(toMatchRequest('GET', 'constructor://ex.com/x').port, 0, 'a scheme named like an inherited property has no default port');
   assert.equal(toMatchRequest('GET', new URL('http://h/p')).path, '/p');
   assert.equal(toMatchRequest('GET', 'foo://h').path, '/', 'a URL whose scheme allows no path is matched as /');
   const same = { a: '1' };
