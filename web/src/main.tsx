@@ -3,6 +3,7 @@ import { render } from 'preact';
 import { init } from './actions.ts';
 import { getState } from './store.ts';
 import { App } from './components/App.tsx';
+import '../ui/ui.css';
 import './styles.css';
 
 render(<App />, document.getElementById('app')!);

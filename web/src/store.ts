@@ -7,6 +7,7 @@ import type { EventPayload, ReplayGapEvent, StepKind, WireEvent } from '../../sr
 import type { LiveEvent, LiveStatus } from './live.ts';
 import { mergeSpan } from './output.ts';
 import { splitAttachments, type AttachmentRef } from './attachments.ts';
+import type { ToastItem } from '../ui/components.tsx';
 
 export type { StepKind };
 export type StepStatus = 'running' | 'ok' | 'error';
@@ -83,11 +84,7 @@ export interface ViewState {
   error?: string;
 }
 
-export interface Toast {
-  id: number;
-  text: string;
-  tone: 'info' | 'error';
-}
+export type Toast = ToastItem;
 
 export type Theme = 'system' | 'light' | 'dark';
 

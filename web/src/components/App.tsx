@@ -6,7 +6,8 @@ import { jumpToLatest, loadNewer, loadOlder, newChat, pollCliStatus, reconnect }
 import { setToken } from '../api.ts';
 import { getState, setState, useStore, type Row, type Theme } from '../store.ts';
 import { Composer } from './Composer.tsx';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
+import { ToastList } from '../../ui/components.tsx';
 import { MemoryPanel } from './Memory.tsx';
 import { PhaseStepper } from './Orchestration.tsx';
 import { GoalBanner } from './Goal.tsx';
@@ -17,7 +18,7 @@ import { estimateRow, renderRow } from './Rows.tsx';
 import { Settings } from './Settings.tsx';
 import { Sidebar } from './Sidebar.tsx';
 import { VirtualList } from './VirtualList.tsx';
-import { copyText } from '../markdown.ts';
+import { copyText } from '../../ui/clipboard.ts';
 
 const keyOf = (row: Row) => row.key;
 
@@ -89,18 +90,7 @@ function ConnectionBanner() {
 
 function Toasts() {
   const toasts = useStore((s) => s.toasts);
-  return (
-    <div class="toasts" role="status" aria-live="polite">
-      {toasts.map((t) => (
-        <div key={t.id} class={`toast ${t.tone}`}>
-          {t.text}
-          <button type="button" class="icon-btn small" aria-label="Dismiss" onClick={() => setState((s) => ({ toasts: s.toasts.filter((x) => x.id !== t.id) }))}>
-            <Icon name="x" size={14} />
-          </button>
-        </div>
-      ))}
-    </div>
-  );
+  return <ToastList toasts={toasts} onDismiss={(id) => setState((s) => ({ toasts: s.toasts.filter((x) => x.id !== id) }))} />;
 }
 
 function TokenDialog() {

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { getToken } from '../api.ts';
 import { at } from '../base.ts';
 import { displayName, isImage, type AttachmentRef } from '../attachments.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 
 const mediaPath = (filename: string) => at(`/media/${encodeURIComponent(filename)}`);
 

@@ -7,7 +7,7 @@ import { api, ApiError, type CommandInfo } from '../api.ts';
 import type { AttachmentRef } from '../attachments.ts';
 import { formatSize, MAX_ATTACHMENTS, UPLOAD_LIMIT_BYTES } from '../../../src/protocol/media-limits.ts';
 import type { ComponentChildren } from 'preact';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 import { MicButton } from './MicButton.tsx';
 
 const MAX_HEIGHT_VH = 0.4;

@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../api.ts';
 import { closeMemory, lineOffsets, memoryApi, useMemoryOpen, type MemoryFile, type MemoryHit, type MemoryKind, type MemoryStatus } from '../memory.ts';
 import { onLiveEvent } from '../store.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 import { PanelDialog } from './PanelDialog.tsx';
 import './memory.css';
 

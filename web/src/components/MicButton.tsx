@@ -3,7 +3,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../api.ts';
 import { toast } from '../store.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 
 type State = 'idle' | 'recording' | 'transcribing';
 

@@ -3,7 +3,7 @@
 import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { chooseAgent, pollCliStatus } from '../actions.ts';
 import { setState, useStore } from '../store.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 import { blocked, readinessLabel, readinessOf, SetupHelp } from './Readiness.tsx';
 
 /** Space kept between the popover and the window's edge. */

@@ -1,7 +1,7 @@
 // Whether a provider can answer (GET /api/cli-status `readiness`), in the words the picker and
 // the empty chat use, and what to do when it cannot.
 import type { CliState, ProviderInfo } from '../api.ts';
-import { CommandChip } from './Copy.tsx';
+import { CommandChip } from '../../ui/Copy.tsx';
 
 type Ready = Extract<CliState, { state: 'ready' }>;
 export type ReadinessState = Ready['readiness']['state'] | 'detecting';

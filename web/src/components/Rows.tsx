@@ -6,9 +6,9 @@ import type { Message } from '../api.ts';
 import { dismissRow, retryLocal } from '../actions.ts';
 import { useStore, type Row } from '../store.ts';
 import { viewOfMessage, viewOfRun } from '../record.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 import { AttachmentList } from './Attachments.tsx';
-import { CopyButton } from './Copy.tsx';
+import { CopyButton } from '../../ui/Copy.tsx';
 import { RunAnswer, Time } from './RunAnswer.tsx';
 import { splitAttachments, type AttachmentRef } from '../attachments.ts';
 

@@ -4,8 +4,8 @@
 // fixes it); a footer with the status, duration, tokens and cost.
 import { useStore } from '../store.ts';
 import { agentLabel, failureTitle, noticeText, providerName, usageText, type RunView, type StepView } from '../record.ts';
-import { CommandChip, CopyButton } from './Copy.tsx';
-import { Icon, stepIcon } from './icons.tsx';
+import { CommandChip, CopyButton } from '../../ui/Copy.tsx';
+import { Icon, stepIcon } from '../../ui/icons.tsx';
 import { Markdown } from './Markdown.tsx';
 
 const time = (ts: number) => new Date(ts).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });

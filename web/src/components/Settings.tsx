@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { api, ApiError, type ProviderInfo } from '../api.ts';
 import { loadRegistry } from '../actions.ts';
 import { setState, useStore } from '../store.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 import { ChannelStatus } from './Channels.tsx';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

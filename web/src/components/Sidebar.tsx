@@ -4,7 +4,7 @@ import { deleteSession, MAX_TITLE, newChat, openSearchResult, renameSession, sea
 import type { ChatSession } from '../api.ts';
 import { sanitizeSnippet } from '../markdown.ts';
 import { setState, useStore } from '../store.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 import { openMemory } from '../memory.ts';
 import { openSkills } from '../skills.ts';
 

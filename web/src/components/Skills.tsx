@@ -3,7 +3,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { errorText } from '../api.ts';
 import { closeSkills, skillsApi, useSkillsOpen, type Skill } from '../skills.ts';
-import { Icon } from './icons.tsx';
+import { Icon } from '../../ui/icons.tsx';
 import { PanelDialog } from './PanelDialog.tsx';
 import { Markdown } from './Markdown.tsx';
 import './memory.css';

@@ -1,7 +1,7 @@
 // Copying: a copy button, and a command shown as code with one (the command that installs a CLI,
 // logs it in, or fixes a failed run).
 import { useState } from 'preact/hooks';
-import { copyText } from '../markdown.ts';
+import { copyText } from './clipboard.ts';
 import { Icon } from './icons.tsx';
 
 export function CopyButton({ text, label = 'Copy message' }: { text: () => string; label?: string }) {
