@@ -20,7 +20,7 @@ test('svc goal, task and wakeup', { timeout: 120_000 }, async (t) => {
 
   const set = await svc(['goal', 'set', 'write', 'notes.md', '--root', root, '--turns', '4'], env);
   assert.equal(set.code, 0, set.stderr);
-  assert.match(set.stdout, /^goal set; .*\ngoal_\S+ \[active, assist running\] write notes\.md\nused: 0\/4 turns/);
+  assert.match(set.stdout, /^goal set; .*\ngoal_\S+ \[active, assist\] write notes\.md\nused: 0\/4 turns/);
   const status = JSON.parse((await svc(['goal', '--json'], env)).stdout);
   assert.equal(status.goal.objective, 'write notes.md');
 

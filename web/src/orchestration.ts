@@ -12,7 +12,8 @@ const q = (sessionId: string) => `sessionId=${encodeURIComponent(sessionId)}`;
 
 export const orcApi = {
   state: (sessionId: string) => get<OrcState>(`/api/orchestrate/state?${q(sessionId)}`),
-  move: (sessionId: string, phase: Phase, approve?: boolean) => put<OrcState>('/api/orchestrate/state', { sessionId, phase, ...(approve ? { approve: true } : {}) }),
+  move: (sessionId: string, phase: Phase, options: { approve?: boolean; reason?: string } = {}) =>
+    put<OrcState>('/api/orchestrate/state', { sessionId, phase, ...(options.approve ? { approve: true } : {}), ...(options.reason ? { reason: options.reason } : {}) }),
   workerRuns: (sessionId: string) => get<{ runs: WorkerRun[] }>(`/api/orchestrate/worker-runs?${q(sessionId)}&limit=20`),
   output: (runId: string) => get<{ text: string; total: number }>(`/api/orchestrate/worker-runs/${runId}/output?offset=0&limit=20000`),
   cancel: (runId: string) => post<WorkerRun>(`/api/orchestrate/worker-runs/${runId}/cancel`, { reason: 'cancelled in the UI' }),

@@ -107,6 +107,8 @@ export function ConfirmDialog(props: {
   title: ComponentChildren;
   children?: ComponentChildren;
   confirmLabel: string;
+  /** The button that declines (default Cancel: say "Keep it" where Cancel would be ambiguous). */
+  cancelLabel?: string;
   danger?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
@@ -130,7 +132,7 @@ export function ConfirmDialog(props: {
           {props.children}
           <div class="ui-dialog-actions">
             <button ref={cancel} type="button" class="btn" onClick={props.onCancel}>
-              Cancel
+              {props.cancelLabel ?? 'Cancel'}
             </button>
             <Button variant={props.danger ? 'danger' : 'primary'} onClick={props.onConfirm}>
               {props.confirmLabel}

@@ -167,7 +167,7 @@ export class GoalService {
     if (input.projectRoot) assertDirectory(input.projectRoot);
     const old = repo.current(caller.sessionId);
     if (old && (old.status === 'active' || old.status === 'paused')) {
-      if (!input.replace) throw conflict('GOAL_EXISTS', `This chat already has a ${old.status} goal (${old.id}); finish or cancel it, or set the new one with replace.`, { goalId: old.id });
+      if (!input.replace) throw conflict('GOAL_EXISTS', `This chat already has ${old.status === 'active' ? 'an active' : 'a paused'} goal (${old.id}); finish or cancel it, or set the new one with replace.`, { goalId: old.id });
       this.apply(old, { kind: 'cancel', actor: 'human' }, now, { note: 'replaced by a new goal' });
     }
     const goal = repo.create({ sessionId: caller.sessionId, objective: input.objective.trim(), projectRoot: input.projectRoot ?? null, budget: input.budget ?? {}, gate: OPEN_GATE, mode: 'assist' }, now);
@@ -194,7 +194,8 @@ export class GoalService {
     const { repo, bus } = this.deps;
     const t = transition(goal, event, now);
     const ended = t.status === 'complete' || t.status === 'cancelled';
-    const saved = repo.update(goal.id, { ...extra, status: t.status, gate: t.gate, ...(t.rejected ? { lastDoneRejection: t.rejected } : {}), ...(ended ? { endedAt: now } : {}) }, now);
+    // an ended goal's run ends with it: nothing reads as running after done or cancel
+    const saved = repo.update(goal.id, { ...extra, status: t.status, gate: t.gate, ...(t.rejected ? { lastDoneRejection: t.rejected } : {}), ...(ended ? { endedAt: now, runStatus: 'stopped' as const } : {}) }, now);
     const ids = { goalId: goal.id, sessionId: goal.sessionId };
     for (const effect of t.effects) {
       switch (effect) {

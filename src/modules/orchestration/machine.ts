@@ -16,6 +16,7 @@ import type {
   PlanRecord,
   VerificationRecord,
 } from '../../protocol/orchestration.ts';
+import { GATE_TEXT, NEXT_PHASE } from '../../protocol/orchestration-text.ts';
 
 export type OrcEvent =
   | { type: 'move'; to: Phase; actor: Actor; approve?: boolean; reason?: string; runId?: string; at: number }
@@ -48,18 +49,9 @@ const FORWARD: ReadonlyMap<string, Gate | undefined> = new Map([
 ]);
 /** Back edges: never gated. A→P (a failed audit sends the plan back) is ours; the issue lists the rest. */
 const BACK: ReadonlySet<string> = new Set(['C>B', 'C>P', 'C>I', 'A>P', 'P>I', 'A>I', 'B>I', 'D>I']);
-/** The one forward edge out of each phase that has a gate (what `waitingOn` reports). */
-const NEXT: Partial<Record<Phase, Phase>> = { I: 'P', P: 'A', A: 'B', B: 'C', C: 'D' };
 
 const HISTORY_LIMIT = 100;
 
-/** What satisfies each gate, in words for a 409. */
-const SATISFIED_BY: Record<Gate, string> = {
-  plan: 'submit the plan: `svc orchestrate plan --file plan.md` (or POST /api/orchestrate/plan)',
-  audit: 'dispatch an audit worker with phase A whose output ends with {"verdict":"pass","findings":[…]} for the current plan version',
-  verification: 'dispatch a verification worker with phase B whose output ends with {"verdict":"done","findings":[…]} in this build round',
-  check: 'the check command (setting orchestration.checkCommand) must exit 0 in this build round; moving to D runs it',
-};
 
 export function initialState(sessionId: string, at = 0): OrcState {
   return { sessionId, phase: 'IDLE', status: 'idle', round: 0, plan: null, audit: null, verification: null, check: null, history: [], updatedAt: at };
@@ -89,7 +81,7 @@ export function gateSatisfied(state: OrcState, gate: Gate): boolean {
 
 /** The gate the next forward move out of this phase waits on, if it is not satisfied yet. */
 export function waitingOn(state: OrcState): Gate | undefined {
-  const next = NEXT[state.phase];
+  const next = NEXT_PHASE[state.phase];
   const gate = next ? gateOf(state.phase, next) : undefined;
   return gate && !gateSatisfied(state, gate) ? gate : undefined;
 }
@@ -157,7 +149,7 @@ function move(state: OrcState, event: Extract<OrcEvent, { type: 'move' }>): Tran
     if (!event.approve) {
       return {
         ok: false,
-        error: conflict('ORC_GATE_MISSING', `${state.phase} → ${to} needs the ${gate} gate: ${SATISFIED_BY[gate]}. A human may approve it instead (approve: true).`, { gate, from: state.phase, to, satisfiedBy: SATISFIED_BY[gate] }),
+        error: conflict('ORC_GATE_MISSING', `${state.phase} → ${to} needs the ${gate} gate: ${GATE_TEXT[gate].satisfiedBy}. A human may approve it instead (approve: true).`, { gate, from: state.phase, to, satisfiedBy: GATE_TEXT[gate].satisfiedBy }),
       };
     }
     approved.push(gate);

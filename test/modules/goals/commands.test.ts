@@ -5,6 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../support/server.ts';
+import { goalStateText } from '../../../src/protocol/goals-text.ts';
+import type { Goal } from '../../../src/protocol/goals.ts';
 
 test('/goal and /task', async (t) => {
   const server = await startServer();
@@ -23,7 +25,7 @@ test('/goal and /task', async (t) => {
   assert.match((await say('/goal')).text, /no goal/);
   const set = await say(`/goal set "Build the thing" --root ${root} --turns 5 --minutes 30`);
   assert.equal(set.status, 'ok');
-  assert.match(set.text, /goal set;[\s\S]*\[active, assist running\] Build the thing\nused: 0\/5 turns, 0\.0\/30 min, 0 dispatches/);
+  assert.match(set.text, /goal set;[\s\S]*\[active, assist\] Build the thing\nused: 0\/5 turns, 0\.0\/30 min, 0 dispatches/);
   assert.match((await say('/goal done')).text, /not complete: no checkpoint yet/);
   assert.match((await say('/goal update built it --evidence out.txt --next "ship"')).text, /last checkpoint: built it → next: ship\nevidence: out\.txt/);
   assert.match((await say('/goal run preflight --mode bounded')).text, /goal-run goal_\S+: bounded[\s\S]*pass active-goal/);
@@ -39,4 +41,15 @@ test('/goal and /task', async (t) => {
   assert.match((await say(`/task done ${id}`)).text, /\[done\]/);
   assert.equal((await say('/task')).text, 'no open tasks');
   assert.equal((await say('/task clear')).text, 'removed 1 finished task(s)');
+});
+
+test('a goal\'s state reads the same everywhere, and an ended goal has no run going', () => {
+  const goal = (status: Goal['status'], runStatus: Goal['runStatus'], mode: Goal['mode'] = 'bounded') => ({ status, runStatus, mode });
+  assert.equal(goalStateText(goal('active', 'running', 'assist')), 'active, assist');
+  assert.equal(goalStateText(goal('active', 'awaiting_approval', 'supervised')), 'active, supervised: waiting for your approval of the next turn');
+  assert.equal(goalStateText(goal('active', 'stopped')), 'active, bounded: its run is stopped');
+  assert.equal(goalStateText(goal('paused', 'running')), 'paused');
+  // the contradictions a user saw: [cancelled, assist running], a complete goal "running"
+  assert.equal(goalStateText(goal('cancelled', 'running', 'assist')), 'cancelled');
+  assert.equal(goalStateText(goal('complete', 'running')), 'complete');
 });

@@ -34,6 +34,7 @@ test('bad input and wrong states are 4xx with the reason', async (t) => {
   const again = await goal(url, { action: 'set', objective: 'another' });
   assert.equal(again.status, 409);
   assert.equal(again.body.error, 'GOAL_EXISTS');
+  assert.match(again.body.message, /already has an active goal/);
   // a person's pause acts at once; an update on a paused goal is refused
   assert.equal((await goal(url, { action: 'pause', reason: 'lunch' })).body.goal.status, 'paused');
   const update = await goal(url, { action: 'update', summary: 'did it' });

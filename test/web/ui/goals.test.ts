@@ -30,7 +30,7 @@ describe('web UI: the goal banner and tasks', () => {
     await goal({ action: 'set', objective: 'Ship the release notes', budget: { maxTurns: 8 } });
     await banner.waitFor();
     assert.match(await banner.innerText(), /Ship the release notes/);
-    assert.equal(await page.getByTestId('goal-status').innerText(), 'active');
+    assert.equal(await page.getByTestId('goal-status').innerText(), 'active, assist');
     assert.match(await page.getByTestId('goal-budget').innerText(), /0\/8 turns/);
 
     await goal({ action: 'update', summary: 'drafted the notes', nextAction: 'proofread' });
@@ -52,7 +52,7 @@ describe('web UI: the goal banner and tasks', () => {
     await page.waitForFunction(() => document.querySelector('[data-testid="goal-status"]')?.textContent === 'paused');
     assert.equal((await getJson(`${server.url}/api/goal`)).body.goal.status, 'paused');
     await banner.getByRole('button', { name: 'Resume' }).click();
-    await page.waitForFunction(() => document.querySelector('[data-testid="goal-status"]')?.textContent === 'active');
+    await page.waitForFunction(() => document.querySelector('[data-testid="goal-status"]')?.textContent === 'active, assist');
 
     const added = await sendJson(`${server.url}/api/task`, 'POST', { action: 'add', content: 'Proofread the notes', owner: 'worker-1' });
     const item = page.locator(`[data-task="${added.body.task.id}"]`);
@@ -62,8 +62,20 @@ describe('web UI: the goal banner and tasks', () => {
     await item.waitFor({ state: 'detached' });
     assert.equal((await getJson(`${server.url}/api/task?status=done`)).body.tasks.length, 1);
 
-    await banner.getByRole('button', { name: 'Cancel' }).click();
+    // cancelling cannot be undone: it asks first, and declining (Escape, or Keep it) keeps the goal
+    await banner.getByRole('button', { name: 'Cancel goal…' }).click();
+    const ask = page.getByRole('dialog', { name: 'Cancel this goal?' });
+    await ask.waitFor();
+    assert.match(await ask.innerText(), /cannot be resumed/);
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Keep it', 'Enter alone does not cancel');
+    await page.keyboard.press('Escape');
+    await ask.waitFor({ state: 'hidden' });
+    assert.equal((await getJson(`${server.url}/api/goal`)).body.goal.status, 'active');
+    await banner.getByRole('button', { name: 'Cancel goal…' }).click();
+    await ask.getByRole('button', { name: 'Cancel the goal' }).click();
     await page.waitForFunction(() => document.querySelector('[data-testid="goal-status"]')?.textContent === 'cancelled');
+    assert.equal((await getJson(`${server.url}/api/goal`)).body.goal.runStatus, 'stopped', 'an ended goal has no run going');
+    assert.equal(await banner.getByRole('button', { name: 'Cancel goal…' }).count(), 0, 'nothing to cancel any more');
     await shot(page, 'goal-cancelled');
     assert.deepEqual(realErrors(errors), []);
     await page.context().close();

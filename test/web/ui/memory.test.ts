@@ -67,7 +67,7 @@ describe('web UI: the memory panel', () => {
     // edit and save: written through the API and searchable at once
     await page.locator('#memory-text').press('End');
     await page.locator('#memory-text').pressSequentially(' Backups go to Backblaze.');
-    assert.equal(await page.locator('.memory-form .muted').innerText(), 'Unsaved changes');
+    assert.equal(await page.getByTestId('memory-file-state').innerText(), 'Unsaved changes');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved notes/decisions.md').waitFor();
     assert.match(readFileSync(join(server.home, 'memory/notes/decisions.md'), 'utf8'), /Everything runs on Hetzner\. Backups go to Backblaze\.\n$/);
@@ -77,8 +77,11 @@ describe('web UI: the memory panel', () => {
     // a new file; a bad path is refused and nothing is written
     await page.fill('#memory-search', '');
     await page.getByRole('button', { name: 'New file' }).click();
+    // an empty new file has nothing unsaved: it says what to do, and opening another asks nothing
+    assert.equal(await page.getByTestId('memory-file-state').innerText(), 'New file: write something to save it');
     await page.fill('#memory-path', '../outside.md');
     await page.fill('#memory-text', '# Nope');
+    assert.equal(await page.getByTestId('memory-file-state').innerText(), 'Not saved yet');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('alert').filter({ hasText: 'Invalid memory path' }).waitFor();
     assert.equal(existsSync(join(server.home, 'outside.md')), false);

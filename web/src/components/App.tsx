@@ -304,7 +304,6 @@ export function App() {
           {/* (the settings page has its own heading) */}
           {page === 'chat' && <h1 class="session-name">{title ?? 'svc'}</h1>}
           <ProviderPicker />
-          {page === 'chat' && <PhaseStepper />}
           <div class="topbar-right">
             <Status />
             <ThemeButton />
@@ -314,6 +313,7 @@ export function App() {
           </div>
         </header>
         <ConnectionBanner />
+        {page === 'chat' && <PhaseStepper />}
         {page === 'chat' && <GoalBanner />}
         {page === 'settings' ? <Settings /> : <Conversation />}
       </div>

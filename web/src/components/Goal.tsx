@@ -3,6 +3,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { budgetText, goalApi, type GoalView, type Task } from '../goals.ts';
 import { onLiveEvent, toast, useStore } from '../store.ts';
+import { goalStateText } from '../../../src/protocol/goals-text.ts';
+import { ConfirmDialog } from '../../ui/components.tsx';
 
 const GOAL_EVENTS = new Set(['goal_update', 'goal_done', 'goal_done_rejected', 'goal_cancel', 'goal_pause_gate_pending', 'goal_pause_detected', 'goal_continuation', 'goal_continuation_limit']);
 const OPEN_TASK = new Set(['pending', 'in_progress']);
@@ -44,8 +46,10 @@ export function GoalBanner() {
   const sessionId = useStore((s) => s.view.sessionId);
   const view = useGoal(sessionId);
   const tasks = useTasks().filter((t) => OPEN_TASK.has(t.status));
+  const [confirmCancel, setConfirmCancel] = useState(false);
   const goal = view?.goal;
   const act = (action: 'pause' | 'resume' | 'cancel') => {
+    setConfirmCancel(false);
     if (!sessionId) return;
     void goalApi.act(sessionId, action).then(
       (r) => toast(r.outcome, 'info'),
@@ -53,20 +57,24 @@ export function GoalBanner() {
     );
   };
   if (!goal && !tasks.length) return null;
+  const open = goal?.status === 'active' || goal?.status === 'paused';
   return (
     <section class="goal-banner" aria-label="Goal" data-testid="goal-banner">
       {goal && (
         <div class="goal-main" data-status={goal.status}>
           <div class="goal-head">
-            <span class={`goal-status goal-${goal.status}`} data-testid="goal-status">{goal.status}</span>
+            <span class={`goal-status goal-${goal.status}`} data-testid="goal-status">{goalStateText(goal)}</span>
             <span class="goal-objective" title={goal.objective}>{goal.objective}</span>
             <span class="goal-budget" data-testid="goal-budget">{budgetText(goal)}</span>
             <span class="goal-actions">
               {goal.status === 'active' && <button type="button" class="link-btn" onClick={() => act('pause')}>Pause</button>}
-              {(goal.status === 'paused' || view.pauseGate.state !== 'open') && <button type="button" class="link-btn" onClick={() => act('resume')}>Resume</button>}
-              {(goal.status === 'active' || goal.status === 'paused') && <button type="button" class="link-btn" onClick={() => act('cancel')}>Cancel</button>}
+              {open && (goal.status === 'paused' || view.pauseGate.state !== 'open') && <button type="button" class="link-btn" onClick={() => act('resume')}>Resume</button>}
+              {open && <button type="button" class="link-btn" onClick={() => setConfirmCancel(true)}>Cancel goal…</button>}
             </span>
           </div>
+          <ConfirmDialog open={confirmCancel} title="Cancel this goal?" confirmLabel="Cancel the goal" cancelLabel="Keep it" danger onConfirm={() => act('cancel')} onCancel={() => setConfirmCancel(false)}>
+            <p>The agent stops working towards “{goal.objective}”. A cancelled goal cannot be resumed: to go on later, set a new goal.</p>
+          </ConfirmDialog>
           {view.pauseGate.state !== 'open' && (
             <div class="goal-gate" role="status" data-testid="goal-gate">
               The agent asked to pause ({view.pauseGate.state.replace('_', ' ')}): {view.pauseGate.reason}

@@ -9,6 +9,7 @@ import { onLiveEvent } from '../store.ts';
 import { Icon } from '../../ui/icons.tsx';
 import { PanelDialog } from './PanelDialog.tsx';
 import './memory.css';
+import { count } from '../../ui/text.ts';
 
 const KINDS: { value: MemoryKind | 'all'; label: string }[] = [
   { value: 'all', label: 'All' },
@@ -21,6 +22,12 @@ const KINDS: { value: MemoryKind | 'all'; label: string }[] = [
 /** Status reasons after which the lists are fetched again. */
 const CHANGES = new Set(['save', 'delete', 'external', 'sync', 'reindex', 'summarize']);
 
+
+/** Where the open file stands: a new one says so until it has content, then that it is not saved. */
+function fileState(file: { isNew?: boolean; text: string; saved: string }): string {
+  if (file.isNew) return file.text.trim() ? 'Not saved yet' : 'New file: write something to save it';
+  return file.text === file.saved ? 'Saved' : 'Unsaved changes';
+}
 
 export function MemoryPanel() {
   return (
@@ -49,7 +56,7 @@ function StatusLine({ status }: { status: MemoryStatus | null }) {
   const state = index.state === 'indexing' ? `indexing ${index.done}/${index.total} files` : index.state === 'pending' ? 'checking files…' : 'up to date';
   return (
     <span class="memory-status" data-state={index.state}>
-      {status.files} files · {status.chunks} sections · {state}
+      {count(status.files, 'file')} · {count(status.chunks, 'section')} · {state}
       {status.embeddings.state !== 'off' && ` · embeddings ${status.embeddings.state}`}
       {status.lastError && (
         <span class="memory-error" title={status.lastError}>
@@ -152,7 +159,8 @@ function MemoryBody() {
     setFile((f) => (f ? { ...f, lines: undefined } : f));
   }, [file?.lines]);
 
-  const dirty = Boolean(file && (file.isNew || file.text !== file.saved));
+  // a new file is worth keeping (or asking about) only once it has content
+  const dirty = Boolean(file && (file.isNew ? file.text.trim() !== '' : file.text !== file.saved));
   const leave = () => !dirty || confirm('Discard the changes to this file?');
 
   const openPath = async (path: string, lines?: [number, number]) => {
@@ -177,7 +185,7 @@ function MemoryBody() {
       const saved = await memoryApi.save(file.path, file.text);
       setError(null);
       setFile({ path: saved.path, saved: file.text.endsWith('\n') ? file.text : `${file.text}\n`, text: file.text.endsWith('\n') ? file.text : `${file.text}\n` });
-      setNotice(`Saved ${saved.path} (${saved.chunks} sections indexed).`);
+      setNotice(`Saved ${saved.path} (${count(saved.chunks, 'section')} indexed).`);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -190,7 +198,7 @@ function MemoryBody() {
     try {
       const done = await memoryApi.reindex();
       setStatus(done.status);
-      setNotice(`${done.joined ? 'Joined the running reindex: ' : 'Reindexed '}${done.files} files (${done.chunks} sections) in ${(done.durationMs / 1000).toFixed(1)} s.`);
+      setNotice(`${done.joined ? 'Joined the running reindex: ' : 'Reindexed '}${count(done.files, 'file')} (${count(done.chunks, 'section')}) in ${(done.durationMs / 1000).toFixed(1)} s.`);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -325,7 +333,7 @@ function MemoryBody() {
                 }}
               />
               <div class="settings-actions">
-                <span class="muted">{dirty ? 'Unsaved changes' : 'Saved'}</span>
+                <span class="muted" data-testid="memory-file-state">{fileState(file)}</span>
                 <button type="submit" class="btn primary" disabled={!dirty || busy === 'saving' || !file.text.trim()}>
                   {busy === 'saving' ? 'Saving…' : 'Save'}
                 </button>

@@ -1,68 +1,112 @@
-// The phase stepper (I P A B C D in the header: the current phase highlighted, the gate it waits on,
-// Approve / Reject where a human decides) and the workers panel (the session's worker runs with their
-// tool steps and output, and a cancel button). Both follow the live events through useOrchestration.
+// The orchestration bar under the header: the phases I P A B C D with the current one marked and the
+// passed ones checked, what the next move waits on in words, Approve and Send back (each asks first,
+// saying exactly what it does), and the workers panel (the session's worker runs with their tool
+// steps and output, and a cancel button). It follows the live events through useOrchestration.
 import { useState } from 'preact/hooks';
 import { errorText } from '../api.ts';
 import { orcApi, useOrchestration, type OrcState, type Phase, type WorkerRun } from '../orchestration.ts';
+import { GATE_TEXT, NEXT_PHASE, PHASE_NAMES, SEND_BACK } from '../../../src/protocol/orchestration-text.ts';
+import { Badge, Button, ConfirmDialog } from '../../ui/components.tsx';
+import './orchestration.css';
 
 const STEPS: Phase[] = ['I', 'P', 'A', 'B', 'C', 'D'];
-const NAMES: Record<Phase, string> = { IDLE: 'idle', I: 'interview', P: 'plan', A: 'audit', B: 'build', C: 'check', D: 'done' };
-/** The forward move each gated phase waits to make, and where a rejection sends it back. */
-const NEXT: Partial<Record<Phase, Phase>> = { P: 'A', A: 'B', B: 'C', C: 'D' };
-const BACK: Partial<Record<Phase, Phase>> = { P: 'I', A: 'P', B: 'I', C: 'B' };
+const named = (phase: Phase) => `${phase} (${PHASE_NAMES[phase]})`;
 
+/** What the bar says about where the cycle stands. */
+function standing(state: OrcState): preact.ComponentChild {
+  if (state.waitingOn) {
+    return (
+      <>
+        Waiting on the <strong>{state.waitingOn}</strong> gate: {GATE_TEXT[state.waitingOn].record}.
+      </>
+    );
+  }
+  if (state.phase === 'D') return 'Done: the check passed.';
+  if (state.phase === 'IDLE') return 'Not orchestrating.';
+  const next = NEXT_PHASE[state.phase];
+  return next ? `In ${PHASE_NAMES[state.phase]}; the agent moves on to ${named(next)}.` : `In ${PHASE_NAMES[state.phase]}.`;
+}
 
 export function PhaseStepper() {
   const { state, runs, refresh } = useOrchestration();
   const [error, setError] = useState<string | null>(null);
   const [showWorkers, setShowWorkers] = useState(false);
+  const [asking, setAsking] = useState<'approve' | 'back' | null>(null);
+  const [reason, setReason] = useState('');
   if (!state || (state.phase === 'IDLE' && runs.length === 0)) return null;
-  const act = async (phase: Phase, approve?: boolean) => {
+  const gate = state.waitingOn;
+  const next = gate ? NEXT_PHASE[state.phase] : undefined;
+  const back = gate ? SEND_BACK[state.phase] : undefined;
+  const move = async (phase: Phase, options: { approve?: boolean; reason?: string } = {}) => {
+    setAsking(null);
     setError(null);
     try {
-      await orcApi.move(state.sessionId, phase, approve);
+      await orcApi.move(state.sessionId, phase, options);
     } catch (err) {
       setError(errorText(err));
     }
     refresh();
   };
-  const next = NEXT[state.phase];
-  const back = BACK[state.phase];
   const active = runs.filter((r) => r.status === 'running' || r.status === 'queued').length;
+  const at = STEPS.indexOf(state.phase);
   return (
-    <div class="orc">
+    <section class="orc" aria-label="Orchestration">
       <ol class="orc-steps" aria-label="Orchestration phases">
-        {STEPS.map((phase) => (
-          <li key={phase} class="orc-step" data-phase={phase} aria-current={state.phase === phase ? 'step' : undefined} title={NAMES[phase]}>
-            {phase}
+        {STEPS.map((phase, i) => (
+          <li key={phase} class="orc-step" data-phase={phase} data-passed={at > i || state.phase === 'D' ? '' : undefined} aria-current={state.phase === phase ? 'step' : undefined} title={PHASE_NAMES[phase]}>
+            <span class="orc-letter">{phase}</span>
+            <span class="orc-name">{PHASE_NAMES[phase]}</span>
           </li>
         ))}
       </ol>
-      {state.waitingOn && <span class="orc-gate">waits on {state.waitingOn}</span>}
-      {state.waitingOn && next && (
-        <button type="button" class="orc-approve" onClick={() => void act(next, true)}>
-          Approve
-        </button>
-      )}
-      {state.waitingOn && back && (
-        <button type="button" class="orc-reject" onClick={() => void act(back)}>
-          Reject
-        </button>
-      )}
-      <button type="button" class="orc-workers-btn" aria-expanded={showWorkers} onClick={() => setShowWorkers(!showWorkers)}>
-        Workers{active ? ` (${active})` : ''}
-      </button>
+      <p class="orc-gate" data-gate={gate ?? ''}>
+        {standing(state)}
+      </p>
+      <div class="orc-actions">
+        {gate && next && (
+          <Button small variant="primary" class="orc-approve" onClick={() => setAsking('approve')}>
+            Approve…
+          </Button>
+        )}
+        {gate && back && (
+          <Button small class="orc-reject" onClick={() => (setReason(''), setAsking('back'))}>
+            Send back…
+          </Button>
+        )}
+        <Button small variant="ghost" class="orc-workers-btn" aria-expanded={showWorkers} onClick={() => setShowWorkers(!showWorkers)}>
+          Workers{active ? <Badge tone="accent">{active}</Badge> : null}
+        </Button>
+      </div>
       {error && (
-        <span class="orc-error" role="alert">
+        <p class="orc-error field-error" role="alert">
           {error}
-        </span>
+        </p>
       )}
-      {showWorkers && <WorkersPanel state={state} runs={runs} onChange={refresh} />}
-    </div>
+      {gate && next && (
+        <ConfirmDialog open={asking === 'approve'} title={`Approve the ${gate} gate?`} confirmLabel={`Approve and move to ${next}`} onCancel={() => setAsking(null)} onConfirm={() => void move(next, { approve: true })}>
+          <p>
+            This moves the chat from {named(state.phase)} to {named(next)} without {GATE_TEXT[gate].record}, which the gate normally waits for.
+          </p>
+          <p>The approval is recorded as yours, in the orchestration history and the security audit log.</p>
+        </ConfirmDialog>
+      )}
+      {gate && back && (
+        <ConfirmDialog open={asking === 'back'} title={`Send the chat back to ${named(back)}?`} confirmLabel={`Send back to ${back}`} onCancel={() => setAsking(null)} onConfirm={() => void move(back, reason.trim() ? { reason: reason.trim() } : {})}>
+          <p>
+            {named(state.phase)} ends here and the agent picks up from {named(back)}.
+          </p>
+          <label class="ui-field">
+            <span class="ui-field-label">Why (the agent reads it)</span>
+            <textarea class="control" rows={2} value={reason} maxLength={2000} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} />
+          </label>
+        </ConfirmDialog>
+      )}
+      {showWorkers && <WorkersPanel runs={runs} onChange={refresh} />}
+    </section>
   );
 }
 
-function WorkersPanel({ runs, onChange }: { state: OrcState; runs: WorkerRun[]; onChange: () => void }) {
+function WorkersPanel({ runs, onChange }: { runs: WorkerRun[]; onChange: () => void }) {
   return (
     <section class="orc-workers" aria-label="Workers">
       {runs.length === 0 && <p class="muted">No worker runs in this chat.</p>}
@@ -75,15 +119,17 @@ function WorkersPanel({ runs, onChange }: { state: OrcState; runs: WorkerRun[]; 
   );
 }
 
+const STATUS_TONE: Record<string, 'ok' | 'warn' | 'danger' | 'accent' | 'neutral'> = { running: 'accent', queued: 'neutral', succeeded: 'ok', failed: 'danger', timeout: 'danger', cancelled: 'warn' };
+
 function WorkerItem({ run, onChange }: { run: WorkerRun; onChange: () => void }) {
   const [output, setOutput] = useState<string | null>(null);
   const live = run.status === 'running' || run.status === 'queued';
   return (
     <li class="orc-run" data-run={run.runId} data-status={run.status}>
       <div class="orc-run-head">
-        <strong>{run.employee.name}</strong> <span class="orc-run-status">{run.status}</span>
-        {run.verdict && <span class="orc-run-verdict"> verdict {run.verdict}</span>}
-        <span class="muted"> {run.task.slice(0, 80)}</span>
+        <strong>{run.employee.name}</strong> <Badge tone={STATUS_TONE[run.status] ?? 'neutral'}>{run.status}</Badge>
+        {run.verdict && <Badge tone={run.verdict === 'pass' || run.verdict === 'done' ? 'ok' : 'warn'}>verdict {run.verdict}</Badge>}
+        <span class="muted orc-run-task">{run.task.slice(0, 120)}</span>
       </div>
       {run.steps.length > 0 && (
         <ol class="orc-run-steps">
@@ -96,13 +142,13 @@ function WorkerItem({ run, onChange }: { run: WorkerRun; onChange: () => void })
       )}
       {run.reason && !live && <div class="muted orc-run-reason">{run.reason}</div>}
       <div class="orc-run-actions">
-        <button type="button" onClick={() => void orcApi.output(run.runId).then((o) => setOutput(o.text))}>
+        <Button small onClick={() => void orcApi.output(run.runId).then((o) => setOutput(o.text))}>
           Output
-        </button>
+        </Button>
         {live && (
-          <button type="button" class="orc-cancel" onClick={() => void orcApi.cancel(run.runId).finally(onChange)}>
+          <Button small variant="danger-outline" class="orc-cancel" onClick={() => void orcApi.cancel(run.runId).finally(onChange)}>
             Cancel
-          </button>
+          </Button>
         )}
       </div>
       {output !== null && <pre class="orc-run-output">{output || '(no output yet)'}</pre>}
