@@ -25,7 +25,8 @@ export function renderChannel(call: ChannelCall, answer: unknown): string {
     case 'list':
       return (answer as { channels: ChannelState[] }).channels
         .map((c) => {
-          const state = !c.enabled ? 'off' : c.connected ? `connected as ${c.botName}` : `not connected${c.lastError ? `: ${c.lastError}` : ''}`;
+          // the reason says when it tries again; a first attempt has none yet
+          const state = !c.enabled ? 'off' : c.connected ? `connected as ${c.botName}` : c.lastError ? `not connected: ${c.lastError}` : c.status === 'connecting' ? 'connecting' : 'not connected';
           return `${c.name.padEnd(9)} ${state}; ${c.allowlist.length} allowed, ${c.counts.received} received, ${c.counts.ignored} ignored, ${c.counts.sent} sent`;
         })
         .join('\n');

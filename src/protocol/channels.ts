@@ -4,6 +4,13 @@ import { z } from 'zod';
 
 export const CHANNELS = ['telegram', 'discord'] as const;
 export const SEND_TYPES = ['text', 'photo', 'document', 'voice'] as const;
+/**
+ * What a channel's connection is doing. off: not enabled. connecting: an attempt is under way (at most
+ * the connect bound, 10 s). connected. retrying: the last attempt failed (`lastError` says why) and the
+ * next one is at `retryAt`. failed: no attempt is planned until the settings change or a restart (no
+ * token, or the token was refused: `lastError` says what to fix).
+ */
+export const CHANNEL_STATUSES = ['off', 'connecting', 'connected', 'retrying', 'failed'] as const;
 
 export const ChannelStateSchema = z.object({
   name: z.enum(CHANNELS),
@@ -11,8 +18,17 @@ export const ChannelStateSchema = z.object({
   /** A bot token is set (never the token itself). */
   configured: z.boolean(),
   connected: z.boolean(),
+  status: z.enum(CHANNEL_STATUSES),
   botName: z.string().optional(),
+  /** Why the channel is not connected (with when it tries again), or the last thing that went wrong. */
   lastError: z.string().optional(),
+  /** When the next automatic connect attempt is due (status `retrying`). */
+  retryAt: z.number().optional(),
+  /**
+   * A pairing code can be used now: only a connected bot receives the code sent from the chat, so
+   * POST /api/channels/:name/pair refuses otherwise (503 CHANNEL_NOT_CONNECTED, saying why and what to do).
+   */
+  pairable: z.boolean(),
   allowlist: z.array(z.string()),
   /** A pairing code is waiting to be sent to the bot until this time. */
   pairingUntil: z.number().optional(),

@@ -1,6 +1,7 @@
 // A local Discord for tests: the REST API under /v10 (GET /gateway/bot, POST /channels/:id/messages with
 // JSON or multipart, POST /channels/:id/typing, 429s with retry_after) and the gateway WebSocket (HELLO,
-// IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE), with the real payload shapes.
+// IDENTIFY, READY, GUILD_CREATE, heartbeats, MESSAGE_CREATE), with the real payload shapes. It can be
+// made unreachable: hang() (REST requests accepted, never answered), refuse() (nothing listens).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -50,6 +51,14 @@ export interface FakeDiscord {
   push(message: { content: string; channelId?: string; mention?: boolean; authorId?: string }): void;
   /** The next REST call answers 429 with this retry_after (seconds). */
   rateLimitNext(retryAfter: number): void;
+  /** REST stops answering: every request from now on is held (close() ends them). */
+  hang(): void;
+  /** The requests held by hang(), in order; `closed` once the client gave up on one. */
+  stalled: { path: string; closed: boolean }[];
+  /** Nothing listens on the address any more: connections are refused. */
+  refuse(): Promise<void>;
+  /** Answers again, on the same address, after hang() or refuse(). */
+  resume(): Promise<void>;
   waitFor(predicate: (calls: DiscordCall[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -61,12 +70,22 @@ export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklm
   let seq = 0;
   let nextId = 500000000000000000n;
   let limitNext: number | undefined;
+  let hanging = false;
+  let refusing = false;
+  const stalled: FakeDiscord['stalled'] = [];
   const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(status === 204 ? undefined : JSON.stringify(body));
   };
   let url = '';
   const server = createServer(async (req: IncomingMessage, res) => {
+    if (hanging) {
+      const held = { path: new URL(req.url!, 'http://x').pathname, closed: false };
+      stalled.push(held);
+      res.on('close', () => (held.closed = true));
+      wake();
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks);
@@ -149,7 +168,13 @@ export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklm
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  url = `http://127.0.0.1:${port}`;
+  const stopListening = () => {
+    for (const ws of sockets) ws.terminate();
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
   return {
     url,
     token,
@@ -166,12 +191,30 @@ export async function startFakeDiscord(token = 'TEST.discord-token.abcdefghijklm
     rateLimitNext(retryAfter) {
       limitNext = retryAfter;
     },
+    hang() {
+      hanging = true;
+    },
+    stalled,
+    async refuse() {
+      if (refusing) return;
+      refusing = true;
+      await stopListening();
+    },
+    async resume() {
+      hanging = false;
+      if (!refusing) return;
+      refusing = false;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject).listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    },
     waitFor: (predicate, timeoutMs = 10_000) => waitFor(calls, predicate, timeoutMs, (c) => [c.method, c.path, c.body]),
     async close() {
-      for (const ws of sockets) ws.terminate();
       gateway.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!refusing) await stopListening();
     },
   };
 }

@@ -1,6 +1,7 @@
 // A local Telegram Bot API for tests: the real paths (/bot<token>/<method>, /file/bot<token>/<path>),
 // JSON, form and multipart bodies, long-polled getUpdates, and the real answer shapes ({ok, result} or
-// {ok:false, error_code, description, parameters}). Tests push users' messages and read what the bot sent.
+// {ok:false, error_code, description, parameters}). Tests push users' messages and read what the bot sent,
+// and can make it unreachable: hang() (requests accepted, never answered), refuse() (nothing listens).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { wakeups } from './wakeups.ts';
@@ -31,6 +32,12 @@ export interface FakeTelegram {
   revoke(): void;
   /** The API stops answering (a network that swallows requests): every request from now on hangs. */
   hang(): void;
+  /** The requests held by hang(), in order; `closed` once the client gave up on one (cut its connection). */
+  stalled: { path: string; closed: boolean }[];
+  /** Nothing listens on the address any more: connections are refused (as with a server that is down). */
+  refuse(): Promise<void>;
+  /** Answers again, on the same address, after hang() or refuse(). */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -96,6 +103,8 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
   const files = new Map<string, { bytes: Buffer; path: string }>();
   let revoked = false;
   let hanging = false;
+  let refusing = false;
+  const stalled: FakeTelegram['stalled'] = [];
   let nextUpdate = 1;
   let nextMessage = 5000;
   const send = (res: ServerResponse, status: number, body: unknown) => {
@@ -111,8 +120,15 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
   });
 
   const server = createServer(async (req, res) => {
-    if (hanging) return; // never answered (close() ends the connection)
     const url = new URL(req.url!, 'http://x');
+    if (hanging) {
+      // never answered (close() ends the connection); the test sees whether the client gave up on it
+      const held = { path: url.pathname.replace(token, '<token>'), closed: false };
+      stalled.push(held);
+      res.on('close', () => (held.closed = true));
+      wake();
+      return;
+    }
     paths.push(url.pathname);
     const file = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
     if (file) {
@@ -182,7 +198,12 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const stopListening = () => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
   return {
     url,
     token,
@@ -205,6 +226,23 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
     hang() {
       hanging = true;
     },
+    stalled,
+    async refuse() {
+      if (refusing) return;
+      refusing = true;
+      await stopListening();
+    },
+    async resume() {
+      hanging = false;
+      if (!refusing) return;
+      refusing = false;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject).listen(port, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+    },
     revoke() {
       revoked = true;
       wake();
@@ -215,8 +253,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
     waitFor: (predicate, timeoutMs = 10_000) => waitFor(calls, predicate, timeoutMs, (c) => [c.method, c.params]),
     async close() {
       wake();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!refusing) await stopListening();
     },
   };
 }

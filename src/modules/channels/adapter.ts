@@ -46,6 +46,12 @@ export class RateLimited extends Error {
   }
 }
 
+/**
+ * The chat service refused the bot's credentials (a wrong or revoked token): trying again will not help
+ * until the token changes, so the service does not retry on its own. The message says what to do.
+ */
+export class ChannelRefused extends Error {}
+
 export interface ChannelAdapter {
   readonly name: ChannelName;
   /** The longest message the channel takes. */
@@ -53,8 +59,12 @@ export interface ChannelAdapter {
   /**
    * Connects and starts receiving; resolves with the bot's name once connected. `onError` hears what went
    * wrong later; `fatal` when the connection is gone for good (polling ended, the session was invalidated).
+   * Fails at the first error rather than retrying by itself (the service retries, with the reason shown),
+   * with ChannelRefused when the token was refused. When `signal` aborts (too slow, cancelled), the
+   * requests under way are cut and the attempt fails.
    */
-  start(config: ChannelConfig, onMessage: (message: InboundMessage) => void, onError: (err: Error, fatal: boolean) => void): Promise<{ botName: string }>;
+  start(config: ChannelConfig, onMessage: (message: InboundMessage) => void, onError: (err: Error, fatal: boolean) => void, signal: AbortSignal): Promise<{ botName: string }>;
+  /** Disconnects, cutting the requests still under way (a chat service that stopped answering must not hold it up). */
   stop(): Promise<void>;
   /** Markdown as the channel shows it, cut under its limit. */
   render(markdown: string): { text: string; html: boolean }[];

@@ -1,6 +1,8 @@
 // The chat channels: connects the enabled adapters, keeps each one's state, answers allowed chats
 // (inbound.ts), sends on request (POST /api/channel/send, `svc channel send`), pairs new chats with a
 // one-time code, and writes what matters to the security audit log. Strangers are counted, never answered.
+// A connect attempt is bounded and cancellable (abort.ts): a chat service that does not answer costs a
+// reason in the state and a retry later, never a restart, a switch-off or a shutdown that waits.
 import { basename } from 'node:path';
 import { statSync } from 'node:fs';
 import type { z } from 'zod';
@@ -8,8 +10,10 @@ import { AppError, badRequest } from '../../core/errors.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { ChannelSendBodySchema, ChannelSendResult, ChannelState } from '../../protocol/channels.ts';
 import type { AuditSink } from '../security-audit/index.ts';
-import type { ChannelAdapter, ChannelName, FileKind, InboundMessage, SendTarget } from './adapter.ts';
+import { bounded } from './abort.ts';
+import { ChannelRefused, type ChannelAdapter, type ChannelName, type FileKind, type InboundMessage, type SendTarget } from './adapter.ts';
 import { Pairing } from './pairing.ts';
+import { failureReason } from './reach.ts';
 import { withRetryAfter, type RetryLimits } from './retry.ts';
 import { resolveSendFile } from './send-path.ts';
 import type { ChannelSettings, ChannelsSettings } from './settings.ts';
@@ -17,6 +21,15 @@ import type { StatusChannel } from './status.ts';
 
 /** How long a disconnect waits for the bot library to stop (a dead network must not hold up a shutdown). */
 const STOP_WAIT_MS = 3000;
+/** One connect attempt: the bot's identity, its command menu, and polling started or the gateway ready. */
+const CONNECT_TIMEOUT_MS = 10_000;
+/** The wait before the first automatic retry; it doubles with each failure in a row, up to RETRY_MAX_MS. */
+const RETRY_BASE_MS = 5000;
+const RETRY_MAX_MS = 5 * 60_000;
+
+const LABEL: Record<ChannelName, string> = { telegram: 'Telegram', discord: 'Discord' };
+/** What did not answer, in a reason. */
+const API_NAME: Record<ChannelName, string> = { telegram: 'the Bot API', discord: 'Discord' };
 
 /** Resolves when `work` settles, or rejects after `ms` (the work goes on, unawaited). */
 function within(work: Promise<void>, ms: number): Promise<void> {
@@ -44,6 +57,8 @@ export interface ChannelServiceDeps {
   /** Handles a message from an allowed chat (runs the agent, answers). */
   onInbound(channel: ChannelName, message: InboundMessage, reply: Replier): Promise<void>;
   retry?: RetryLimits;
+  /** Tests shorten these: the bound of a connect attempt, the first wait before a retry. */
+  timing?: { connectTimeoutMs?: number; retryBaseMs?: number };
 }
 
 /** How inbound handling talks back to the chat it came from. */
@@ -58,7 +73,18 @@ interface Live {
   adapter?: ChannelAdapter;
   connected: boolean;
   botName?: string;
+  /** Why it is not connected, or the last thing that went wrong (without the retry, which `why` adds). */
   lastError?: string;
+  /** Restarts queued or running: while there are any, an enabled channel is connecting. */
+  pending: number;
+  /** Counts restarts: a queued one that a later one superseded does nothing. */
+  generation: number;
+  /** The connect attempt under way; aborting it ends the attempt at once. */
+  attempt?: AbortController;
+  /** The next automatic attempt after a failure. */
+  retry?: { at: number; timer: NodeJS.Timeout };
+  /** Failed attempts in a row: the wait before the next doubles with each. */
+  failures: number;
   /** The last allowed chat that wrote: the default target of sends. */
   lastChat?: SendTarget;
   counts: ChannelState['counts'];
@@ -80,7 +106,7 @@ export class ChannelService {
 
   constructor(private readonly deps: ChannelServiceDeps) {
     this.seen = deps.settings();
-    const fresh = (): Live => ({ connected: false, counts: { received: 0, ignored: 0, sent: 0, failed: 0 }, lifecycle: Promise.resolve(), chats: new Map() });
+    const fresh = (): Live => ({ connected: false, pending: 0, generation: 0, failures: 0, counts: { received: 0, ignored: 0, sent: 0, failed: 0 }, lifecycle: Promise.resolve(), chats: new Map() });
     this.live = { telegram: fresh(), discord: fresh() };
   }
 
@@ -96,14 +122,20 @@ export class ChannelService {
   state(name: ChannelName): ChannelState {
     const config = this.deps.settings()[name];
     const live = this.live[name];
+    const status = this.status(name);
+    const why = this.why(name);
     return {
       name,
       enabled: config.enabled,
       configured: config.botToken !== '',
       connected: live.connected,
+      status,
       ...(live.botName ? { botName: live.botName } : {}),
-      ...(live.lastError ? { lastError: live.lastError } : {}),
+      ...(why ? { lastError: why } : {}),
+      ...(status === 'retrying' ? { retryAt: live.retry!.at } : {}),
       allowlist: config.allowlist,
+      // one rule for the API, `svc channel pair` and the UI: a code is only any use to a bot that receives it
+      pairable: status === 'connected',
       ...(this.pairing.pending(name) ? { pairingUntil: this.pairing.pending(name)!.expiresAt } : {}),
       counts: { ...live.counts },
     };
@@ -122,50 +154,136 @@ export class ChannelService {
     }
   }
 
-  /** Stops the channel and connects it again when it is enabled and has a token. */
+  /**
+   * Stops the channel and connects it again when it is enabled and has a token; resolves with its state
+   * once the attempt has succeeded or failed (within the connect bound). What was under way (an attempt,
+   * a planned retry, an earlier restart still queued) is superseded at once, never waited for.
+   */
   restart(name: ChannelName, actor: string): Promise<ChannelState> {
     const live = this.live[name];
-    live.lifecycle = live.lifecycle.then(async () => {
-      await this.disconnect(name);
-      const config = this.deps.settings()[name];
-      if (this.closed || !config.enabled) return;
-      if (!config.botToken) {
-        live.lastError = `no bot token: set channels.${name}.botToken in the settings`;
-        return;
-      }
-      await this.connect(name, config, actor);
-    });
+    const generation = ++live.generation;
+    this.cancel(name);
+    // asked for (a user, new settings, the start): the retry waits start short again
+    if (actor !== 'retry') live.failures = 0;
+    live.pending++;
+    const superseded = () => generation !== live.generation;
+    live.lifecycle = live.lifecycle
+      .then(async () => {
+        if (superseded()) return;
+        await this.disconnect(name);
+        const config = this.deps.settings()[name];
+        if (this.closed || !config.enabled) {
+          live.lastError = undefined;
+          return;
+        }
+        if (!config.botToken) {
+          live.lastError = `no bot token: set channels.${name}.botToken in the settings`;
+          return;
+        }
+        if (!superseded()) await this.connect(name, config, actor);
+      })
+      .catch((err: Error) => console.error(`svc: ${name}: restart failed: ${this.redact(name, err.message)}`))
+      .finally(() => live.pending--);
     return live.lifecycle.then(() => this.state(name));
+  }
+
+  /** Ends the attempt under way and forgets the planned retry. */
+  private cancel(name: ChannelName): void {
+    const live = this.live[name];
+    live.attempt?.abort(new Error('cancelled'));
+    if (live.retry) clearTimeout(live.retry.timer);
+    live.retry = undefined;
   }
 
   private async connect(name: ChannelName, config: ChannelSettings, actor: string): Promise<void> {
     const live = this.live[name];
     const adapter = this.deps.adapters[name]();
     live.adapter = adapter;
+    const attempt = (live.attempt = new AbortController());
     try {
-      const { botName } = await adapter.start(
-        { token: config.botToken, apiBaseUrl: config.apiBaseUrl },
-        (message) => this.receive(name, message),
-        (err, fatal) => {
-          live.lastError = this.redact(name, err.message);
-          console.error(`svc: ${name}: ${live.lastError}`);
-          if (fatal && live.adapter === adapter && live.connected) {
-            live.connected = false;
-            this.deps.bus.publish('channel_disconnected', { channel: name, reason: live.lastError });
-          }
-        },
+      const { botName } = await bounded(
+        (signal) =>
+          adapter.start(
+            { token: config.botToken, apiBaseUrl: config.apiBaseUrl },
+            (message) => this.receive(name, message),
+            (err, fatal) => {
+              live.lastError = this.redact(name, err.message);
+              console.error(`svc: ${name}: ${live.lastError}`);
+              if (fatal && live.adapter === adapter && live.connected) {
+                live.connected = false;
+                // a lost connection is tried again later, unless the token was refused
+                if (!(err instanceof ChannelRefused)) this.planRetry(name);
+                this.deps.bus.publish('channel_disconnected', { channel: name, reason: this.why(name)! });
+              }
+            },
+            signal,
+          ),
+        this.deps.timing?.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        attempt.signal,
       );
       live.connected = true;
       live.botName = botName;
       live.lastError = undefined;
+      live.failures = 0;
       this.deps.bus.publish('channel_connected', { channel: name, botName });
       this.deps.audit.record({ actor, action: 'channel.connect', target: name, outcome: 'ok', details: { botName } });
     } catch (err) {
       live.adapter = undefined;
-      await adapter.stop().catch(() => undefined);
-      live.lastError = this.redact(name, (err as Error).message);
-      this.deps.audit.record({ actor, action: 'channel.connect', target: name, outcome: 'failed', details: { error: live.lastError } });
-      console.error(`svc: ${name} not connected: ${live.lastError}`);
+      await within(adapter.stop(), STOP_WAIT_MS).catch(() => undefined);
+      // cancelled by a restart, a switch-off or the shutdown: that one says what comes next
+      if (attempt.signal.aborted) return;
+      const reason = this.redact(name, failureReason(err, API_NAME[name], config.apiBaseUrl));
+      const news = actor !== 'retry' || reason !== live.lastError;
+      live.lastError = reason;
+      if (!(err instanceof ChannelRefused)) this.planRetry(name);
+      // as it will read once this restart is over (it is still connecting until then)
+      const why = this.why(name, live.retry ? 'retrying' : 'failed')!;
+      // a retry that fails as the one before is no news to the audit log or the log
+      if (news) {
+        this.deps.audit.record({ actor, action: 'channel.connect', target: name, outcome: 'failed', details: { error: reason } });
+        console.error(`svc: ${name} not connected: ${why}`);
+      }
+      // the state changed (the UI reloads it on this event)
+      this.deps.bus.publish('channel_disconnected', { channel: name, reason: why });
+    } finally {
+      if (live.attempt === attempt) live.attempt = undefined;
+    }
+  }
+
+  /** The next attempt after a failure: the network may heal, or the chat service come back. */
+  private planRetry(name: ChannelName): void {
+    const live = this.live[name];
+    if (this.closed) return;
+    live.failures++;
+    const wait = Math.min((this.deps.timing?.retryBaseMs ?? RETRY_BASE_MS) * 2 ** (live.failures - 1), RETRY_MAX_MS);
+    if (live.retry) clearTimeout(live.retry.timer);
+    const timer = setTimeout(() => {
+      live.retry = undefined;
+      void this.restart(name, 'retry');
+    }, wait);
+    timer.unref();
+    live.retry = { at: Date.now() + wait, timer };
+  }
+
+  private status(name: ChannelName): ChannelState['status'] {
+    const live = this.live[name];
+    if (!this.deps.settings()[name].enabled) return 'off';
+    if (live.connected) return 'connected';
+    if (live.pending > 0) return 'connecting';
+    return live.retry ? 'retrying' : 'failed';
+  }
+
+  /** The reason it is not connected, with what happens next: read when asked, so "in 20 s" is true then. */
+  private why(name: ChannelName, status = this.status(name)): string | undefined {
+    const live = this.live[name];
+    if (!live.lastError) return undefined;
+    switch (status) {
+      case 'retrying':
+        return `${live.lastError}; retrying in ${Math.max(1, Math.ceil((live.retry!.at - Date.now()) / 1000))} s`;
+      case 'connecting':
+        return `${live.lastError}; trying again now`;
+      default:
+        return live.lastError;
     }
   }
 
@@ -186,10 +304,34 @@ export class ChannelService {
     return token ? text.split(token).join('***') : text;
   }
 
+  /** A one-time code, only while the bot is connected: it could not receive the code otherwise. */
   issuePairingCode(name: ChannelName, actor: string): { code: string; expiresAt: number } {
+    const state = this.state(name);
+    if (!state.pairable) {
+      const message = this.notPairable(name, state);
+      this.deps.audit.record({ actor, action: 'channel.pair.code', target: name, outcome: 'refused', details: { reason: message } });
+      throw new AppError(503, 'CHANNEL_NOT_CONNECTED', message);
+    }
     const issued = this.pairing.issue(name);
     this.deps.audit.record({ actor, action: 'channel.pair.code', target: name, outcome: 'ok', details: { expiresAt: issued.expiresAt } });
     return issued;
+  }
+
+  /** Why no pairing code now, and what to do first. */
+  private notPairable(name: ChannelName, state: ChannelState): string {
+    const label = LABEL[name];
+    const why = state.lastError ? ` (${state.lastError})` : '';
+    const cannot = 'so the bot cannot receive a pairing code';
+    switch (state.status) {
+      case 'off':
+        return `${label} is off, ${cannot}: enable it (channels.${name}.enabled) with its bot token, then pair`;
+      case 'connecting':
+        return `${label} is still connecting${why}, ${cannot} yet: pair once it is connected (svc channel list, GET /api/channels)`;
+      case 'retrying':
+        return `${label} is not connected${why}, ${cannot}: check the network or channels.${name}.apiBaseUrl, then pair (POST /api/channels/${name}/restart tries again at once)`;
+      default:
+        return `${label} is not connected${why}, ${cannot}: fix the bot token (channels.${name}.botToken), then pair`;
+    }
   }
 
   private receive(name: ChannelName, message: InboundMessage): void {
@@ -240,7 +382,8 @@ export class ChannelService {
   private adapterOf(name: ChannelName): ChannelAdapter {
     const adapter = this.live[name].adapter;
     if (!adapter || !this.live[name].connected) {
-      throw new AppError(503, 'CHANNEL_NOT_CONNECTED', `${name} is not connected${this.live[name].lastError ? ` (${this.live[name].lastError})` : ''}: enable it and set its bot token in the settings, then POST /api/channels/${name}/restart`);
+      const why = this.why(name);
+      throw new AppError(503, 'CHANNEL_NOT_CONNECTED', `${name} is not connected${why ? ` (${why})` : ''}: enable it and set its bot token in the settings, then POST /api/channels/${name}/restart`);
     }
     return adapter;
   }
@@ -343,9 +486,12 @@ export class ChannelService {
     this.closed = true;
     await Promise.all((['telegram', 'discord'] as const).map(async (name) => {
       const live = this.live[name];
+      // a shutdown does not wait for a connect attempt (the API may never answer) nor run queued restarts
+      live.generation++;
+      this.cancel(name);
       await live.lifecycle;
-      // runs were stopped before this: the chats' last answers go out, then the connection closes
-      await Promise.all(live.chats.values());
+      // runs were stopped before this: the chats' last answers go out (for a while), then the connection closes
+      await within(Promise.all(live.chats.values()).then(() => undefined), STOP_WAIT_MS).catch(() => undefined);
       await this.disconnect(name);
     }));
   }

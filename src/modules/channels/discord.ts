@@ -4,17 +4,26 @@
 import type { Client, Message } from 'discord.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { ChannelAdapter, InboundFile, InboundMessage } from './adapter.ts';
+import { linked } from './abort.ts';
+import { ChannelRefused, type ChannelAdapter, type InboundFile, type InboundMessage } from './adapter.ts';
 import { splitMarkdown } from './format.ts';
 
 const MAX_LENGTH = 2000;
 
+/** A refused token (401 from REST, or discord.js's own check) is ChannelRefused: retrying cannot help. */
+function refusal(err: unknown): unknown {
+  const e = err as { status?: number; code?: unknown; message?: string };
+  if (e.status !== 401 && e.code !== 'TokenInvalid') return err;
+  return new ChannelRefused(`Discord refused the bot token (${e.message ?? '401'}): reset it in the Discord Developer Portal and set channels.discord.botToken`);
+}
+
 export function discordAdapter(): ChannelAdapter {
-  let client: Client | undefined;
+  /** The client, and the switch that ends every REST request it has under way. */
+  let session: { client: Client; life: AbortController } | undefined;
 
   const rest = () => {
-    if (!client) throw new Error('discord is not connected');
-    return client.rest;
+    if (!session) throw new Error('discord is not connected');
+    return session.client.rest;
   };
 
   function inbound(message: Message, meId: string): InboundMessage {
@@ -54,29 +63,61 @@ export function discordAdapter(): ChannelAdapter {
   return {
     name: 'discord',
     maxLength: MAX_LENGTH,
-    async start(config, onMessage, onError) {
-      const { Client, GatewayIntentBits, Partials, Events } = await import('discord.js');
+    async start(config, onMessage, onError, signal) {
+      const { Client, GatewayIntentBits, Partials, Events, DefaultRestOptions } = await import('discord.js');
+      const life = new AbortController();
       const next = new Client({
         intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
         partials: [Partials.Channel],
-        rest: { api: config.apiBaseUrl.replace(/\/+$/, '') },
+        rest: {
+          api: config.apiBaseUrl.replace(/\/+$/, ''),
+          // every request also ends with the session: discord.js gives one 15 s and tries again three
+          // times, which a stop or a switch-off must not wait for
+          makeRequest: async (url, init) => {
+            const both = linked(init.signal, life.signal);
+            try {
+              return await DefaultRestOptions.makeRequest(url, { ...init, signal: both.signal });
+            } finally {
+              both.unlink();
+            }
+          },
+        },
       });
-      client = next;
+      session = { client: next, life };
       next.on(Events.Error, (err) => onError(err, false));
       next.on(Events.Invalidated, () => onError(new Error('Discord invalidated the session'), true));
       next.on(Events.MessageCreate, (message) => {
         if (message.author.bot || !next.user) return;
         onMessage(inbound(message, next.user.id));
       });
-      const ready = new Promise<void>((resolve) => next.once(Events.ClientReady, () => resolve()));
-      await next.login(config.token);
-      await ready;
+      const ready = new Promise<void>((resolve, reject) => {
+        next.once(Events.ClientReady, () => resolve());
+        life.signal.addEventListener('abort', () => reject(new Error('the attempt was given up')), { once: true });
+      });
+      ready.catch(() => undefined); // a failed login is the error to report, not this
+      // cut the requests under way and close the gateway's socket
+      const giveUp = () => {
+        life.abort();
+        void next.destroy().catch(() => undefined);
+      };
+      if (signal.aborted) giveUp();
+      else signal.addEventListener('abort', giveUp, { once: true });
+      try {
+        await next.login(config.token);
+        await ready;
+      } catch (err) {
+        throw refusal(err);
+      } finally {
+        signal.removeEventListener('abort', giveUp);
+      }
       return { botName: next.user!.tag };
     },
     async stop() {
-      const current = client;
-      client = undefined;
-      await current?.destroy();
+      const current = session;
+      session = undefined;
+      if (!current) return;
+      current.life.abort();
+      await current.client.destroy();
     },
     render(markdown) {
       return splitMarkdown(markdown, MAX_LENGTH).map((text) => ({ text, html: false }));

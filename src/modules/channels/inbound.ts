@@ -81,7 +81,7 @@ export function inboundHandler(deps: InboundDeps) {
       case 'status': {
         const status = deps.runtime.status();
         const mine = status.active?.sessionId === sessionId;
-        await reply.text(status.busy ? `Running (${status.active?.provider}${mine ? ', this chat' : ', another session'}); ${status.pending} queued.` : 'Idle.');
+        await reply.text(status.busy ? `Running (${status.active?.provider}${mine ? ', this chat' : ', another session'}); ${status.total} queued.` : 'Idle.');
         return;
       }
     }

@@ -1,8 +1,10 @@
 // The Telegram adapter (grammY, loaded on first use): long polling against `apiBaseUrl`, messages in
 // Telegram's HTML subset, files through getFile. A 429 becomes RateLimited with Telegram's retry_after.
-import type { Bot } from 'grammy';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Bot, Transformer } from 'grammy';
 import type { Message } from 'grammy/types';
-import { RateLimited, type ChannelAdapter, type FileKind, type InboundFile, type InboundMessage, type SendTarget } from './adapter.ts';
+import { linked } from './abort.ts';
+import { ChannelRefused, RateLimited, type ChannelAdapter, type FileKind, type InboundFile, type InboundMessage, type SendTarget } from './adapter.ts';
 import { markdownToTelegramHtml, splitMarkdown } from './format.ts';
 
 const MAX_LENGTH = 4096;
@@ -14,14 +16,48 @@ const CHAT_COMMANDS = [
 ];
 /** Markdown per piece: room for what HTML rendering adds (tags, entities). */
 const MARKDOWN_PIECE = 3500;
+/** How long a stop lets Telegram hear where polling stopped (grammY's last getUpdates) before cutting the request. */
+const STOP_GRACE_MS = 2000;
+
+/** One connection: the bot, and the switch that ends every request it has under way. */
+interface Session {
+  bot: Bot;
+  life: AbortController;
+  polling?: Promise<void>;
+  /** Polling started: the attempt succeeded. */
+  running: boolean;
+}
+
+/**
+ * Every request of a session also ends when the session does: grammY gives a request 500 s, and its
+ * stop() asks Telegram once more with no way to cancel, so a Bot API that stopped answering would hold
+ * up a restart, a switch-off and the server's shutdown.
+ */
+function endingWith(life: AbortSignal): Transformer {
+  return async (prev, method, payload, signal) => {
+    const both = linked(signal, life);
+    try {
+      // grammY types its signal as its polyfill's; any object with addEventListener does (its own check)
+      return await prev(method, payload, both.signal as unknown as typeof signal);
+    } finally {
+      both.unlink();
+    }
+  };
+}
+
+/** A refused token (401; 404 when Telegram does not know it at all) is ChannelRefused: retrying cannot help. */
+function refusal(err: unknown): unknown {
+  const e = err as { error_code?: number; description?: string };
+  if (e.error_code !== 401 && e.error_code !== 404) return err;
+  return new ChannelRefused(`the Bot API refused the bot token (${e.error_code}: ${e.description ?? 'refused'}): get a new one from @BotFather and set channels.telegram.botToken`);
+}
 
 export function telegramAdapter(): ChannelAdapter {
-  let bot: Bot | undefined;
-  let polling: Promise<void> | undefined;
+  let session: Session | undefined;
 
   const api = () => {
-    if (!bot) throw new Error('telegram is not connected');
-    return bot.api;
+    if (!session) throw new Error('telegram is not connected');
+    return session.bot.api;
   };
 
   async function call<T>(send: () => Promise<T>): Promise<T> {
@@ -82,32 +118,62 @@ export function telegramAdapter(): ChannelAdapter {
   return {
     name: 'telegram',
     maxLength: MAX_LENGTH,
-    async start(next, onMessage, onError) {
+    async start(next, onMessage, onError, signal) {
       const { Bot } = await import('grammy');
       const apiRoot = next.apiBaseUrl.replace(/\/+$/, '');
-      bot = new Bot(next.token, { client: { apiRoot } });
-      await bot.init();
-      const me = { id: bot.botInfo.id, username: bot.botInfo.username };
-      // the chat's command menu; a bot that cannot set it still works
-      await bot.api.setMyCommands(CHAT_COMMANDS).catch((err: Error) => onError(err, false));
-      bot.on('message', (ctx) => {
-        if (ctx.message.from?.is_bot) return;
-        onMessage(inbound(ctx.message, me, next.token, apiRoot));
-      });
-      bot.catch((err) => onError(err.error instanceof Error ? err.error : new Error(String(err.error)), false));
-      const started = new Promise<void>((resolve) => {
-        // polling ends with an error when Telegram refuses the bot (token revoked, another poller: 409)
-        polling = bot!.start({ drop_pending_updates: true, onStart: () => resolve() }).catch((err: Error) => onError(err, true));
-      });
-      await started;
-      return { botName: `@${me.username}` };
+      const current: Session = { bot: new Bot(next.token, { client: { apiRoot } }), life: new AbortController(), running: false };
+      session = current;
+      const { bot, life } = current;
+      bot.api.config.use(endingWith(life.signal));
+      // cut what is under way, and end grammY's start-up retries (its deleteWebhook tries again for ever)
+      const giveUp = () => {
+        life.abort();
+        void bot.stop().catch(() => undefined);
+      };
+      if (signal.aborted) giveUp();
+      else signal.addEventListener('abort', giveUp, { once: true });
+      try {
+        // one getMe rather than bot.init(), which retries a network error for ever and says nothing:
+        // the service retries, showing why
+        bot.botInfo = await bot.api.getMe().catch((err: unknown) => {
+          throw refusal(err);
+        });
+        const me = { id: bot.botInfo.id, username: bot.botInfo.username };
+        // the chat's command menu; a bot that cannot set it still works
+        await bot.api.setMyCommands(CHAT_COMMANDS).catch((err: Error) => life.signal.aborted || onError(err, false));
+        // nor may grammY's start-up begin once the attempt is given up
+        life.signal.throwIfAborted();
+        bot.on('message', (ctx) => {
+          if (ctx.message.from?.is_bot) return;
+          onMessage(inbound(ctx.message, me, next.token, apiRoot));
+        });
+        bot.catch((err) => onError(err.error instanceof Error ? err.error : new Error(String(err.error)), false));
+        await new Promise<void>((resolve, reject) => {
+          const started = () => {
+            current.running = true;
+            resolve();
+          };
+          // polling ends with an error when Telegram refuses the bot (token revoked, another poller: 409);
+          // before it began, that is this attempt's failure
+          current.polling = bot.start({ drop_pending_updates: true, onStart: started }).catch((err: Error) => {
+            if (current.running) onError(refusal(err) as Error, true);
+            else reject(refusal(err));
+          });
+        });
+        return { botName: `@${me.username}` };
+      } finally {
+        signal.removeEventListener('abort', giveUp);
+      }
     },
     async stop() {
-      const current = bot;
-      bot = undefined;
-      if (current?.isRunning()) await current.stop();
-      await polling;
-      polling = undefined;
+      const current = session;
+      session = undefined;
+      if (!current) return;
+      if (current.running) await Promise.race([current.bot.stop().catch(() => undefined), delay(STOP_GRACE_MS, undefined, { ref: false })]);
+      current.life.abort();
+      // when the attempt was given up during grammY's start-up, this ends its retries
+      await current.bot.stop().catch(() => undefined);
+      await current.polling;
     },
     render(markdown) {
       return splitMarkdown(markdown, MARKDOWN_PIECE).map((piece) => ({ text: markdownToTelegramHtml(piece), html: true }));

@@ -13,9 +13,24 @@ interface Code {
 
 const LABEL: Record<string, string> = { telegram: 'Telegram', discord: 'Discord' };
 
+/** A channel's state in words: connected as whom, or why not and when it tries again. */
+function stateText(c: ChannelState): string {
+  switch (c.status) {
+    case 'off':
+      return 'off';
+    case 'connected':
+      return `connected as ${c.botName ?? 'the bot'}`;
+    case 'connecting':
+      return `connecting…${c.lastError ? ` (${c.lastError})` : ''}`;
+    default:
+      return `not connected${c.lastError ? `: ${c.lastError}` : ''}`;
+  }
+}
+
 export function ChannelStatus() {
   const [channels, setChannels] = useState<ChannelState[] | null>(null);
   const [code, setCode] = useState<Code | null>(null);
+  const [reconnecting, setReconnecting] = useState<string | null>(null);
   const load = () =>
     void get<{ channels: ChannelState[] }>('/api/channels')
       .then((answer) => setChannels(answer.channels))
@@ -36,11 +51,15 @@ export function ChannelStatus() {
       toast(err instanceof ApiError ? err.message : 'No pairing code could be made.');
     }
   };
+  // (the server answers once the attempt has an outcome: at most about 10 s)
   const restart = async (channel: string) => {
+    setReconnecting(channel);
     try {
       await post(`/api/channels/${channel}/restart`, {});
     } catch (err) {
       toast(err instanceof ApiError ? err.message : 'The channel could not be restarted.');
+    } finally {
+      setReconnecting(null);
     }
     load();
   };
@@ -51,17 +70,17 @@ export function ChannelStatus() {
         <div key={c.name} class="channel-row" data-channel={c.name} data-connected={c.connected}>
           <strong>{LABEL[c.name]}</strong>{' '}
           <span class="muted">
-            {!c.enabled ? 'off' : c.connected ? `connected as ${c.botName}` : `not connected${c.lastError ? `: ${c.lastError}` : ''}`}
+            {stateText(c)}
             {' · '}
             {c.allowlist.length} allowed · {c.counts.received} received · {c.counts.ignored} ignored · {c.counts.sent} sent
           </span>
           {c.enabled && (
             <span class="channel-actions">
-              <button type="button" class="btn small" onClick={() => void pair(c.name)} disabled={!c.connected}>
+              <button type="button" class="btn small" onClick={() => void pair(c.name)} disabled={!c.pairable} title={c.pairable ? undefined : c.lastError ? `Not connected: ${c.lastError}` : 'Connect the bot first'}>
                 Pair a chat
               </button>
-              <button type="button" class="btn small ghost" onClick={() => void restart(c.name)}>
-                Reconnect
+              <button type="button" class="btn small ghost" disabled={reconnecting === c.name} onClick={() => void restart(c.name)}>
+                {reconnecting === c.name ? 'Reconnecting…' : 'Reconnect'}
               </button>
             </span>
           )}
