@@ -7,6 +7,15 @@ import { dirname, join } from 'node:path';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, ProviderAdapter } from './providers/types.ts';
 import { startProcess, type RunningProcess } from './process.ts';
+import { runDirBase, runDirCandidates } from './run-dir.ts';
+
+/**
+ * How long a CLI may say nothing but that it waits for the network before it is stopped. codex, offline,
+ * says "Reconnecting... waiting for network" every few seconds for as long as the network is down (the
+ * idle watchdog, 10 minutes by default, was all that ended it); a couple of minutes covers a network
+ * coming back (a Wi-Fi reconnect, a VPN).
+ */
+export const NETWORK_WAIT_MS = 120_000;
 
 export interface AttemptOptions {
   adapter: ProviderAdapter<any>;
@@ -14,13 +23,22 @@ export interface AttemptOptions {
   env: NodeJS.ProcessEnv;
   pidDir: string;
   /**
-   * Where the run's private directory is made (default: the system's temp directory). Gemini CLI
-   * ignores a settings file under a world-writable directory such as /tmp, so svc uses its own home.
+   * svc's runs directory (<home>/runs), where the run's private directory is made, or in a directory of
+   * this home's own in the user's cache when only that one is root-only (agent/run-dir.ts: Gemini CLI skips
+   * a settings file anywhere else). Default: the system's temp directory.
    */
   scratchRoot?: string;
   idleTimeoutMs: number;
   maxRunMs: number;
   killGraceMs?: number;
+  /** See NETWORK_WAIT_MS (the default); counted from the first wait since the CLI last made progress. */
+  networkWaitMs?: number;
+  /**
+   * Asked before the CLI starts: why it cannot succeed for want of a login, when svc knows
+   * (CliDetector.missingLogin). The attempt then ends at once as an `auth` failure, the CLI never started.
+   * `undefined` right away (not a promise): nothing to check, and the CLI starts without a wait.
+   */
+  missingLogin?: () => Promise<string | undefined> | string | undefined;
 }
 
 export interface AttemptObserver {
@@ -31,7 +49,8 @@ export interface AttemptObserver {
 export type AttemptOutcome =
   | { status: 'ok'; text: string }
   | { status: 'stopped'; text: string; reason: string }
-  | { status: 'error'; text: string; failure: FailureClass; message: string };
+  /** `preflight`: svc found it before starting the CLI (the message is svc's, not the CLI's). */
+  | { status: 'error'; text: string; failure: FailureClass; message: string; preflight?: true };
 
 export type SteerResult = 'delivered' | 'unsupported';
 
@@ -42,9 +61,15 @@ export class Attempt {
   private result?: Extract<NormalizedEvent, { kind: 'result' }>;
   private lastError?: Extract<NormalizedEvent, { kind: 'error' }>;
   private stopReason?: string;
-  private timeoutReason?: string;
+  /** svc ended it: the watchdog (`timeout`) or the wait for the network (`network`). */
+  private ended?: { failure: 'timeout' | 'network'; message: string };
   private idleTimer?: NodeJS.Timeout;
   private maxTimer?: NodeJS.Timeout;
+  /** Runs while the CLI only says it waits for the network; progress clears it. */
+  private offlineTimer?: NodeJS.Timeout;
+  /** The CLI's latest words about the network. */
+  private offlineReason = '';
+  private exited = false;
   readonly done: Promise<AttemptOutcome>;
 
   constructor(private readonly options: AttemptOptions, private readonly observer: AttemptObserver) {
@@ -69,17 +94,37 @@ export class Attempt {
 
   private async run(): Promise<AttemptOutcome> {
     const { adapter, request } = this.options;
-    const root = this.options.scratchRoot ?? tmpdir();
-    mkdirSync(root, { recursive: true, mode: 0o700 });
-    const scratchDir = mkdtempSync(join(root, 'svc-run-'));
+    // a check that fails never keeps a run from starting; one with nothing to check answers at once (no wait)
+    let check: ReturnType<NonNullable<AttemptOptions['missingLogin']>>;
     try {
-      const full: InvocationRequest = { ...request, scratchDir };
+      check = this.options.missingLogin?.();
+    } catch {
+      check = undefined;
+    }
+    if (check !== undefined) {
+      const noLogin = await Promise.resolve(check).catch(() => undefined);
+      if (noLogin) return { status: 'error', text: '', failure: 'auth', message: noLogin, preflight: true };
+      // stopped while the check ran, before there was a process to stop
+      if (this.stopReason) return { status: 'stopped', text: '', reason: this.stopReason };
+    }
+    const { scratchRoot } = this.options;
+    const place = runDirBase(scratchRoot ? runDirCandidates(scratchRoot) : [{ dir: tmpdir(), prefix: 'svc-run-' }]);
+    mkdirSync(place.dir, { recursive: true, mode: 0o700 });
+    const scratchDir = mkdtempSync(join(place.dir, place.prefix));
+    try {
+      const full: InvocationRequest = { ...request, scratchDir, ...(place.notRootOnly ? { scratchNotRootOnly: place.notRootOnly } : {}) };
       let invocation;
       try {
         invocation = adapter.buildInvocation(full);
       } catch (err) {
         return { status: 'error', text: '', failure: 'invalid_request', message: (err as Error).message };
       }
+      // what the run goes without is said before it starts, as a failed step of svc's own
+      (invocation.notices ?? []).forEach(({ name, message }, i) => {
+        const stepId = `svc-notice-${i + 1}`;
+        this.emit({ kind: 'step_start', stepId, name, step: 'tool', input: {} });
+        this.emit({ kind: 'step_end', stepId, name, ok: false, output: message });
+      });
       for (const file of invocation.files ?? []) {
         mkdirSync(dirname(file.path), { recursive: true });
         writeFileSync(file.path, file.content, { mode: file.mode ?? 0o600 });
@@ -114,8 +159,8 @@ export class Attempt {
         this.apply(adapter.start(this.state, full));
       }
       const exit = await this.process.exited;
-      clearTimeout(this.idleTimer);
-      clearTimeout(this.maxTimer);
+      this.exited = true;
+      this.clearTimers();
       if (exit.spawnError) {
         const missing = exit.spawnError.code === 'ENOENT';
         return {
@@ -128,15 +173,14 @@ export class Attempt {
       for (const event of adapter.finish(this.state, exit)) this.emit(event);
       return this.outcome();
     } finally {
-      clearTimeout(this.idleTimer);
-      clearTimeout(this.maxTimer);
+      this.clearTimers();
       rmSync(scratchDir, { recursive: true, force: true });
     }
   }
 
   private outcome(): AttemptOutcome {
     const text = this.result?.ok && this.result.text !== undefined ? this.result.text : this.text;
-    if (this.timeoutReason) return { status: 'error', text, failure: 'timeout', message: this.timeoutReason };
+    if (this.ended) return { status: 'error', text, failure: this.ended.failure, message: this.ended.message };
     if (this.stopReason) return { status: 'stopped', text, reason: this.stopReason };
     if (this.result?.ok) return { status: 'ok', text };
     const failure = this.result?.failure ?? this.lastError?.failure ?? 'crash';
@@ -163,7 +207,29 @@ export class Attempt {
     if (event.kind === 'text_delta') this.text += event.text;
     else if (event.kind === 'result') this.result = event;
     else if (event.kind === 'error') this.lastError = event;
+    if (event.kind === 'provider_retry') {
+      if (event.offline) this.waitingForNetwork(event.reason);
+    } else {
+      // progress: the network is back
+      clearTimeout(this.offlineTimer);
+      this.offlineTimer = undefined;
+    }
     this.observer.onEvent(event);
+  }
+
+  /** The first wait since the CLI last made progress starts the clock; later ones only update the words. */
+  private waitingForNetwork(reason: string): void {
+    this.offlineReason = reason;
+    if (this.offlineTimer || this.exited) return;
+    const ms = this.options.networkWaitMs ?? NETWORK_WAIT_MS;
+    const waited = ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+    this.offlineTimer = setTimeout(() => this.end('network', `no connection for ${waited}; ${this.offlineReason}`), ms);
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.maxTimer);
+    clearTimeout(this.offlineTimer);
   }
 
   private armIdleTimer(): void {
@@ -175,8 +241,13 @@ export class Attempt {
   }
 
   private timeout(reason: string): void {
-    if (this.timeoutReason || this.stopReason) return;
-    this.timeoutReason = reason;
+    this.end('timeout', reason);
+  }
+
+  /** svc ends the CLI (whole process tree); the first reason given is the one kept. */
+  private end(failure: 'timeout' | 'network', message: string): void {
+    if (this.ended || this.stopReason) return;
+    this.ended = { failure, message };
     this.process?.kill(this.options.killGraceMs);
   }
 }

@@ -8,13 +8,13 @@
 // so; a CLI that exits but leaves a child holding its stdout is not waited for either.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, posix, win32 } from 'node:path';
 import type { ProviderId } from './providers/registry.ts';
-import { providerInfo, PROVIDER_IDS } from './providers/registry.ts';
+import { loginCheckOf, providerInfo, PROVIDER_IDS } from './providers/registry.ts';
 import type { CliStatus } from '../protocol/providers.ts';
-import { findCredentials, readiness, type CredentialState } from './readiness.ts';
+import { findCredentials, missingLogin, readiness, type CredentialState } from './readiness.ts';
 
 export type { CliStatus };
 
@@ -218,6 +218,8 @@ export interface CliDetectorOptions {
   /** Environment of the `--version` processes (default: process.env). */
   env?: () => NodeJS.ProcessEnv;
   cwd?: string;
+  /** The working directory of runs (a CLI may read a project configuration there; default: cwd). */
+  workingDir?: () => string;
   timeoutMs?: number;
   /** How many `--version` probes run at once (node-based CLIs take seconds of CPU to start). */
   concurrency?: number;
@@ -304,6 +306,16 @@ export class CliDetector {
     return Object.fromEntries(entries) as Record<ProviderId, ReadyCliStatus>;
   }
 
+  /**
+   * Why a run of this provider cannot succeed for want of a login, read now (a few file checks), when
+   * svc can know it (readiness.missingLogin); undefined when it may run, at once when svc cannot know.
+   */
+  missingLogin(id: ProviderId): Promise<string | undefined> | undefined {
+    // svc cannot know: nothing to read, and no run waits for it
+    if (!loginCheckOf(id)) return undefined;
+    return this.credentials(id).then((credentials) => missingLogin(providerInfo(id), credentials, true));
+  }
+
   /** The snapshot once detection has finished, or after `timeoutMs` with what is known by then. */
   async settled(timeoutMs: number): Promise<Record<ProviderId, CliStatus>> {
     if (!this.started) this.refresh();
@@ -366,7 +378,16 @@ export class CliDetector {
       const found = await stat(join(base, variable ? variable[2]! : file)).catch(() => undefined);
       if (found?.isFile() && found.size > 0) existing.add(file);
     }
-    return findCredentials(where, env, existing);
+    const credentials = findCredentials(where, env, existing);
+    if (credentials.state !== 'missing') return credentials;
+    // No login where the CLI keeps one by default: unless its configuration takes it elsewhere.
+    const check = loginCheckOf(id);
+    const cwd = this.options.workingDir?.() ?? this.options.cwd ?? process.cwd();
+    for (const file of check?.configFiles({ home, env, cwd }) ?? []) {
+      const config = await readFile(file, 'utf8').catch(() => undefined);
+      if (config !== undefined && check!.elsewhere(config)) return { state: 'unknown' };
+    }
+    return credentials;
   }
 
   private async detectOne(id: ProviderId, probeVersionToo = true): Promise<ReadyCliStatus> {

@@ -37,3 +37,17 @@ export function readiness(info: ProviderInfo, installed: boolean, credentials: C
   }
   return { state: 'login_unknown', summary: `${name} is installed; if it says it is not logged in, run ${info.credentials.login} in a terminal and ${how}.`, fix: info.credentials.login };
 }
+
+/**
+ * Why a run of this CLI cannot succeed for want of a login, when svc can know it: the CLI has a login
+ * check (`conclusive`: every place for its login is in sight, and its configuration takes it nowhere
+ * else) and none of those places holds one. Undefined when a run may succeed, or svc cannot tell. The
+ * words say where svc looked, so a person whose login is somewhere svc does not know can tell why.
+ */
+export function missingLogin(info: ProviderInfo, credentials: CredentialState, conclusive: boolean): string | undefined {
+  const where = info.credentials;
+  if (!where || !conclusive || credentials.state !== 'missing') return undefined;
+  const keys = where.env.length ? `no ${where.env.join(' or ')} in the environment of runs` : '';
+  const files = where.files.length ? `no ${where.files.map((f) => (f.startsWith('$') ? f : `~/${f}`)).join(' or ')}` : '';
+  return `svc found ${[keys, files].filter(Boolean).join(' and ')}`;
+}

@@ -19,6 +19,7 @@ import { describeFailure } from './failures.ts';
 import type { TraceRecorder } from './traces.ts';
 import { clip, boundInput, ToolLog } from './tool-log.ts';
 import { RUN_TOKEN_ENV, type RunCredentials } from './run-credentials.ts';
+import { countQueue } from './queue-count.ts';
 
 /** Failures worth trying again with the same provider after a pause. */
 const RETRYABLE: ReadonlySet<FailureClass> = new Set(['rate_limit', 'overloaded', 'server_error', 'crash', 'unknown']);
@@ -62,8 +63,17 @@ export interface RuntimeDeps {
   onRunEnd?(end: RunEnd): void;
   /** Told when queued messages are dropped before they ran (by stop, or taken out of the queue). */
   onDropped?(requestIds: readonly string[]): void;
+  /**
+   * Why a provider cannot run for want of a login, when svc knows (CliDetector.missingLogin): its
+   * attempt then fails at once as `auth`, without starting the CLI, and the fallback chain goes on.
+   */
+  missingLogin?(provider: ProviderId): Promise<string | undefined> | undefined;
+  /** The chat session the chat shows: the queue count of `queue_update` is its own (absent: every waiting message). */
+  activeSession?(): string;
   retryBaseMs?: number;
   killGraceMs?: number;
+  /** How long a CLI may only wait for the network (default NETWORK_WAIT_MS in attempt.ts). */
+  networkWaitMs?: number;
 }
 
 /** How a run ended, for the parts that act between turns. */
@@ -121,7 +131,7 @@ export class AgentRuntime {
     const run = this.active;
     return {
       busy: Boolean(run),
-      pending: this.queue.length,
+      ...this.queueCount(),
       ...(run
         ? {
             active: {
@@ -309,8 +319,26 @@ export class AgentRuntime {
       });
   }
 
+  /**
+   * Tells clients the queue again when what `pending` counts changed (another chat session is shown):
+   * only when something waits (an empty queue counts 0 in every session).
+   */
+  announceQueue(): void {
+    if (this.queue.length) this.publishQueue();
+  }
+
+  private queueCount() {
+    let shown: string | undefined;
+    try {
+      shown = this.deps.activeSession?.();
+    } catch {
+      // not known now (the store is closing): every waiting message counts
+    }
+    return countQueue(this.queue.map((s) => s.sessionId), shown);
+  }
+
   private publishQueue(): void {
-    this.deps.bus.publish('queue_update', { pending: this.queue.length, active: Boolean(this.active) });
+    this.deps.bus.publish('queue_update', { ...this.queueCount(), active: Boolean(this.active) });
   }
 
   // ── one run: retries and fallback around attempts ───────────────────────────────────────
@@ -347,7 +375,7 @@ export class AgentRuntime {
       this.deps.onProviderOutcome?.(provider, { ok: false, failure: outcome.failure, message: outcome.message });
       const next = chain[index + 1];
       if (next && !run.stopReason) {
-        const { summary } = describeFailure(providerInfo(provider), outcome.failure, outcome.message);
+        const { summary } = describeFailure(providerInfo(provider), outcome.failure, outcome.message, outcome.preflight);
         bus.publish('agent_fallback', { traceId: run.traceId, from: provider, to: next, reason: summary });
       }
     }
@@ -417,6 +445,8 @@ export class AgentRuntime {
         idleTimeoutMs: agent.idleTimeoutSec * 1000,
         maxRunMs: agent.maxRunSec * 1000,
         killGraceMs: this.deps.killGraceMs,
+        networkWaitMs: this.deps.networkWaitMs,
+        ...(this.deps.missingLogin ? { missingLogin: () => this.deps.missingLogin!(provider) } : {}),
       },
       {
         onEvent: (event) => this.onProviderEvent(run, provider, event),
@@ -504,7 +534,7 @@ export class AgentRuntime {
     const traceId = run.traceId;
     const usage = Object.keys(run.usage).length ? run.usage : undefined;
     const durationMs = Date.now() - run.startedAt;
-    const report = outcome.status === 'error' ? describeFailure(providerInfo(run.provider), outcome.failure, outcome.message) : undefined;
+    const report = outcome.status === 'error' ? describeFailure(providerInfo(run.provider), outcome.failure, outcome.message, outcome.preflight) : undefined;
     const reason = outcome.status === 'stopped' ? outcome.reason : report?.summary;
     const messageId = run.discardAnswer ? undefined : this.saveRecord(run, outcome, { durationMs, usage, report });
     const done = this.publish(run, 'agent_done', {

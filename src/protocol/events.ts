@@ -128,7 +128,10 @@ export const catalogue = {
   })),
   agent_fallback: define('agent', 'public', z.object({ traceId, from: z.string(), to: z.string(), reason })),
   steer_started: define('agent', 'public', z.object({ prompt: z.string(), traceId: traceId.optional() })),
-  queue_update: define('queue', 'public', z.object({ pending: z.number().int(), active: z.boolean() })),
+  // pending: waiting in the chat session the chat shows (the active one): another session's wakeup or
+  // worker result waiting behind the same run is not queued there; total: in all sessions; sessions: per
+  // session (svc always sends both; an older server sent neither, and its pending was the total).
+  queue_update: define('queue', 'public', z.object({ pending: z.number().int(), total: z.number().int().optional(), sessions: z.record(z.string(), z.number().int()).optional(), active: z.boolean() })),
   // ── orchestration, goals, memory, schedules, workers (payloads the spec leaves open are `open`) ──
   orc_state: define('orchestrate', 'public', z.object({
     sessionId: z.string(),
@@ -139,8 +142,8 @@ export const catalogue = {
     planVersion: z.number().int().nullable(),
   })),
   // Open payloads (the spec leaves them open). svc publishes orchestrate_done with kind 'cycle' (a
-  // session reached D) or 'worker_result' (a worker run's result was delivered to its session), and
-  // orchestrate_warning with {message, sessionId?, runId?}.
+  // session reached D) or 'worker_result' (a worker run's result was delivered to its session; `noted`:
+  // as a note that starts no run, its own CLI could not run), and orchestrate_warning with {message, sessionId?, runId?}.
   orchestrate_done: define('orchestrate', 'public', open),
   orchestrate_warning: define('orchestrate', 'public', open),
   worker_stalled: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
@@ -220,6 +223,22 @@ export const catalogue = {
 export const NAMESPACES = [
   { prefix: 'agent:provider-e:', topic: 'agent' as Topic, visibility: 'public' as Visibility, payload: open },
 ] as const;
+
+/**
+ * The names svc publishes in that namespace: a worker run's provider CLI (an employee at work), one event per
+ * normalized event of the CLI and its status when it starts and ends (modules/orchestration/provider-events.ts).
+ * The spec leaves the payloads open; svc's each carry the worker run (`runId`, also its trace id), its
+ * `sessionId`, the `employeeId` and the `provider`, then:
+ *   status   `status` (a worker run status: running, then succeeded, failed, cancelled or timeout), `reason` at the end
+ *   text     `content`, `offset` (where it starts in the run's output)
+ *   thinking `content`
+ *   tool     `stepId`, `name`, `step`, `status` (running, ok, error), `input` (bounded) at the start, `output` (clipped) at the end
+ *   usage    the token counts and cost the CLI reported
+ *   retry    `reason`, `attempt`, `delayMs` (the CLI retrying on its own)
+ *   error    `failure`, `message` (an error the CLI reported; the run may still go on)
+ */
+export const PROVIDER_E_KINDS = ['status', 'text', 'thinking', 'tool', 'usage', 'retry', 'error'] as const;
+export type ProviderEKind = (typeof PROVIDER_E_KINDS)[number];
 
 export type EventName = keyof typeof catalogue;
 export type NamespacedEventName = `agent:provider-e:${string}`;

@@ -18,7 +18,12 @@ export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;
 
 export const RuntimeStatusSchema = z.object({
   busy: z.boolean(),
+  /** Messages waiting in the active chat session (the one the chat shows). */
   pending: z.number().int(),
+  /** Messages waiting in all chat sessions: the runtime runs one at a time, whichever session they belong to. */
+  total: z.number().int(),
+  /** Waiting messages per chat session (sessions with none are left out). */
+  sessions: z.record(z.string(), z.number().int()),
   /** The active run, with what it streamed so far: a client opened mid-run shows it, then follows `agent_output` offsets. */
   active: RunSnapshotSchema.optional(),
 });

@@ -177,9 +177,9 @@ test('messages run one at a time in the order they were sent; each waits in the 
   assert.deepEqual(rt.ends.map((e) => [e.requestId, e.status, e.sessionId]), [['req-1', 'ok', s1], ['req-2', 'ok', s1], ['req-3', 'ok', s1]]);
   assert.deepEqual(sinks.map((s) => [s.done()?.status, s.done()?.text, s.ended()]), [['ok', 'answer to first\n', 1], ['ok', 'answer to second\n', 1], ['ok', 'answer to third\n', 1]]);
   assert.deepEqual(sinks[0]!.lines.map((l) => l.type), ['text', 'done'], 'the answer streams, then done, last');
-  assert.deepEqual(rt.runtime.status(), { busy: false, pending: 0 });
-  assert.deepEqual(rt.named('queue_update').at(-1), { pending: 0, active: false });
-  assert.deepEqual(rt.named('queue_update').slice(0, 4), [{ pending: 1, active: false }, { pending: 0, active: true }, { pending: 1, active: true }, { pending: 2, active: true }]);
+  assert.deepEqual(rt.runtime.status(), { busy: false, pending: 0, total: 0, sessions: {} });
+  assert.deepEqual(rt.named('queue_update').at(-1), { pending: 0, total: 0, sessions: {}, active: false });
+  assert.deepEqual(rt.named('queue_update').slice(0, 4).map((q) => [q.pending, q.active]), [[1, false], [0, true], [1, true], [2, true]]);
 });
 
 test('a run: its status events, its answer saved with the run facts, its records and trace', async (t) => {
@@ -235,7 +235,7 @@ test('stop with a non-empty queue: the run ends stopped, every queued message is
     [s1, '2 queued messages were not sent to the agent: stopped by user.', { kind: 'queue_dropped', count: 2 }],
     ['s2', 'A queued message was not sent to the agent: stopped by user.', { kind: 'queue_dropped', count: 1 }],
   ]);
-  assert.deepEqual(rt.named('queue_update').at(-1), { pending: 0, active: true });
+  assert.deepEqual(rt.named('queue_update').at(-1), { pending: 0, total: 0, sessions: {}, active: true });
   await rt.runsDone(1);
   const done = sinks.a.done()!;
   assert.equal(done.status, 'stopped');
@@ -246,7 +246,7 @@ test('stop with a non-empty queue: the run ends stopped, every queued message is
   assert.deepEqual([answer.role, answer.content, (answer.meta as Record<string, unknown>).interrupted, (answer.meta as Record<string, unknown>).status], ['assistant', 'working on hang A\n', true, 'stopped']);
   assert.deepEqual(rt.ends.map((e) => [e.requestId, e.status]), [['A', 'stopped']]);
   await until(() => !rt.runtime.status().busy, 'the runtime to be idle');
-  assert.deepEqual(rt.runtime.status(), { busy: false, pending: 0 });
+  assert.deepEqual(rt.runtime.status(), { busy: false, pending: 0, total: 0, sessions: {} });
   assert.deepEqual(rt.customLog().map((l) => l.split('|')[0]), ['hang A'], 'no queued message ran');
   assert.deepEqual(rt.outcomes, [], 'a stop is not a provider failure');
   // the runtime takes messages again, and stopping an idle runtime does nothing
@@ -400,7 +400,7 @@ test('the queue by hand: drop one message, run another now (interrupting the run
   assert.deepEqual(b.lines, [{ type: 'done', status: 'stopped', text: '', reason: 'removed from the queue' }]);
   assert.equal(b.ended(), 1);
   assert.deepEqual(rt.saved.at(-1), { id: rt.saved.length, sessionId: s1, role: 'system', content: 'A queued message was not sent to the agent: removed from the queue.', meta: { kind: 'queue_dropped', count: 1 } });
-  assert.deepEqual(rt.named('queue_update').at(-1), { pending: 2, active: true });
+  assert.deepEqual(rt.named('queue_update').at(-1), { pending: 2, total: 2, sessions: { s1: 1, s2: 1 }, active: true });
   assert.equal(rt.runtime.runQueuedNow('D'), true);
   assert.deepEqual(rt.runtime.queued().map((q) => [q.requestId, q.position]), [['D', 1], ['C', 2]]);
   await rt.runsDone(3);
@@ -411,6 +411,33 @@ test('the queue by hand: drop one message, run another now (interrupting the run
   rt.runtime.submit({ prompt: 'F', sessionId: s1, requestId: 'F' });
   rt.runtime.stop();
   assert.equal(rt.runtime.runQueuedNow('F'), false, 'stop emptied the queue');
+});
+
+test("the chat's queue count is the shown session's own: another session's waiting turn (a wakeup) is not queued in it", async (t) => {
+  let shown = s1;
+  const rt = setup(t, {}, { activeSession: () => shown });
+  const last = () => rt.named('queue_update').at(-1)!;
+  // another chat session's run, and its wakeup waiting behind it
+  rt.runtime.submit({ prompt: 'hang in the other chat', sessionId: 'other', requestId: 'A' });
+  rt.runtime.submit({ prompt: 'wakeup of the other chat', sessionId: 'other', requestId: 'W', meta: { wakeup: 1 } });
+  assert.deepEqual(last(), { pending: 0, total: 1, sessions: { other: 1 }, active: true });
+  // one message of the shown chat waits: one queued there, whatever else waits
+  rt.runtime.submit({ prompt: 'mine', sessionId: s1, requestId: 'M' });
+  assert.deepEqual(last(), { pending: 1, total: 2, sessions: { other: 1, [s1]: 1 }, active: true });
+  assert.deepEqual(rt.runtime.status().pending, 1);
+  assert.deepEqual([rt.runtime.status().total, rt.runtime.status().sessions], [2, { other: 1, [s1]: 1 }]);
+  // the other chat shown: its count
+  shown = 'other';
+  const before = rt.named('queue_update').length;
+  rt.runtime.announceQueue();
+  assert.equal(rt.named('queue_update').length, before + 1);
+  assert.deepEqual(last(), { pending: 1, total: 2, sessions: { other: 1, [s1]: 1 }, active: true });
+  rt.runtime.stop();
+  await rt.runsDone(1);
+  // nothing waits: nothing to tell again
+  const after = rt.named('queue_update').length;
+  rt.runtime.announceQueue();
+  assert.equal(rt.named('queue_update').length, after);
 });
 
 test('clearing a chat session stops its work and saves nothing for it; other sessions are left alone', async (t) => {

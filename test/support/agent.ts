@@ -37,7 +37,8 @@ export async function startAgentServer(agent: Partial<AgentSettings> = {}, app: 
   server.app.services.settings.update({
     agent: {
       executables: { claude: join(FAKE_CLIS, 'claude'), codex: join(FAKE_CLIS, 'codex'), gemini: join(FAKE_CLIS, 'gemini') },
-      env: { FAKE_CLI_STATE: stateDir },
+      // the fake codex stands for a logged-in one: svc refuses to start a codex it finds no login for
+      env: { FAKE_CLI_STATE: stateDir, CODEX_API_KEY: 'fake-codex-key' },
     },
   });
   // a second patch, so the overrides merge into the defaults above instead of replacing them

@@ -118,6 +118,7 @@ const FAILURES: Record<string, string> = {
   overloaded: 'service overloaded',
   server_error: 'service error',
   timeout: 'timed out',
+  network: 'network unreachable',
   stale_session: 'conversation no longer known',
   invalid_request: 'request refused',
   crash: 'stopped unexpectedly',

@@ -7,14 +7,15 @@
 // first entry ('') always means "the CLI's own default" (no model flag is passed). Aliases
 // (`opus`, `pro`, …) come first where the CLI has them because they follow the vendor's latest
 // model; the rest were taken from the model catalogs bundled in the pinned versions
-// (shared/protocols/README.md: claude 2.1.197, codex 0.169.0, gemini 0.61.0, opencode 1.18.33,
+// (recorded with claude 2.1.197, codex 0.169.0, gemini 0.61.0, opencode 1.18.33,
 // copilot 1.0.102).
 import type { ProviderInfo } from '../../protocol/providers.ts';
-import type { ProviderAdapter } from './types.ts';
+import type { LoginCheck, ProviderAdapter } from './types.ts';
 import { claudeAdapter } from './claude/adapter.ts';
 import { claudeInfo } from './claude/info.ts';
 import { codexAdapter } from './codex/adapter.ts';
 import { codexInfo } from './codex/info.ts';
+import { codexLogin } from './codex/login.ts';
 import { geminiAdapter } from './gemini/adapter.ts';
 import { geminiInfo } from './gemini/info.ts';
 import { opencodeAdapter } from './opencode/adapter.ts';
@@ -29,13 +30,15 @@ import { customInfo } from './custom/info.ts';
 /** In display order. */
 const REGISTRY = {
   claude: { info: claudeInfo, adapter: claudeAdapter },
-  codex: { info: codexInfo, adapter: codexAdapter },
+  // codex alone gets a login check: the others say at once that they are not logged in, and some keep
+  // their login where svc cannot look (Claude Code in the macOS keychain, Gemini CLI with Vertex AI).
+  codex: { info: codexInfo, adapter: codexAdapter, login: codexLogin },
   gemini: { info: geminiInfo, adapter: geminiAdapter },
   opencode: { info: opencodeInfo, adapter: opencodeAdapter },
   copilot: { info: copilotInfo, adapter: copilotAdapter },
   pi: { info: piInfo, adapter: piAdapter },
   custom: { info: customInfo, adapter: customAdapter },
-} as const satisfies { [K in string]: { info: ProviderInfo & { id: K }; adapter: ProviderAdapter<any> & { id: K } } };
+} as const satisfies { [K in string]: { info: ProviderInfo & { id: K }; adapter: ProviderAdapter<any> & { id: K }; login?: LoginCheck } };
 
 export type ProviderId = keyof typeof REGISTRY;
 
@@ -60,6 +63,12 @@ export function providerInfo(id: ProviderId): ProviderInfo {
 
 export function adapterOf(id: ProviderId): ProviderAdapter<unknown> {
   return REGISTRY[id].adapter as ProviderAdapter<unknown>;
+}
+
+/** The provider's login check, when svc can know that it is not logged in (see LoginCheck). */
+export function loginCheckOf(id: ProviderId): LoginCheck | undefined {
+  const entry = REGISTRY[id];
+  return 'login' in entry ? entry.login : undefined;
 }
 
 export const isProviderId = (value: string): value is ProviderId => Object.hasOwn(REGISTRY, value);

@@ -14,6 +14,7 @@ export type FailureClass =
   | 'timeout' // watchdog: no output / too long (set by the runner)
   | 'crash' // non-zero exit without a structured error
   | 'invalid_request' // 4xx other than 429/401/403: the request itself is wrong
+  | 'network' // the CLI could not reach its model service for longer than svc waits (set by the runner)
   | 'unknown';
 
 export type { StepKind } from '../../protocol/events.ts';
@@ -45,8 +46,11 @@ export type NormalizedEvent =
       reasoningTokens?: number;
       costUsd?: number;
     }
-  /** The CLI is retrying a model call on its own (informational; the runner does not act on it). */
-  | { kind: 'provider_retry'; attempt?: number; reason: string; delayMs?: number }
+  /**
+   * The CLI is retrying a model call on its own (informational), or, `offline`, waiting for the network
+   * to come back: the runner stops a CLI that says nothing else for longer than it allows.
+   */
+  | { kind: 'provider_retry'; attempt?: number; reason: string; delayMs?: number; offline?: boolean }
   /** A structured error from the CLI. The run is not over until `result` or process exit. */
   | { kind: 'error'; failure: FailureClass; message: string; httpStatus?: number }
   /**
@@ -76,11 +80,17 @@ export interface InvocationRequest {
   readOnly?: boolean;
   /**
    * The run acts only through its MCP servers: the CLI's own shell, file-writing and web tools are
-   * removed where the CLI allows it (what each allows: the README's executive section).
+   * removed where the CLI allows it (what each allows: docs/executive.md).
    */
   mcpOnly?: boolean;
   /** A private per-run directory the runner creates and deletes; adapters may name files in it. */
   scratchDir: string;
+  /**
+   * Why a file in `scratchDir` is not root-only (owned by root, in directories only root may write to, all
+   * the way up: agent/run-dir.ts); absent when it is. A CLI that reads a settings file only from such a place
+   * (Gemini's system settings layer) would skip one written there.
+   */
+  scratchNotRootOnly?: string;
   /**
    * The MCP servers this run gets (enabled, meant for this provider, secrets resolved). Each adapter
    * passes them through its CLI's own per-run mechanism (a flag, a file under `scratchDir`, an
@@ -104,6 +114,11 @@ export interface Invocation {
   files?: { path: string; content: string; mode?: number }[];
   /** Symbolic links the runner makes before spawning (`path` inside `scratchDir`, pointing at `target`). */
   links?: { path: string; target: string }[];
+  /**
+   * What the run goes without, for people (e.g. MCP servers the CLI could not be given): the runner shows
+   * each as a failed step named `name` before the CLI starts, so that nothing is dropped unseen.
+   */
+  notices?: { name: string; message: string }[];
   /**
    * How stdin is used:
    * - `close`: nothing is written; stdin is closed at once.
@@ -152,4 +167,18 @@ export interface ProviderAdapter<State = unknown> {
    * and stderr text last.
    */
   finish(state: State, exit: ExitInfo): NormalizedEvent[];
+}
+
+/**
+ * For a CLI whose every place for a login svc can see (its info's `credentials`: keys in the
+ * environment, login files): the configuration that can take it elsewhere (another model endpoint,
+ * a keyring), where svc then cannot tell. Where nothing takes it elsewhere and no login is found, a
+ * run cannot succeed, and svc ends it at once with the login command instead of starting the CLI
+ * (codex without a login and without a network waits for the network for ever).
+ */
+export interface LoginCheck {
+  /** The configuration files the CLI reads, absolute, for this environment and working directory. */
+  configFiles(where: { home: string; env: Readonly<Record<string, string | undefined>>; cwd: string }): string[];
+  /** What in one of them takes the login out of svc's sight (the setting, for people), or undefined. */
+  elsewhere(config: string): string | undefined;
 }

@@ -58,7 +58,7 @@ export interface InstanceFacts {
 /** What the row shows, read in two calls (runtime and session). */
 export async function readFacts(target: Target, timeoutMs = 3000): Promise<InstanceFacts> {
   const [runtime, session] = await Promise.all([
-    callInstance<{ version: string; uptimeMs: number; home: string; pid: number; agent: { busy: boolean; pending: number } }>(target, '/api/runtime', { timeoutMs }),
+    callInstance<{ version: string; uptimeMs: number; home: string; pid: number; agent: { busy: boolean; pending: number; total?: number } }>(target, '/api/runtime', { timeoutMs }),
     callInstance<{ provider: string; model: string; workingDir: string }>(target, '/api/session', { timeoutMs }),
   ]);
   return {
@@ -67,7 +67,8 @@ export async function readFacts(target: Target, timeoutMs = 3000): Promise<Insta
     home: runtime.home,
     pid: runtime.pid,
     busy: runtime.agent.busy,
-    pending: runtime.agent.pending,
+    // the instance's whole queue (its `pending` counts its active chat session's only; an older one has no total)
+    pending: runtime.agent.total ?? runtime.agent.pending,
     provider: session.provider,
     model: session.model,
     workingDir: session.workingDir,

@@ -55,7 +55,8 @@ export function applyEvent(latest: Latest, name: string, d: Record<string, unkno
     case 'agent_done':
       return { ...next, run: { traceId: String(d.traceId), status: String(d.status), provider: (d.provider as string | undefined) ?? latest.run?.provider ?? null, output: String(d.text ?? '').slice(-OUTPUT_TAIL) } };
     case 'queue_update':
-      return { ...next, queue: { pending: Number(d.pending ?? 0), active: Boolean(d.active) } };
+      // the instance's whole queue, not its active chat session's (an older instance sends no total)
+      return { ...next, queue: { pending: Number(d.total ?? d.pending ?? 0), active: Boolean(d.active) } };
     case 'orc_state':
       return { ...next, orchestration: { ...d } };
     default:

@@ -30,6 +30,8 @@ import { aggregateVerdict, mayStart } from './batch.ts';
 import { workerPrompt, type VerdictKind } from './worker-prompt.ts';
 import { parseAudit, parseVerification } from './verdict.ts';
 import { changedFiles, outsideScope } from './scope.ts';
+import { setupFailureOf, setupNote } from './setup-failure.ts';
+import { providerEvents, providerStatus, type ProviderEEvent, type ProviderEWho } from './provider-events.ts';
 
 /** Providers whose CLI svc can hold to read-only (see each adapter's `readOnly`). */
 export const READ_ONLY_PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot'];
@@ -53,6 +55,12 @@ export interface WorkerDeps {
   pidDir: string;
   /** Gives the result to the session's main agent as a turn (queued when it is busy); throws when it cannot take it now. */
   deliver(sessionId: string, text: string): void;
+  /** Saves a note in the session that starts no run (the result of a worker whose own CLI could not run: setup-failure.ts). */
+  note(sessionId: string, content: string, meta: Record<string, unknown>): void;
+  /** Why a provider cannot run for want of a login, when svc knows (the runtime's too): the worker fails at once as `auth`. */
+  missingLogin?(provider: ProviderId): Promise<string | undefined> | undefined;
+  /** How long a worker's CLI may only wait for the network (default NETWORK_WAIT_MS in agent/attempt.ts). */
+  networkWaitMs?: number;
   /** What memory holds for a task (the profile and the relevant procedures), added to the worker's instructions. */
   memoryContext?(task: string): Promise<string>;
   killGraceMs?: number;
@@ -72,6 +80,9 @@ interface Live {
   endReason?: { status: WorkerRunStatus; reason: string };
   scopeBefore?: Set<string>;
 }
+
+/** Whose the run's agent:provider-e:* events are. */
+const providerWho = (run: StoredRun): ProviderEWho => ({ runId: run.runId, sessionId: run.sessionId, employeeId: run.employeeId, provider: run.employee.provider });
 
 /** A dispatch as the audit log keeps it: who works, with which provider and rights, on which phase (not the task text). */
 function dispatched(runId: string, employee: Employee, body: { phase?: string }) {
@@ -197,6 +208,10 @@ export class WorkerService {
     // memory never blocks a worker: without an answer it starts with its own instructions only
     const memory = await deps.memoryContext?.(run.task).catch(() => '');
     const instructions = [employee.instructions, memory].filter(Boolean).join('\n\n');
+    // the CLI's events as the employee's own (agent:provider-e:*), beside the agent_tool steps the chat shows
+    const who = providerWho(run);
+    const asProviderE = providerEvents(who);
+    this.publishProviderE(providerStatus(who, 'running'));
     const attempt = new Attempt(
       {
         adapter: adapterOf(provider),
@@ -216,10 +231,14 @@ export class WorkerService {
         idleTimeoutMs: settings.workerTimeoutSec * 1000 + 1000,
         maxRunMs: settings.workerTimeoutSec * 1000,
         killGraceMs: deps.killGraceMs,
+        networkWaitMs: deps.networkWaitMs,
+        ...(deps.missingLogin ? { missingLogin: () => deps.missingLogin!(provider) } : {}),
       },
       {
         onEvent: (event) => {
           this.activity(run, live);
+          const providerE = asProviderE(event, live.output.length);
+          if (providerE) this.publishProviderE(providerE);
           if (event.kind === 'text_delta') live.output += event.text;
           else if (event.kind === 'step_start') {
             live.steps.push({ stepId: event.stepId, name: event.name, status: 'running' });
@@ -243,6 +262,10 @@ export class WorkerService {
     const outcome = await attempt.done;
     clearTimeout(live.stallTimer);
     await this.end(run, live, outcome);
+  }
+
+  private publishProviderE(e: ProviderEEvent): void {
+    this.deps.bus.publish(e.name, e.payload);
   }
 
   private activity(run: StoredRun, live: Live): void {
@@ -281,6 +304,7 @@ export class WorkerService {
     else if (outcome.status === 'ok') [status, reason] = ['succeeded', 'the CLI finished'];
     else if (outcome.status === 'stopped') [status, reason] = ['cancelled', outcome.reason];
     else if (outcome.failure === 'timeout') [status, reason] = ['timeout', `ran longer than ${settings.workerTimeoutSec} s (setting orchestration.workerTimeoutSec)`];
+    // `<failure class>: <message>`: delivery reads the class back (setup-failure.ts)
     else [status, reason] = ['failed', `${outcome.failure}: ${outcome.message}`];
     const text = outcome.text || live.output;
     const verdict = this.recordVerdict(run, status === 'succeeded', text, reason);
@@ -299,6 +323,7 @@ export class WorkerService {
     if (status === 'timeout') deps.bus.publish('worker_timeout', { runId: run.runId, sessionId: run.sessionId, reason });
     // the process died on its own (not stopped, not timed out): disconnected
     else if (status === 'failed' && !live.endReason && outcome.status === 'error' && outcome.failure === 'crash') deps.bus.publish('worker_disconnected', { runId: run.runId, sessionId: run.sessionId, reason });
+    this.publishProviderE(providerStatus(providerWho(run), status, reason));
     deps.bus.publish('worker_run', { runId: run.runId, sessionId: run.sessionId, status, reason, employeeId: run.employeeId, ...(verdict ? { verdict } : {}) });
     // a server going down delivers nothing (the runtime is stopping too): the next start does
     if (!this.closed) this.deliver(run.runId);
@@ -331,17 +356,25 @@ export class WorkerService {
     return parsed.ok ? verdict : 'invalid';
   }
 
-  /** Delivers an ended run's result to its session once: the claim and the saved turn commit together. */
+  /**
+   * Delivers an ended run's result to its session once: the claim and the saved turn commit together. A
+   * run whose own CLI could not run (not installed, not logged in) has no result for the agent: the
+   * session gets a note for the person instead, and no run starts (setup-failure.ts says why).
+   */
   private deliver(runId: string): void {
     const run = this.deps.repo.get(runId);
     if (!run) return;
+    const setup = setupFailureOf(run);
     try {
       const delivered = this.deps.db.transaction(() => {
         if (!this.deps.repo.claimDelivery(runId, Date.now())) return false;
-        this.deps.deliver(run.sessionId, resultMessage(run));
+        if (setup) {
+          const note = setupNote(run, setup);
+          this.deps.note(run.sessionId, note.content, { kind: 'worker_result', runId, employeeId: run.employeeId, status: run.status, failure: setup.failure, ...(note.fix ? { fix: note.fix } : {}) });
+        } else this.deps.deliver(run.sessionId, resultMessage(run));
         return true;
       })();
-      if (delivered) this.deps.bus.publish('orchestrate_done', { kind: 'worker_result', sessionId: run.sessionId, runId, status: run.status, ...(run.verdict ? { verdict: run.verdict } : {}) });
+      if (delivered) this.deps.bus.publish('orchestrate_done', { kind: 'worker_result', sessionId: run.sessionId, runId, status: run.status, ...(run.verdict ? { verdict: run.verdict } : {}), ...(setup ? { noted: true } : {}) });
     } catch (err) {
       // not claimed: the next start delivers it
       this.deps.bus.publish('orchestrate_warning', { sessionId: run.sessionId, runId, message: `The result of worker run ${runId} could not be delivered yet (${(err as Error).message}); it will be at the next start.` });

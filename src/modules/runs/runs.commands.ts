@@ -124,7 +124,7 @@ export function runCommands({ registry, runtime, chat, settings, providers }: Ru
         return [
           `provider: ${a.provider}${a.model ? ` (model ${a.model})` : ''}${a.effort ? `, effort ${a.effort}` : ''}`,
           `fallback: ${a.fallback.join(' → ') || 'off'}`,
-          `agent: ${status.active ? `running ${status.active.traceId} on ${status.active.provider}` : 'idle'}, ${status.pending} queued`,
+          `agent: ${status.active ? `running ${status.active.traceId} on ${status.active.provider}` : 'idle'}, ${status.total} queued`,
           `chat session: ${session.title} (${session.id})`,
           'providers:',
           ...readinessLines(await providers()),

@@ -162,6 +162,7 @@ describe('codex parseLine on recordings', () => {
     const retries = ofKind(run.events, 'provider_retry');
     assert.deepEqual(retries.map((r) => r.attempt), [1, 2, 3]);
     assert.equal(retries[0]!.reason, 'waiting for the network: Connection failed: error sending request');
+    assert.ok(retries.every((r) => r.offline), 'each says the network is down: the runner bounds that wait');
     assert.equal(run.state.lastError, undefined, 'waiting is not a failure');
   });
 

@@ -60,6 +60,21 @@ test('gemini: a system-defaults settings file named by GEMINI_CLI_SYSTEM_DEFAULT
   assert.equal(adapterOf('gemini').buildInvocation(request({ mcpServers: [] })).env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH, undefined);
 });
 
+test('gemini: where Gemini would skip the file, none is written and the run is told why', () => {
+  const why = `'/tmp' is writable by its group and everyone (mode 1777)`;
+  const inv = adapterOf('gemini').buildInvocation(request({ scratchNotRootOnly: why }));
+  assert.equal(inv.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH, undefined);
+  assert.equal(inv.files, undefined);
+  assert.equal(inv.notices?.length, 1);
+  assert.equal(inv.notices[0]!.name, 'MCP servers');
+  assert.match(inv.notices[0]!.message, /^Gemini CLI was not given the MCP servers probe, docs: .* only from a file that root owns in directories only root can write to, and '\/tmp' is writable/);
+  assert.match(inv.notices[0]!.message, /POST \/api\/mcp\/sync \{"targets":\["gemini"\]\}/);
+  // nothing to say when the run has no servers
+  assert.equal(adapterOf('gemini').buildInvocation(request({ mcpServers: [], scratchNotRootOnly: why })).notices, undefined);
+  // a run that acts only through its servers is refused outright
+  assert.throws(() => adapterOf('gemini').buildInvocation(request({ scratchNotRootOnly: why, mcpOnly: true })), /Gemini CLI was not given the MCP servers probe, docs/);
+});
+
 test('opencode: `mcp` in OPENCODE_CONFIG_CONTENT, beside the instructions', () => {
   const inv = adapterOf('opencode').buildInvocation(request({ systemPrompt: 'be brief' }));
   const config = JSON.parse(inv.env.OPENCODE_CONFIG_CONTENT!);

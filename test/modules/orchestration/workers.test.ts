@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAKE_CLIS, startAgentServer, type AgentTestServer } from '../../support/agent.ts';
+import { openSse } from '../../support/sse.ts';
 import { agentHeader, call, record, waitFor } from './support.ts';
 
 describe('employees and worker runs (fake CLIs)', () => {
@@ -107,6 +108,44 @@ describe('employees and worker runs (fake CLIs)', () => {
     const invocation = server.invocations().find((i) => i.prompt.includes('write the tests'))!;
     assert.match(invocation.runToken!, /^svcworker_/);
     assert.equal(server.app.services.credentials.resolve(invocation.runToken), undefined);
+  });
+
+  test("a worker's provider CLI goes out as the employee's runtime events (agent:provider-e:*), which an SSE client sees", async () => {
+    const sse = await openSse(`${server.url}/api/events`);
+    try {
+      const accepted = await dispatch({ employee: 'tester', task: 'show your work scenario:tool' });
+      const runId = accepted.body.runId as string;
+      const done = await ended(runId);
+      assert.equal(done.status, 'succeeded');
+      const mine = () => sse.messages.map((m) => m.data).filter((d) => String(d.event).startsWith('agent:provider-e:') && d.runId === runId);
+      await waitFor(() => mine().some((d) => d.event === 'agent:provider-e:status' && d.status === 'succeeded'), 'the end status on the stream');
+      const events = mine();
+      // each names the run, its session, the employee and its provider, on the agent topic
+      for (const d of events) assert.deepEqual([d.topic, d.sessionId, d.employeeId, d.provider], ['agent', session, 'tester', done.employee.provider], d.event);
+      // the status when the CLI starts and when it ends, around everything else
+      assert.deepEqual([events[0]!.event, events[0]!.status], ['agent:provider-e:status', 'running']);
+      assert.deepEqual([events.at(-1)!.event, events.at(-1)!.status, events.at(-1)!.reason], ['agent:provider-e:status', 'succeeded', 'the CLI finished']);
+      // a tool step, started and ended under one id
+      const tools = events.filter((d) => d.event === 'agent:provider-e:tool');
+      const started = tools.find((d) => d.status === 'running');
+      assert.ok(started, JSON.stringify(events.map((d) => d.event)));
+      assert.equal(typeof started.input, 'object');
+      const finished = tools.find((d) => d.stepId === started.stepId && d.status !== 'running');
+      assert.ok(finished, 'the step ends');
+      assert.deepEqual([finished.name, finished.step], [started.name, started.step]);
+      // the text, each fragment placed by its offset; the answer the run kept is its last part
+      const texts = events.filter((d) => d.event === 'agent:provider-e:text');
+      assert.ok(texts.length > 0);
+      let text = '';
+      for (const d of texts) {
+        assert.equal(d.offset, text.length);
+        text += d.content;
+      }
+      const output = (await call(server, 'GET', `/api/orchestrate/worker-runs/${runId}/output?offset=0&limit=100000`)).body;
+      assert.ok(output.text && text.endsWith(output.text), `${JSON.stringify(output.text)} ends ${JSON.stringify(text)}`);
+    } finally {
+      sse.close();
+    }
   });
 
   test('a worker gets what memory holds for its task: the profile and the relevant procedures, not the notes', async () => {

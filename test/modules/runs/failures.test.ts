@@ -3,6 +3,9 @@
 // conversation; retry chatter that does not keep a stuck CLI alive; a full queue refused plainly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
 import { postNdjson } from '../../support/ndjson.ts';
 import { openSse } from '../../support/sse.ts';
@@ -91,6 +94,60 @@ test('a CLI that only says it is retrying (codex waiting for the network) report
   assert.ok(retries.length >= 3, `the waits are reported (${retries.length})`);
   assert.match(retries[0].reason, /^Codex CLI is retrying on its own: waiting for the network: Connection failed/);
   assert.deepEqual(retries.slice(0, 3).map((r) => r.attempt), [1, 2, 3]);
+});
+
+test('a CLI that waits for the network longer than svc allows fails as network unreachable, with what to check; svc does not retry it', async (t) => {
+  // the idle watchdog is far off: only the bound on waiting for the network can end the run this soon
+  const server = await startAgentServer({ provider: 'codex', idleTimeoutSec: 30, retries: 1 }, { networkWaitMs: 300 });
+  t.after(() => server.close());
+  const sse = await openSse(`${server.url}/api/events`);
+  t.after(() => sse.close());
+  const done = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hi scenario:network-down delay:50 loop' })).done).at(-1);
+  assert.equal(done.status, 'error');
+  assert.equal(done.failure, 'network');
+  assert.equal(
+    done.reason,
+    'Codex CLI cannot reach its model service: the network is unreachable (no connection for 300 ms; waiting for the network: Connection failed: error sending request). ' +
+      "Check the internet connection, a proxy or VPN, and the model endpoint in Codex CLI's own configuration, then send the message again (a proxy is set as HTTPS_PROXY in Settings (agent.env)).",
+  );
+  assert.equal((await history(server)).at(-1)!.content, done.reason, 'the chat keeps the reason');
+  assert.equal(server.invocations().length, 1, 'not retried: another try would wait for the same network');
+  const retries = sse.messages.map((m) => m.data).filter((d) => d.event === 'agent_retry');
+  assert.ok(retries.length > 0 && retries.every((r) => r.failure === undefined), 'only the CLI\'s own waits were reported');
+});
+
+test('a codex svc finds no login for is refused at once with the login command, never started; a fallback provider answers instead', async (t) => {
+  // no key and no login file anywhere this codex would look (the server's own HOME and variables left out)
+  const home = mkdtempSync(join(tmpdir(), 'svc-nologin-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const env = { HOME: home, CODEX_HOME: join(home, '.codex'), CODEX_API_KEY: '', OPENAI_API_KEY: '' };
+  const server = await startAgentServer({ provider: 'codex', retries: 1, workingDir: home, env });
+  t.after(() => server.close());
+  const sse = await openSse(`${server.url}/api/events`);
+  t.after(() => sse.close());
+  const done = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hello' })).done).at(-1);
+  assert.equal(done.status, 'error');
+  assert.equal(done.failure, 'auth');
+  assert.equal(done.fix, 'codex login');
+  assert.equal(
+    done.reason,
+    'Codex CLI is not logged in: svc found no OPENAI_API_KEY or CODEX_API_KEY in the environment of runs and no $CODEX_HOME/auth.json or ~/.codex/auth.json. ' +
+      'Run codex login in a terminal and sign in, or set OPENAI_API_KEY in Settings (agent.env).',
+  );
+  const record = (await history(server)).at(-1)!;
+  assert.deepEqual([record.role, record.content, record.meta?.failure, record.meta?.fix], ['system', done.reason, 'auth', 'codex login']);
+  assert.deepEqual(server.invocations(), [], 'codex never started');
+  assert.ok(!sse.messages.some((m) => m.data.event === 'agent_retry'), 'a missing login is not retried');
+
+  // like a missing CLI, it goes straight to the next provider of the chain
+  server.app.services.settings.update({ agent: { fallback: ['claude'] } });
+  const answer = (await (await postNdjson(`${server.url}/api/message`, { prompt: 'hello again' })).done).at(-1);
+  assert.equal(answer.status, 'ok');
+  assert.equal((await history(server)).at(-1)!.meta?.provider, 'claude');
+  const fallback = sse.messages.map((m) => m.data).find((d) => d.event === 'agent_fallback');
+  assert.deepEqual([fallback.from, fallback.to], ['codex', 'claude']);
+  assert.match(fallback.reason, /^Codex CLI is not logged in: svc found no OPENAI_API_KEY/);
+  assert.deepEqual(server.invocations().map((i) => i.provider), ['claude']);
 });
 
 test('with 100 messages waiting, the next one is refused with 429 QUEUE_FULL before any stream opens', async (t) => {

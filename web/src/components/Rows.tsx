@@ -8,7 +8,7 @@ import { useStore, type Row } from '../store.ts';
 import { viewOfMessage, viewOfRun } from '../record.ts';
 import { Icon } from '../../ui/icons.tsx';
 import { AttachmentList } from './Attachments.tsx';
-import { CopyButton } from '../../ui/Copy.tsx';
+import { CommandChip, CopyButton } from '../../ui/Copy.tsx';
 import { RunAnswer, Time } from './RunAnswer.tsx';
 import { splitAttachments, type AttachmentRef } from '../attachments.ts';
 
@@ -50,6 +50,8 @@ class MessageRow extends Component<{ message: Message; queued?: boolean }> {
         ) : (
           <div class="msg msg-system" data-role="system">
             {message.content}
+            {/* a note with the command that fixes what it reports (a worker whose CLI could not run) */}
+            {typeof message.meta?.fix === 'string' && <CommandChip command={message.meta.fix} label="Copy the command that fixes it" />}
           </div>
         )}
       </div>

@@ -250,7 +250,8 @@ function errorLineEvents(state: CodexState, line: JsonObject): NormalizedEvent[]
   const retry = RECONNECTING.exec(message);
   if (retry) {
     const why = retry[4] ?? message;
-    if (retry[3]) return [{ kind: 'provider_retry', attempt: ++state.networkWaits, reason: `waiting for the network: ${why}` }];
+    // it waits for as long as the network is down: the runner bounds that wait (`offline`)
+    if (retry[3]) return [{ kind: 'provider_retry', attempt: ++state.networkWaits, reason: `waiting for the network: ${why}`, offline: true }];
     return [{ kind: 'provider_retry', attempt: Number(retry[1]), reason: why }];
   }
   const classified = classifyCodexError(message);

@@ -96,7 +96,12 @@ function buildInvocation(req: InvocationRequest): Invocation {
   }
   // The run's MCP servers as "system defaults", the lowest settings layer: `mcpServers` is merged by
   // name with the user's and project's settings, which stay untouched (and win on a name clash).
-  if (req.mcpServers?.length) {
+  if (req.mcpServers?.length && req.scratchNotRootOnly) {
+    const refusal = mcpRefusal(req.mcpServers.map((s) => s.name), req.scratchNotRootOnly);
+    // a run that acts only through its MCP servers could do nothing at all
+    if (req.mcpOnly) throw new Error(refusal);
+    invocation.notices = [{ name: 'MCP servers', message: refusal }];
+  } else if (req.mcpServers?.length) {
     const path = join(req.scratchDir, MCP_SETTINGS_FILE);
     const settings = { mcpServers: geminiMcpServers(req.mcpServers, req.autoApprove) };
     files.push({ path, content: JSON.stringify(settings), mode: 0o600 });
@@ -104,6 +109,16 @@ function buildInvocation(req: InvocationRequest): Invocation {
   }
   if (files.length) invocation.files = files;
   return invocation;
+}
+
+/**
+ * Gemini would skip the settings file (a "Security Warning" on stderr, and the run goes on without the
+ * servers), so svc does not write it and says why, and what does reach Gemini: its user settings, which
+ * it reads from anywhere (the MCP export writes the servers there).
+ */
+export function mcpRefusal(names: readonly string[], reason: string): string {
+  return `Gemini CLI was not given the MCP servers ${names.join(', ')}: it reads them (GEMINI_CLI_SYSTEM_DEFAULTS_PATH) only from a file that root owns in directories only root can write to, and ${reason}. `
+    + 'Gemini reads the servers of its user settings from anywhere: export them into ~/.gemini/settings.json with POST /api/mcp/sync {"targets":["gemini"]} (and leave gemini out of their providers to stop this notice).';
 }
 
 function initialState(): GeminiState {
