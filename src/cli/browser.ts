@@ -2,7 +2,7 @@
 // (a client of the browser server, which starts it when nothing answers on its port). The agent's
 // CLIs use these commands for the browser skill. Help needs no server and writes nothing.
 import { AppError } from '../core/errors.ts';
-import { defaultHome, ensureHome } from '../core/home.ts';
+import { defaultHome, ensureHome, homePaths } from '../core/home.ts';
 import { BROWSER_HELP, browserClientFor, createBrowserClient, DEFAULT_BROWSER_PORT, runBrowserArgs } from '../modules/automation/browser/index.ts';
 
 const SERVE_HELP = `Usage: svc browser serve [--port 3459] [--home DIR] [--cdp-url URL] [--headed] [--browser-path PATH]
@@ -30,7 +30,8 @@ export async function browserCommand(action: string | undefined, args: string[])
   }
   if (action === 'serve') return serveCommand(args);
   if (action === 'status' || action === 'stop') return action === 'status' ? statusCommand() : stopCommand();
-  const home = ensureHome(process.env.SVC_HOME ?? defaultHome());
+  // a client makes no home: the browser server creates it (`browser serve` below) when one must be started
+  const home = homePaths(defaultHome());
   const client = browserClientFor({ home: home.root });
   try {
     const { text } = await runBrowserArgs([action!, ...args], client);

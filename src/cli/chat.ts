@@ -15,7 +15,7 @@ export interface ChatOptions extends ServerTarget {
 
 const dim = (text: string) => (process.stderr.isTTY ? `\x1b[2m${text}\x1b[0m` : text);
 
-/** Returns the exit code: 0 ok, 1 error, 2 an attachment that cannot be read, 130 stopped. */
+/** Returns the exit code: 0 ok, 1 error, 130 stopped (an attachment that cannot be read throws LocalFileError). */
 export async function chat(prompt: string, options: ChatOptions): Promise<number> {
   const uploaded = options.attach?.length ? await uploadFiles(options.attach, options) : [];
   if (typeof uploaded === 'number') return uploaded;

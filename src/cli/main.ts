@@ -91,7 +91,7 @@ export function buildProgram(): Command {
   program
     .command('token')
     .description('print the access token remote clients send as "Authorization: Bearer <token>": the running server\'s, or that of --home')
-    .option('--home <dir>', 'the token of this data directory (created if it has none)')
+    .option('--home <dir>', 'the token of the server on this data directory (its token file when none runs; never created)')
     .option('--url <url>', 'ask this server (on this machine) for its token')
     .action(async (opts: { home?: string; url?: string }) => {
       const { printToken } = await import('./token.ts');
@@ -337,7 +337,45 @@ serverOptions(
     .action((action: string, runId: string | undefined, opts) => runOrc((orc) => orc.workerCall(action, runId, opts), opts));
 
   goalCommands(program);
+  helpCommands(program);
   return program;
+}
+
+/**
+ * `svc help [command…]` (and `svc goal help [subcommand]` in each command group): the same help as
+ * `svc <command…> --help`, exit 0. Commander's own help command reads one word only and takes
+ * `svc help --help` for an unknown command (exit 1), so each group gets this one instead.
+ */
+function helpCommands(group: Command): void {
+  const groups = group.commands.filter((c) => c.commands.length > 0);
+  group.helpCommand(false);
+  const path = (c: Command): string[] => (c.parent ? [...path(c.parent), c.name()] : []);
+  group
+    .command('help')
+    .description(`show the help of ${group.parent ? 'a subcommand' : 'a command'} (the same as adding --help to it)`)
+    .argument('[command...]', group.parent ? 'the subcommand' : 'the command, and its subcommand')
+    .action(async (words: string[]) => {
+      let at = group;
+      for (const word of words) {
+        const sub = at.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        // words after a command that has no subcommands are its own arguments: its help tells them
+        if (!sub && at.commands.length === 0) break;
+        if (!sub) {
+          const where = ['svc', ...path(at)].join(' ');
+          console.error(`svc: \`${where}\` has no command '${word}'; \`${where} --help\` lists them`);
+          process.exitCode = 1;
+          return;
+        }
+        at = sub;
+      }
+      if (at === group && !group.parent) {
+        group.outputHelp();
+        return;
+      }
+      // a fresh program: this one is in the middle of its parse
+      await buildProgram().parseAsync([...path(at), '--help'], { from: 'user' });
+    });
+  for (const sub of groups) helpCommands(sub);
 }
 
 /** `svc goal …`, `svc task …`, `svc wakeup …` (src/cli/goals.ts); each takes the server options and --json. */
@@ -449,6 +487,15 @@ async function readStdin(): Promise<string> {
   return text;
 }
 
-// Not a top-level await: the bundle is a script (scripts/build.mjs). A rejection still ends the
-// process with its stack, as an unhandled one does.
-void buildProgram().parseAsync(process.argv);
+// Not a top-level await: the bundle is a script (scripts/build.mjs). A local file the user named that
+// cannot be read is one line and exit 1, whichever command read it (src/cli/local-file.ts); any other
+// rejection still ends the process with its stack, as an unhandled one does.
+buildProgram()
+  .parseAsync(process.argv)
+  .catch(async (err: unknown) => {
+    const { fileErrorLine } = await import('./local-file.ts');
+    const line = fileErrorLine(err);
+    if (line === undefined) throw err;
+    console.error(`svc: ${line}`);
+    process.exitCode = 1;
+  });

@@ -1,8 +1,8 @@
 // `svc orchestrate …`, `svc dispatch …`, `svc worker …`: the orchestration of a running server over
 // HTTP. People use them, and so does the main agent from its shell: run by the agent, the CLI sends
 // the run's credential (SVC_RUN_TOKEN), which the server reads as "the agent", never as a human.
-import { readFileSync } from 'node:fs';
 import { jsonOf, requestText, type TextResponse } from './http-client.ts';
+import { readText } from './local-file.ts';
 import { authHeaders, type ServerTarget } from './target.ts';
 
 export interface OrcCall {
@@ -26,7 +26,7 @@ export function orchestrateCall(action: string, opts: { session?: string; approv
     case 'check':
       return { label: 'orchestrate check', method: 'POST', path: '/api/orchestrate/check', body: session };
     case 'plan': {
-      const content = opts.file ? readFileSync(opts.file, 'utf8') : (opts.text ?? '');
+      const content = opts.file ? readText(opts.file) : (opts.text ?? '');
       if (!content.trim()) return 'give the plan with --file <plan.md> (or on stdin)';
       return { label: 'orchestrate plan', method: 'POST', path: '/api/orchestrate/plan', body: { content, ...session } };
     }

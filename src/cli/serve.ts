@@ -1,5 +1,5 @@
 // `svc serve`: starts the core server and stops it cleanly on SIGINT/SIGTERM.
-import { createCoreServer } from '../servers/core.ts';
+import { createCoreServer, ProxyListenError } from '../servers/core.ts';
 import { HomeInUseError } from '../core/server-lock.ts';
 import { killLiveGroupsSync } from '../agent/process.ts';
 
@@ -24,6 +24,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     address = await app.listen(options.port, options.host);
   } catch (err) {
     await app.close();
+    if (err instanceof ProxyListenError) fail(proxyProblem(err));
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') fail(`port ${options.port} on ${options.host} is already in use (is another svc running? try --port <n>)`);
     if (code === 'EACCES') fail(`not allowed to listen on ${options.host}:${options.port} (try a port above 1024)`);
@@ -67,6 +68,17 @@ export async function serve(options: ServeOptions): Promise<void> {
   if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
     console.log('remote clients need the token: `svc token` prints it');
   }
+}
+
+/**
+ * The proxy port is as much the user's choice as the main port (3458 unless --proxy-port says otherwise),
+ * so a busy one is the same one-line error, with both ways out: another port, or no proxy.
+ */
+function proxyProblem(err: ProxyListenError): string {
+  const ways = `give another with --proxy-port <n>, or --proxy-port 0 to run without the proxy`;
+  if (err.code === 'EADDRINUSE') return `web-routing proxy port ${err.port} on 127.0.0.1 is already in use (is another svc running?); ${ways}`;
+  if (err.code === 'EACCES') return `not allowed to listen on 127.0.0.1:${err.port} for the web-routing proxy; ${ways}`;
+  return `${err.message}; ${ways}`;
 }
 
 function fail(message: string): never {

@@ -17,6 +17,18 @@ export function loadOrCreateToken(path: string): string {
   return token;
 }
 
+/** The install's token when it has one, never creating it: what a client may read (`svc token`). */
+export function readToken(path: string): string | undefined {
+  try {
+    const token = readFileSync(path, 'utf8').trim();
+    // a shorter one is not a token: the server replaces it when it starts
+    return token.length >= 32 ? token : undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /** Constant-time comparison; hashing first makes the lengths equal, so length is not leaked either. */

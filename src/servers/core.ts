@@ -1,7 +1,7 @@
 // The core server's composition root (`svc serve`): opens storage, builds the services, mounts each
 // module's routes and commands on the server kit, and closes everything in order. This is the only
 // file that knows every module; each module gets just the dependencies it names.
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -23,6 +23,7 @@ import { QuotaObservationRepo } from '../agent/quota.repo.ts';
 import { ProviderSessionRepo, RunRepo } from '../agent/runs.repo.ts';
 import { agentSettings } from '../agent/settings.ts';
 import { reapOrphans } from '../agent/process.ts';
+import { clearRunDirs } from '../agent/run-dir.ts';
 import { runOnce } from '../agent/one-shot.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
@@ -103,6 +104,8 @@ export interface CoreOptions {
   /** Base delay of the agent's retry backoff (tests make it short). */
   retryBaseMs?: number;
   killGraceMs?: number;
+  /** How long a provider CLI may only wait for the network before it is stopped (default NETWORK_WAIT_MS, 2 minutes). */
+  networkWaitMs?: number;
   /** Port of the web-routing proxy started with the server (serve: 3458); absent = not started. */
   proxyPort?: number;
   /** Port of the browser server, started on the first browser command (default 3459). */
@@ -111,6 +114,8 @@ export interface CoreOptions {
   userHome?: string;
   /** Injectable for tests: the offline voice engine's programs and model (default: Debian's). */
   voiceTools?: Partial<OfflineTools>;
+  /** Injectable for tests: the chat channels' connect bound and first retry wait (default 10 s, 5 s). */
+  channelTiming?: { connectTimeoutMs?: number; retryBaseMs?: number };
 }
 
 /** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
@@ -156,8 +161,19 @@ export interface CoreServices {
 export interface CoreServer {
   services: CoreServices;
   http: FastifyInstance;
+  /** Listens, then starts the web-routing proxy when asked for one: a proxy that cannot listen is a ProxyListenError. */
   listen(port: number, host: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * The web-routing proxy asked for could not listen. Not a warning: HTTP_PROXY clients pointed at the port
+ * would reach whatever holds it, with no rule applied, and nothing but a line scrolled past would say so.
+ */
+export class ProxyListenError extends Error {
+  constructor(readonly port: number, readonly code: string | undefined, cause: Error) {
+    super(`the web-routing proxy cannot listen on 127.0.0.1:${port}: ${code ?? cause.message}`, { cause });
+  }
 }
 
 export async function createCoreServer(options: CoreOptions): Promise<CoreServer> {
@@ -180,7 +196,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   // Provider CLIs left running by a server that crashed are ended before anything else starts.
   reapOrphans(home.pids);
   // Private directories of runs a crash interrupted (MCP configs with secrets among them).
-  rmSync(home.runs, { recursive: true, force: true });
+  clearRunDirs(home.runs);
   const settings = new SettingsService(coreSettings, new SettingsRepo(db), bus);
   const providerSessions = new ProviderSessionRepo(db);
   const runs = new RunRepo(db);
@@ -203,6 +219,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     paths: () => settings.get().agent.executables,
     customCommand: () => settings.get().agent.customCommand,
     pathEnv: () => providerEnv().PATH,
+    workingDir: () => settings.get().agent.workingDir || cwd,
     env: providerEnv,
   });
   let serverUrl: string | undefined;
@@ -283,8 +300,12 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     },
     onRunEnd: (end) => goals.onRunEnd(end),
     onDropped: (requestIds) => goals.onDropped(requestIds),
+    // a CLI svc knows is not logged in is not started (codex offline would wait for the network for ever)
+    missingLogin: (provider) => detector.missingLogin(provider),
+    activeSession: () => chat.activeSession().id,
     retryBaseMs: options.retryBaseMs,
     killGraceMs: options.killGraceMs,
+    networkWaitMs: options.networkWaitMs,
   });
   const workingDir = () => settings.get().agent.workingDir || cwd;
   const voice = new VoiceService(() => settings.get().voice, { ...DEFAULT_OFFLINE_TOOLS, ...options.voiceTools });
@@ -352,6 +373,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     cwd: workingDir,
     pidDir: home.pids,
     deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
+    note: (sessionId, content, meta) => void chat.saveMessage({ sessionId, role: 'system', content, meta }),
+    missingLogin: (provider) => detector.missingLogin(provider),
+    networkWaitMs: options.networkWaitMs,
     memoryContext: async (task) => (await memory.workerContext(task)).text,
     killGraceMs: options.killGraceMs,
     audit,
@@ -408,6 +432,11 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   bus.subscribe((event) => {
     if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('agent')) detector.invalidate();
   });
+  // The chat's queue count is the shown session's own: another session shown, another count (told after
+  // the switch itself has reached every listener, so clients see the switch first).
+  bus.subscribe((event) => {
+    if (event.name === 'session_switched') queueMicrotask(() => runtime.announceQueue());
+  });
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
   const peers = options.classifyPeer ?? classifyPeer;
@@ -444,6 +473,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       if (!allowlist.includes(chatId)) settings.update({ channels: { [name]: { allowlist: [...allowlist, chatId] } } });
     },
     adapters: { telegram: telegramAdapter, discord: discordAdapter },
+    ...(options.channelTiming ? { timing: options.channelTiming } : {}),
     audit,
     bus,
     paths: () => ({ workingDir: settings.get().agent.workingDir || cwd, mediaDir: home.media, home: home.root }),
@@ -604,20 +634,20 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       const address = await http.listen({ port, host });
       serverUrl = services.serverUrl = address;
       lock.listening(address);
+      // the proxy before anything starts work (runs, channels): a server that cannot have it stops at once
+      if (options.proxyPort !== undefined) {
+        try {
+          services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
+        } catch (err) {
+          throw new ProxyListenError(options.proxyPort, (err as NodeJS.ErrnoException).code, err as Error);
+        }
+      }
       // after listening: the memory index and the chat channels are never on the start-up path
       memory.start();
       // worker runs the last server left: orphaned ones end, undelivered results go out, the queue resumes
       workers.recover();
       goals.start();
       channels.start();
-      if (options.proxyPort !== undefined) {
-        try {
-          services.proxy = await startRoutingProxy({ rules, port: options.proxyPort, host: '127.0.0.1' });
-        } catch (err) {
-          // The API works without the proxy: say so and go on.
-          console.error(`svc: web-routing proxy not started on 127.0.0.1:${options.proxyPort} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); choose another with --proxy-port`);
-        }
-      }
       return address;
     },
     async close() {

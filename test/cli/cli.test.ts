@@ -1,10 +1,13 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { loadOrCreateToken } from '../../src/core/token.ts';
+import { runSvc } from '../support/cli.ts';
 import { tempHome } from '../support/server.ts';
 import { freePort } from '../support/ports.ts';
 
@@ -26,6 +29,15 @@ function startSvc(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildPr
   return { child, output: () => output, ready };
 }
 
+/** Runs `each` over `items`, two at a time (the machine has two cores). */
+async function inPairs<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await each(items[next++]!);
+  };
+  await Promise.all([worker(), worker()]);
+}
+
 const exited = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
@@ -33,7 +45,7 @@ describe('svc command line', () => {
   test('serve starts, prints where it listens and its data dir, and stops cleanly on SIGTERM', async () => {
     const home = join(tempHome(), 'data');
     const port = await freePort();
-    const svc = startSvc(['serve', '--port', String(port), '--home', home]);
+    const svc = startSvc(['serve', '--port', String(port), '--home', home, '--proxy-port', '0']);
     await svc.ready;
     assert.match(svc.output(), new RegExp(`listening on http://127\\.0\\.0\\.1:${port}`));
     assert.match(svc.output(), new RegExp(`data directory: ${home}`));
@@ -61,7 +73,7 @@ describe('svc command line', () => {
   test('SVC_HOME and SVC_PORT are honoured', async () => {
     const home = tempHome();
     const port = await freePort();
-    const svc = startSvc(['serve'], { SVC_HOME: home, SVC_PORT: String(port) });
+    const svc = startSvc(['serve', '--proxy-port', '0'], { SVC_HOME: home, SVC_PORT: String(port) });
     await svc.ready;
     assert.match(svc.output(), new RegExp(`:${port}`));
     assert.ok(existsSync(join(home, 'svc.db')));
@@ -73,7 +85,7 @@ describe('svc command line', () => {
     const blocker = createServer().listen(0, '127.0.0.1');
     await new Promise((r) => blocker.once('listening', r));
     const { port } = blocker.address() as { port: number };
-    const result = spawnSync(process.execPath, [BIN, 'serve', '--port', String(port), '--home', tempHome()], { encoding: 'utf8', timeout: 20_000 });
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--port', String(port), '--home', tempHome(), '--proxy-port', '0'], { encoding: 'utf8', timeout: 20_000 });
     blocker.close();
     assert.notEqual(result.status, 0);
     const lines = result.stderr.trim().split('\n').filter((l) => l.startsWith('svc:'));
@@ -81,15 +93,47 @@ describe('svc command line', () => {
     assert.match(lines[0]!, new RegExp(`port ${port} .*already in use`));
   });
 
-  test('token prints the install token (the 0600 file), status fails clearly when nothing runs', async () => {
+  test('a busy web-routing proxy port is the same: one line naming it and the ways out, exit 1, nothing left running', async () => {
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => blocker.once('listening', r));
+    const { port: proxyPort } = blocker.address() as { port: number };
     const home = tempHome();
-    const token = spawnSync(process.execPath, [BIN, 'token', '--home', home], { encoding: 'utf8' });
-    assert.equal(token.status, 0);
-    assert.equal(token.stdout.trim(), readFileSync(join(home, 'token'), 'utf8').trim());
-    assert.ok(token.stdout.trim().length >= 40);
-    const again = spawnSync(process.execPath, [BIN, 'token', '--home', home], { encoding: 'utf8' });
-    assert.equal(again.stdout, token.stdout, 'stable per install');
     const port = await freePort();
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--port', String(port), '--home', home, '--proxy-port', String(proxyPort)], { encoding: 'utf8', timeout: 20_000 });
+    blocker.close();
+    assert.equal(result.status, 1, result.stderr);
+    assert.equal(result.stderr.trim().split('\n').length, 1, result.stderr);
+    assert.match(result.stderr, new RegExp(`^svc: web-routing proxy port ${proxyPort} on 127\\.0\\.0\\.1 is already in use .*--proxy-port <n>, or --proxy-port 0 to run without the proxy\n$`));
+    assert.doesNotMatch(result.stdout, /listening on/, 'it never said it was serving');
+    assert.equal(await fetch(`http://127.0.0.1:${port}/api/health`).then(() => 'answered', () => 'closed'), 'closed');
+    assert.ok(!existsSync(join(home, 'server.lock')), 'the home is free again');
+  });
+
+  test('token with no server: never makes a home or a token; prints a home\'s own token and says whence; status fails clearly', async () => {
+    const user = tempHome();
+    const home = join(user, 'data');
+    const port = await freePort();
+    const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, HOME: user, SVC_HOME: '', SVC_URL: '', SVC_PORT: String(port), ...env } });
+    // no server has ever run with this home: no token to give, and none made up
+    for (const args of [['token'], ['token', '--home', home]]) {
+      const none = run(args);
+      assert.equal(none.status, 1, args.join(' '));
+      assert.equal(none.stdout, '', args.join(' '));
+      assert.match(none.stderr, /^svc: no svc server has been started with \S+ yet, so there is no token; start one with `svc serve[^`]*`.*\n$/, args.join(' '));
+    }
+    assert.match(run(['token', '--home', home]).stderr, new RegExp(`with \`svc serve --home ${home}\``));
+    assert.deepEqual(readdirSync(user), [], 'no ~/.svc, no --home');
+    // a home a server made (its 0600 token file): printed on stdout alone, where it came from on stderr
+    mkdirSync(home);
+    const made = loadOrCreateToken(join(home, 'token'));
+    for (const [args, env] of [[['token', '--home', home], {}], [['token'], { SVC_HOME: home }]] as const) {
+      const token = run([...args], env);
+      assert.equal(token.status, 0, token.stderr);
+      assert.equal(token.stdout, `${made}\n`);
+      assert.match(token.stderr, new RegExp(`^svc: no server answers for ${home}; printed its token file ${join(home, 'token')}`));
+    }
+    assert.deepEqual(readdirSync(home), ['token'], 'nothing else written');
     const status = spawnSync(process.execPath, [BIN, 'status', '--url', `http://127.0.0.1:${port}`], { encoding: 'utf8' });
     assert.equal(status.status, 1);
     assert.match(status.stderr, /not reachable.*svc serve/);
@@ -118,6 +162,71 @@ describe('svc command line', () => {
     assert.equal(serveHelp.match(/3458/g)?.length, 1, serveHelp);
     assert.equal(serveHelp.match(/127\.0\.0\.1/g)?.length, 2, 'the host default, and the proxy address');
     assert.deepEqual(readdirSync(home), [], 'help created nothing');
+  });
+
+  test('every command\'s help exits 0: `svc <command…> --help`, `svc help <command…>` (the same text) and `svc help --help`', async () => {
+    const home = tempHome();
+    const env = { HOME: home, SVC_HOME: '', SVC_URL: '', SVC_PORT: String(await freePort()) };
+    const svc = (args: string[]) => runSvc(args, { env });
+    // the names of a help's Commands: section (up to the blank line that ends it: the examples follow)
+    const subcommands = (help: string) => [...(/\nCommands:\n([\s\S]*?)(\n\n|$)/.exec(help)?.[1] ?? '').matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]!);
+    // the whole tree as each help lists it, level by level (two processes at a time): each one's --help text
+    const helps = new Map<string, string>();
+    for (let level: string[][] = [[]]; level.length; ) {
+      const next: string[][] = [];
+      await inPairs(level, async (path) => {
+        const help = await svc([...path, '--help']);
+        const what = `svc ${[...path, '--help'].join(' ')}`;
+        assert.deepEqual([help.code, help.stderr], [0, ''], what);
+        if (path.length) assert.match(help.stdout, new RegExp(`^Usage: svc ${path.join(' ')}\\b`), what);
+        helps.set(path.join(' '), help.stdout);
+        // a help command's own help lists nothing, and is not walked into
+        if (path.at(-1) !== 'help') for (const name of subcommands(help.stdout)) next.push([...path, name]);
+      });
+      level = next;
+    }
+    const names = [...helps.keys()];
+    assert.ok(names.length > 50, `${names.length} commands`);
+    for (const name of ['help', 'dashboard serve', 'goal run', 'browser', 'memory help', 'web-routing']) assert.ok(helps.has(name), `svc ${name} is listed`);
+    // `svc help a b` gives the text of `svc a b --help`, and so does `svc a help b` in a group: one lookup
+    // serves every command, so one of each kind (commander's help, a command's own, a group, a nested one)
+    const askers = [
+      [['help'], ''], [['help', 'help'], 'help'], [['help', 'token'], 'token'], [['help', 'browser'], 'browser'], [['help', 'web-routing'], 'web-routing'],
+      [['help', 'web-ai'], 'web-ai'], [['help', 'goal'], 'goal'], [['help', 'dashboard', 'serve'], 'dashboard serve'], [['goal', 'help', 'run'], 'goal run'],
+      [['help', 'channel', 'send'], 'channel send'], [['memory', 'help', 'search'], 'memory search'],
+    ] as const;
+    await inPairs(askers, async ([args, name]) => {
+      const asked = await svc([...args]);
+      assert.deepEqual([asked.code, asked.stderr, asked.stdout], [0, '', helps.get(name)], `svc ${args.join(' ')}`);
+    });
+    // an unknown name: one line that says where to look, exit 1
+    for (const [args, where] of [[['help', 'nosuch'], 'svc'], [['help', 'goal', 'nosuch'], 'svc goal'], [['memory', 'help', 'nosuch'], 'svc memory']] as const) {
+      const unknown = await svc([...args]);
+      assert.equal(unknown.code, 1, args.join(' '));
+      assert.equal(unknown.stderr, `svc: \`${where}\` has no command 'nosuch'; \`${where} --help\` lists them\n`);
+    }
+    assert.deepEqual(readdirSync(home), [], 'help created nothing');
+  });
+
+  test('client commands make no home: with no server, nothing is written to ~/.svc (a browser server already running included)', async (t) => {
+    const user = tempHome();
+    const file = join(tempHome(), 'notes.md');
+    writeFileSync(file, 'notes');
+    // a browser server that answers every action with an error: `svc browser tabs` talks to it, starts nothing
+    const browser = createHttpServer((_req, res) => res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"BROWSER_ERROR","message":"fake"}'));
+    await new Promise<void>((r) => browser.listen(0, '127.0.0.1', r));
+    t.after(() => browser.close());
+    const env = { HOME: user, SVC_HOME: '', SVC_URL: '', SVC_PORT: String(await freePort()), SVC_BROWSER_PORT: String((browser.address() as { port: number }).port), SVC_RUN_TOKEN: '' };
+    const commands = [
+      ['status'], ['token'], ['chat', 'hello'], ['upload', file], ['memory', 'list'], ['orchestrate', 'status'], ['worker', 'list'],
+      ['goal'], ['task', 'list'], ['channel', 'list'], ['audit', 'tail'], ['web-ai', 'status'], ['web-routing', 'list'], ['wakeup', 'list'],
+      ['browser', 'status'], ['browser', 'tabs'],
+    ];
+    for (const args of commands) {
+      const result = await runSvc(args, { env });
+      assert.notEqual(result.code, null, args.join(' '));
+      assert.deepEqual(readdirSync(user), [], `svc ${args.join(' ')} wrote to ${user}: ${result.stderr}`);
+    }
   });
 
   test('one way to name the server: --url, SVC_URL (empty = unset), --home via the running server\'s lock; token and status follow it', async () => {

@@ -57,11 +57,11 @@ describe('svc upload and svc chat --attach', () => {
     assert.equal(await (await fetch(mdUrl)).text(), '# notes\n');
   });
 
-  test('a missing file is exit 2 and nothing is uploaded; a refused upload prints the server\'s message', async () => {
+  test('a missing file is one line, exit 1, and nothing is uploaded; a refused upload prints the server\'s message', async () => {
     const before = readdirSync(media).length;
     const missing = await svc(['upload', '--url', server.url, join(dir, 'shot.png'), join(dir, 'nope.png')]);
-    assert.equal(missing.code, 2);
-    assert.match(missing.stderr, /file not found: .*nope\.png/);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^svc: cannot read \S*nope\.png: no such file; check the path\n$/);
     assert.equal(readdirSync(media).length, before, 'the existing file was not sent either');
     const refused = await svc(['upload', '--url', server.url, join(dir, 'empty.txt')]);
     assert.equal(refused.code, 1);
@@ -79,11 +79,11 @@ describe('svc upload and svc chat --attach', () => {
     assert.equal(readFileSync(block[2]!, 'utf8'), '# notes\n');
   });
 
-  test('svc chat --attach with a missing file is exit 2 and sends nothing', async () => {
+  test('svc chat --attach with a missing file is one line, exit 1, and sends nothing', async () => {
     const before = (await userMessages()).length;
     const result = await svc(['chat', '--url', server.url, '-a', join(dir, 'gone.png'), 'hello scenario:text']);
-    assert.equal(result.code, 2);
-    assert.match(result.stderr, /file not found: .*gone\.png/);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^svc: cannot read \S*gone\.png: no such file; check the path\n$/);
     assert.equal((await userMessages()).length, before);
   });
 });

@@ -25,6 +25,7 @@ import https from 'node:https';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
+import type { ErrorBody } from '../../../core/errors.ts';
 import { toMatchRequest } from './pattern.ts';
 import {
   APPLIED_HEADER,
@@ -92,7 +93,8 @@ function stripHopByHop(headers: http.IncomingHttpHeaders): Headers {
   return out;
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown, extra: Headers = {}): void {
+/** The proxy's own answers are errors in the service's one shape, with a code from its one list. */
+function sendJson(res: http.ServerResponse, status: number, body: ErrorBody, extra: Headers = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;

@@ -1,6 +1,6 @@
 // web-routing rules: types, validation, precedence and per-request planning. Pure (no I/O).
 //
-// PRECEDENCE between overlapping rules (the same text is in README.md):
+// PRECEDENCE between overlapping rules (the same text is in web-routing/README.md):
 //   Specificity of a rule's pattern, larger wins, compared in order (see pattern.ts):
 //     1. more constraints: +1 for a method, +1 per [Header: value], +1 for a host other than `*`
 //     2. fewer `*` wildcards (path `*` and host `*.`)
@@ -428,7 +428,7 @@ function terminalPlan(c: CompiledRule, req: MatchRequest, cap: Captures): Plan {
         status: rule.status,
         headers: { 'content-type': 'application/json; charset=utf-8', ...corsHeaders(req) },
         body: JSON.stringify({
-          error: 'BLOCKED_BY_RULE',
+          error: 'BLOCKED_BY_RULE' satisfies ErrorCode,
           message,
           rule: { id: rule.id, pattern: rule.pattern },
           url: urlOf(req),
