@@ -1,169 +1,211 @@
-// The manager dashboard's page: instances (with their latest message and lifecycle buttons), the
-// board, the schedule, a memory search and the live activity feed. It reads the manager's own
-// event stream and never polls the instances.
+// The manager dashboard's page: a header (the title, the connection to the manager, the theme), then
+// cards: instances (with their latest message, work and lifecycle), the executive, the board, the
+// schedule, a memory search, agents' notes, the live activity and the settings. It reads the manager's
+// own event stream and never polls the instances.
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { api, type BoardItem, type Instance, type Latest, type ManagerEvent, type MemoryHit, type Note, type ScheduleJob } from './api.ts';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Icon } from '../ui/icons.tsx';
+import { api, messageOf, type BoardItem, type Instance, type Latest, type ManagerEvent, type Note, type ScheduleJob, type ScheduleRun } from './api.ts';
+import { Activity, Notes, type FeedEntry } from './activity.tsx';
+import { Board } from './board.tsx';
 import { Executive } from './executive.tsx';
+import { ExecutiveSettings } from './executive-settings.tsx';
+import { FeedbackHost, toast } from './feedback.tsx';
+import { Instances } from './instances.tsx';
+import { Memory } from './memory.tsx';
+import { Schedule } from './schedule.tsx';
 import { Settings } from './settings.tsx';
+import '../ui/ui.css';
 import './styles.css';
 
-const LANES = ['backlog', 'ready', 'active', 'review', 'done'] as const;
+type Connection = 'connecting' | 'live' | 'reconnecting';
+
+/** An instance_status event in words (the instance's label goes before it). */
+function statusChange(status: string, change: string): string {
+  if (change === 'busy') return 'started working';
+  if (change === 'idle') return 'finished its work';
+  if (change === 'stopped') return 'was stopped';
+  if (change === 'appeared') return `appeared (${status})`;
+  return `is ${status}`;
+}
 
 function useData() {
   const [instances, setInstances] = useState<Instance[]>([]);
   const [latest, setLatest] = useState<Record<string, Latest>>({});
   const [board, setBoard] = useState<BoardItem[]>([]);
   const [jobs, setJobs] = useState<ScheduleJob[]>([]);
+  const [runs, setRuns] = useState<Record<string, ScheduleRun[]>>({});
   const [notes, setNotes] = useState<Note[]>([]);
-  const [feed, setFeed] = useState<string[]>([]);
+  const [feed, setFeed] = useState<FeedEntry[]>([]);
+  const [connection, setConnection] = useState<Connection>('connecting');
+  const feedId = useRef(0);
+  /** A line of the activity; `instanceId`: the instance it is about, named by its label when shown. */
+  const note = (at: number, kind: string, ok: boolean, text: string, instanceId?: string) =>
+    setFeed((f) => [{ id: ++feedId.current, at, kind, ok, text, ...(instanceId ? { instanceId } : {}) }, ...f].sort((a, b) => b.at - a.at || b.id - a.id).slice(0, 60));
+
+  const loadLatest = (id: string) =>
+    api<Latest>(`/api/dashboard/instances/${encodeURIComponent(id)}/latest`).then(
+      (l) => setLatest((prev) => ({ ...prev, [id]: l })),
+      () => undefined, // it was removed meanwhile: its row goes with the next reload
+    );
+  const loadSchedule = async () => {
+    const list = (await api<{ jobs: ScheduleJob[] }>('/api/dashboard/schedule/jobs')).jobs;
+    setJobs(list);
+    const entries = await Promise.all(list.map(async (j) => [j.id, (await api<{ runs: ScheduleRun[] }>(`/api/dashboard/schedule/jobs/${encodeURIComponent(j.id)}/runs`).catch(() => ({ runs: [] }))).runs] as const));
+    setRuns(Object.fromEntries(entries));
+  };
   const reload = async () => {
-    const list = (await api<{ instances: Instance[] }>('/api/dashboard/instances')).instances;
-    setInstances(list);
-    const entries = await Promise.all(list.map(async (i) => [i.id, await api<Latest>(`/api/dashboard/instances/${i.id}/latest`)] as const));
-    setLatest(Object.fromEntries(entries));
-    setBoard((await api<{ items: BoardItem[] }>('/api/dashboard/board/items')).items);
-    setJobs((await api<{ jobs: ScheduleJob[] }>('/api/dashboard/schedule/jobs')).jobs);
-    setNotes((await api<{ notes: Note[] }>('/api/dashboard/connectors/notes?limit=50')).notes);
+    try {
+      const list = (await api<{ instances: Instance[] }>('/api/dashboard/instances')).instances;
+      setInstances(list);
+      await Promise.all([
+        ...list.map((i) => loadLatest(i.id)),
+        api<{ items: BoardItem[] }>('/api/dashboard/board/items').then((r) => setBoard(r.items)),
+        loadSchedule(),
+        api<{ notes: Note[] }>('/api/dashboard/connectors/notes?limit=50').then((r) => setNotes(r.notes)),
+      ]);
+    } catch (err) {
+      toast(`Reading the dashboard failed: ${messageOf(err)}`, 'error');
+    }
   };
   useEffect(() => {
     void reload().then(() => document.getElementById('app')!.setAttribute('data-ready', ''));
-    const source = new EventSource('/api/events');
+    // A cursor the stream cannot resume from (`lastEventId=0`) is answered with what it still holds, then
+    // live events: the activity shows what happened before the page was opened. (A reconnect resumes
+    // from the last event seen, which the browser sends as Last-Event-ID.)
+    const openedAt = Date.now();
+    const source = new EventSource('/api/events?lastEventId=0');
+    let opened = false;
+    source.onopen = () => {
+      setConnection('live');
+      // back after a cut: what changed meanwhile is read again
+      if (opened) void reload();
+      opened = true;
+    };
+    source.onerror = () => setConnection('reconnecting');
     source.onmessage = (m) => {
       const e = JSON.parse(m.data) as ManagerEvent;
+      // an event from before the page opened (the replay) is history: the page already read its effect
+      const live = e.ts >= openedAt;
       if (e.event === 'instance_event') {
         const id = String(e.instanceId);
-        if (e.name === 'message' || e.name === 'agent_status' || e.name === 'agent_done') {
-          void api<Latest>(`/api/dashboard/instances/${id}/latest`).then((l) => setLatest((prev) => ({ ...prev, [id]: l })));
+        const data = (e.data ?? {}) as Record<string, unknown>;
+        if (live && (e.name === 'message' || e.name === 'agent_status' || e.name === 'agent_done' || e.name === 'queue_update')) void loadLatest(id);
+        if (live && e.name === 'queue_update') {
+          const pending = Number(data.total ?? data.pending ?? 0);
+          setInstances((list) => list.map((i) => (i.id === id ? { ...i, pending, busy: Boolean(data.active) } : i)));
         }
-        if (e.name === 'message') setFeed((f) => [`${id}: ${String((e.data as { role: string }).role)} message`, ...f].slice(0, 50));
-      } else if (e.event === 'instance_status' || e.event === 'dashboard_activity') {
-        setFeed((f) => [`${String(e.kind ?? e.change ?? '')} ${String(e.message ?? e.status ?? '')} ${String(e.instanceId ?? '')}`.trim(), ...f].slice(0, 50));
-        void reload();
+        if (e.name === 'message') note(e.ts, 'message', true, data.role === 'user' ? 'a message came in' : 'answered', id);
+      } else if (e.event === 'instance_status') {
+        note(e.ts, 'status', e.status !== 'error', statusChange(String(e.status), String(e.change)), String(e.instanceId));
+        if (live) void reload();
+      } else if (e.event === 'dashboard_activity') {
+        note(e.ts, String(e.kind), e.ok !== false, String(e.message ?? ''));
+        if (live) void reload();
       }
     };
     return () => source.close();
   }, []);
-  return { instances, latest, board, jobs, notes, feed, reload };
+  return { instances, latest, board, jobs, runs, notes, feed, connection, reload };
 }
 
-function Instances({ instances, latest, reload }: { instances: Instance[]; latest: Record<string, Latest>; reload: () => Promise<void> }) {
-  const act = (id: string, action: string) => void api(`/api/dashboard/instances/${id}/${action}`, { method: 'POST', body: {} }).then(reload, (e: Error) => alert(e.message));
+type Theme = 'system' | 'light' | 'dark';
+
+function storedTheme(): Theme {
+  try {
+    const t = localStorage.getItem('svc.theme');
+    return t === 'light' || t === 'dark' ? t : 'system';
+  } catch {
+    return 'system';
+  }
+}
+
+/** System, light or dark: the same choice as the chat's (one origin, one stored theme). */
+function ThemeButton() {
+  const [theme, setTheme] = useState<Theme>(storedTheme);
+  useLayoutEffect(() => {
+    const root = document.documentElement;
+    if (theme === 'system') delete root.dataset.theme;
+    else root.dataset.theme = theme;
+    try {
+      localStorage.setItem('svc.theme', theme);
+    } catch {
+      // storage unavailable: the choice lasts for this page
+    }
+  }, [theme]);
+  const next: Record<Theme, Theme> = { system: 'light', light: 'dark', dark: 'system' };
+  const label = { system: 'Theme: system', light: 'Theme: light', dark: 'Theme: dark' }[theme];
   return (
-    <section aria-label="Instances">
-      <h2>Instances</h2>
-      <button onClick={() => void api('/api/dashboard/instances/start', { method: 'POST', body: {} }).then(reload, (e: Error) => alert(e.message))}>Start a new instance</button>
-      <ul class="instances">
-        {instances.map((i) => (
-          <li key={i.id} class={`instance ${i.status}`} data-id={i.id}>
-            <div class="row">
-              <strong>{i.label}</strong> <span class="status">{i.status}</span> {i.busy && <span class="busy">busy</span>}
-              <span class="meta">{i.provider ?? '?'} · {i.model || 'default model'} · {i.owner}</span>
-              {/* through the manager's proxy: one origin, and the instance's token stays here */}
-              <a href={`/i/${encodeURIComponent(i.id)}/`} target="_blank" rel="noreferrer">open</a>
-            </div>
-            <p class="latest">{latest[i.id]?.lastAssistant?.content.slice(0, 300) ?? ''}</p>
-            {i.owner === 'manager' && (
-              <div class="actions">
-                {i.status === 'online' ? <button onClick={() => act(i.id, 'stop')}>Stop</button> : <button onClick={() => act(i.id, 'start')}>Start</button>}
-                <button onClick={() => act(i.id, 'restart')}>Restart</button>
-              </div>
-            )}
-          </li>
-        ))}
-      </ul>
-    </section>
+    <button type="button" class="icon-btn" aria-label={`${label}. Switch`} title={label} onClick={() => setTheme(next[theme])}>
+      <Icon name={theme === 'system' ? 'monitor' : theme === 'light' ? 'sun' : 'moon'} />
+    </button>
   );
 }
 
-function Board({ items, reload }: { items: BoardItem[]; reload: () => Promise<void> }) {
-  const [title, setTitle] = useState('');
-  return (
-    <section aria-label="Board">
-      <h2>Board</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void api('/api/dashboard/board/items', { method: 'POST', body: { title } }).then(() => (setTitle(''), reload()));
-        }}
-      >
-        <input aria-label="New item" value={title} onInput={(e) => setTitle((e.target as HTMLInputElement).value)} placeholder="New item" />
-      </form>
-      <div class="lanes">
-        {LANES.map((lane) => (
-          <div class="lane" data-lane={lane} key={lane}>
-            <h3>{lane}</h3>
-            {items.filter((i) => i.lane === lane).map((i) => (
-              <div class="card" key={i.id}>
-                {i.title}
-                {lane !== 'done' && <button aria-label={`Move ${i.title} on`} onClick={() => void api(`/api/dashboard/board/items/${i.id}`, { method: 'PATCH', body: { lane: LANES[LANES.indexOf(lane) + 1] } }).then(reload)}>→</button>}
-              </div>
-            ))}
-          </div>
-        ))}
-      </div>
-    </section>
-  );
-}
+const CONNECTION: Record<Connection, string> = { connecting: 'Connecting…', live: 'Live', reconnecting: 'Reconnecting…' };
 
-function Memory() {
-  const [q, setQ] = useState('');
-  const [hits, setHits] = useState<MemoryHit[] | null>(null);
-  return (
-    <section aria-label="Memory">
-      <h2>Memory</h2>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          void api<{ hits: MemoryHit[] }>(`/api/dashboard/memory/search?q=${encodeURIComponent(q)}`).then((r) => setHits(r.hits));
-        }}
-      >
-        <input aria-label="Search memory" value={q} onInput={(e) => setQ((e.target as HTMLInputElement).value)} placeholder="Search all instances' memory" />
-      </form>
-      {hits && <ul class="hits">{hits.map((h) => <li key={`${h.instanceId}${h.path}${h.heading}`}><b>{h.instanceLabel}</b> {h.path}: {h.snippet}</li>)}</ul>}
-    </section>
-  );
-}
-
-/** What instances' agents noted through their connectors: each says whose agent wrote it. */
-function Notes({ notes, instances, board }: { notes: Note[]; instances: Instance[]; board: BoardItem[] }) {
-  const label = (id: string) => instances.find((i) => i.id === id)?.label ?? id;
-  return (
-    <section aria-label="Notes" class="notes">
-      <h2>Notes from agents</h2>
-      <ul>
-        {notes.map((n) => (
-          <li key={n.id} data-instance={n.instanceId}>
-            <b>{n.title}</b> <span class="meta">by the agent of {label(n.instanceId)} · {new Date(n.createdAt).toLocaleString()}</span>
-            {n.boardItemId && <span class="meta"> · about “{board.find((i) => i.id === n.boardItemId)?.title ?? n.boardItemId}”</span>}
-            <p class="note-body">{n.body}</p>
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
-}
+const SECTIONS = [
+  ['instances-title', 'Instances'],
+  ['executive-title', 'Executive'],
+  ['board-title', 'Board'],
+  ['schedule-title', 'Schedule'],
+  ['memory-title', 'Memory'],
+  ['activity-title', 'Activity'],
+  ['manager-settings-title', 'Settings'],
+] as const;
 
 function App() {
-  const { instances, latest, board, jobs, notes, feed, reload } = useData();
+  const { instances, latest, board, jobs, runs, notes, feed, connection, reload } = useData();
+  const online = instances.filter((i) => i.status === 'online').length;
   return (
-    <main>
-      <h1>svc dashboard</h1>
-      <Instances instances={instances} latest={latest} reload={reload} />
-      <Executive instances={instances} />
-      <Board items={board} reload={reload} />
-      <Notes notes={notes} instances={instances} board={board} />
-      <section aria-label="Schedule">
-        <h2>Schedule</h2>
-        <ul>{jobs.map((j) => <li key={j.id}>{j.title} → {j.instanceId} · {j.cron ?? new Date(j.runAt ?? 0).toLocaleString()} · next {j.nextRunAt ? new Date(j.nextRunAt).toLocaleString() : '—'}</li>)}</ul>
-      </section>
-      <Memory />
-      <section aria-label="Activity">
-        <h2>Activity</h2>
-        <ol class="feed">{feed.map((line, n) => <li key={n}>{line}</li>)}</ol>
-      </section>
-      <Settings />
-    </main>
+    <>
+      <a class="skip" href="#main">
+        Skip to the dashboard
+      </a>
+      <header class="dash-header">
+        <div class="dash-brand">
+          <span class="dash-logo" aria-hidden="true">
+            svc
+          </span>
+          <h1>Dashboard</h1>
+        </div>
+        <nav class="dash-nav" aria-label="Sections">
+          {SECTIONS.map(([id, name]) => (
+            <a key={id} href={`#${id}`}>
+              {name}
+            </a>
+          ))}
+        </nav>
+        <div class="dash-status">
+          <span class={`conn-pill ${connection}`} role="status" aria-live="polite" data-state={connection} title="The dashboard's live connection to the manager">
+            <span class="dot" aria-hidden="true" />
+            {CONNECTION[connection]}
+          </span>
+          <span class="dash-count muted">
+            {online}/{instances.length} online
+          </span>
+          <ThemeButton />
+        </div>
+      </header>
+      <main id="main" class="dash-main" tabIndex={-1}>
+        <Instances instances={instances} latest={latest} jobs={jobs} reload={reload} />
+        <Executive instances={instances} />
+        <Board items={board} instances={instances} reload={reload} />
+        <div class="dash-pair">
+          <Schedule jobs={jobs} runs={runs} instances={instances} reload={reload} />
+          <Memory instances={instances} />
+        </div>
+        <div class="dash-pair">
+          <Activity feed={feed} instances={instances} />
+          <Notes notes={notes} instances={instances} board={board} />
+        </div>
+        <div class="dash-pair">
+          <Settings />
+          <ExecutiveSettings />
+        </div>
+      </main>
+      <FeedbackHost />
+    </>
   );
 }
 

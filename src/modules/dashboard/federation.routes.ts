@@ -35,6 +35,8 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
       response: z.object({
         query: z.string(),
         hits: z.array(z.object({ instanceId: z.string(), instanceLabel: z.string(), path: z.string(), kind: z.string(), heading: z.string(), snippet: z.string(), score: z.number(), startLine: z.number(), endLine: z.number() })),
+        /** How many instances were asked (the online ones): "no match in 3 instances" needs it. */
+        searched: z.number().int(),
         errors: z.array(z.object({ instanceId: z.string(), message: z.string() })),
       }),
       handler: ({ query }) =>

@@ -19,7 +19,7 @@ export async function searchMemory(
   instances: { row: Instance; target: Target }[],
   q: string,
   limit: number,
-): Promise<{ query: string; hits: FederatedHit[]; errors: { instanceId: string; message: string }[] }> {
+): Promise<{ query: string; hits: FederatedHit[]; searched: number; errors: { instanceId: string; message: string }[] }> {
   const errors: { instanceId: string; message: string }[] = [];
   const query = new URLSearchParams({ q, limit: String(limit) });
   const results = await Promise.all(
@@ -35,5 +35,5 @@ export async function searchMemory(
   );
   // Each instance ranks with the same fusion, so scores compare; ties keep the instance order.
   const hits = results.flat().sort((a, b) => b.score - a.score).slice(0, limit);
-  return { query: q, hits, errors };
+  return { query: q, hits, searched: instances.length, errors };
 }

@@ -7,7 +7,7 @@ import type { Instance, Latest } from '../../protocol/dashboard.ts';
 import { EventBridge, type BridgeOptions, type RelayedEvent } from './bridge.ts';
 import { callInstance, dispatchPrompt, probeHealth, readFacts, type InstanceFacts, type Target } from './instance-client.ts';
 import type { InstanceRecord, InstancesRepo } from './instances.repo.ts';
-import { freePort, isAlive, launchInstance, readMarker, stopMarked } from './lifecycle.ts';
+import { freePort, isInstanceProcess, launchInstance, readMarker, stopMarked } from './lifecycle.ts';
 
 export interface ScanRange {
   from: number;
@@ -244,11 +244,14 @@ export class InstancesService {
     return { status: 'offline', facts: before?.facts ?? null, checkedAt: Date.now(), lastActivityAt: before?.lastActivityAt ?? null, busy: false, pending: 0 };
   }
 
-  /** Whether the process the manager started for this row is still the one its marker names. */
+  /**
+   * Whether the process the manager started for this row still runs: the one its marker names, alive,
+   * and still that instance (not another process that got its pid after it died).
+   */
   private ownsProcess(r: InstanceRecord): boolean {
     if (!r.home || !r.pid) return false;
     const marker = readMarker(r.home);
-    return !!marker && marker.instanceId === r.id && marker.pid === r.pid && isAlive(r.pid);
+    return !!marker && marker.instanceId === r.id && marker.pid === r.pid && isInstanceProcess(r.pid, r.home);
   }
 
   private onRelayed(event: RelayedEvent): void {
@@ -258,7 +261,8 @@ export class InstancesService {
       const wasBusy = live.busy;
       if (event.name === 'agent_status') live.busy = event.data.status === 'running';
       if (event.name === 'queue_update') {
-        live.pending = Number(event.data.pending ?? 0);
+        // the instance's whole queue, not its active chat session's (`pending`; an older instance sends no total)
+        live.pending = Number(event.data.total ?? event.data.pending ?? 0);
         live.busy = Boolean(event.data.active);
       }
       if (live.busy !== wasBusy) {
@@ -271,8 +275,12 @@ export class InstancesService {
 
   // ── discovery ───────────────────────────────────────────────────────────────────────────────
 
-  /** Scans the port range (bounded concurrency, one probe each); joins a scan already running. */
+  /**
+   * Scans the port range (bounded concurrency, one probe each); joins a scan already running. A range of
+   * no ports (count 0, "no scan") is no scan: nothing probed, no activity, and `scannedAt` stays as it was.
+   */
   scan(): Promise<void> {
+    if (this.tuning.scan.count === 0) return this.scanning ?? Promise.resolve();
     this.scanning ??= this.runScan().finally(() => {
       this.scanning = null;
       this.lastScanAt = Date.now();
@@ -341,6 +349,7 @@ export class InstancesService {
     this.bridge.unsubscribe(id);
     this.live.delete(id);
     this.o.repo.remove(id);
+    this.o.events.activity('remove', true, `removed ${r.label}`, id);
   }
 
   // ── lifecycle of owned instances ────────────────────────────────────────────────────────────

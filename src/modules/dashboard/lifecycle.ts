@@ -3,7 +3,7 @@
 // manager recognises its own instances after it restarts; it never signals a process it cannot
 // match to its marker.
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { AppError } from '../../core/errors.ts';
@@ -38,6 +38,26 @@ export function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Whether `pid` is the `svc serve` the manager started on `home`: alive, and, where the system shows a
+ * process's arguments (Linux's /proc), started with `--home <home>`. A dead instance's pid is only a
+ * number: the system gives it to another process sooner or later (in a container, after a reboot, at
+ * once), and that process is never taken, or signalled, for the instance. A zombie shows no arguments.
+ */
+export function isInstanceProcess(pid: number, home: string): boolean {
+  if (!isAlive(pid)) return false;
+  let cmdline: string;
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    // no /proc here (macOS, Windows): a live pid that the marker names is all there is to go on
+    return !existsSync('/proc/self/cmdline');
+  }
+  const args = cmdline.split('\0');
+  const at = args.indexOf('--home');
+  return at >= 0 && args[at + 1] === home;
 }
 
 /** A port free on 127.0.0.1 right now (the OS picks it). */
@@ -95,14 +115,17 @@ export async function launchInstance(opts: { instanceId: string; home: string; p
   throw new AppError(500, 'INSTANCE_START_FAILED', `The instance on port ${opts.port} did not start (${exited ?? 'no answer in time'}); see ${join(opts.home, 'dashboard-instance.log')}.`);
 }
 
-/** Stops the process of a marker (SIGTERM, then SIGKILL after the grace time) and removes the marker. */
+/**
+ * Stops the process of a marker (SIGTERM, then SIGKILL after the grace time) and removes the marker;
+ * a pid that is no longer the instance's (isInstanceProcess) is left alone.
+ */
 export async function stopMarked(home: string, graceMs = 10_000): Promise<void> {
   const marker = readMarker(home);
-  if (marker && isAlive(marker.pid)) {
+  if (marker && isInstanceProcess(marker.pid, home)) {
     process.kill(marker.pid, 'SIGTERM');
     const deadline = Date.now() + graceMs;
-    while (isAlive(marker.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    if (isAlive(marker.pid)) process.kill(marker.pid, 'SIGKILL');
+    while (isInstanceProcess(marker.pid, home) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (isInstanceProcess(marker.pid, home)) process.kill(marker.pid, 'SIGKILL');
   }
   rmSync(join(home, MARKER_FILE), { force: true });
 }

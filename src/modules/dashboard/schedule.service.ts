@@ -37,7 +37,7 @@ export function nextCronRun(expr: string, from: number): number | null {
   try {
     cron = new Cron(expr, { paused: true });
   } catch (err) {
-    throw badRequest('VALIDATION_FAILED', `'${expr}' is not a cron expression croner reads: ${(err as Error).message}`);
+    throw badRequest('VALIDATION_FAILED', `'${expr}' is not a cron expression croner reads: ${(err as Error).message}`, { field: 'cron' });
   }
   const next = cron.nextRun(new Date(from));
   cron.stop();
@@ -104,7 +104,8 @@ export class ScheduleService {
   }
 
   private normalize(job: ScheduleJob, now: number): ScheduleJob {
-    if ((job.cron === null) === (job.runAt === null)) throw badRequest('VALIDATION_FAILED', 'Give either cron (a cron expression) or runAt (a time in ms), not both.');
+    // (the field named is the one to change: a 400 from the schema names its field the same way)
+    if ((job.cron === null) === (job.runAt === null)) throw badRequest('VALIDATION_FAILED', 'Give either cron (a cron expression) or runAt (a time in ms), not both.', { field: job.cron === null ? 'runAt' : 'cron' });
     this.d.instance(job.instanceId);
     const nextRunAt = !job.enabled ? null : job.cron !== null ? nextCronRun(job.cron, now) : job.runAt! > now || !this.d.repo.runs(job.id, 1).length ? job.runAt : null;
     return { ...job, nextRunAt };

@@ -5,7 +5,9 @@ import { mkdirSync } from 'node:fs';
 import { conflict } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { Attempt } from '../../agent/attempt.ts';
-import { adapterOf, type ProviderId } from '../../agent/providers/registry.ts';
+import { describeFailure, type FailureReport, type SettingsPlace } from '../../agent/failures.ts';
+import { adapterOf, providerInfo, type ProviderId } from '../../agent/providers/registry.ts';
+import type { FailureClass } from '../../agent/providers/types.ts';
 import type { StreamLine } from '../../protocol/stream-lines.ts';
 import type { ExecutiveService } from './executive.service.ts';
 import type { ExecutiveRepo } from './executive.repo.ts';
@@ -36,6 +38,17 @@ export interface TurnInput {
   instanceId?: string;
   responseMode: 'text' | 'voice' | 'both' | 'silent';
 }
+
+/**
+ * Why a turn failed, for a person: the chat's wording of the failure (what failed, why) and the command
+ * that fixes it, with the executive's own settings named where the chat's would be (its executable and
+ * environment are set in the executive's settings, not the agent section).
+ */
+export function turnFailure(provider: ProviderId, failure: FailureClass, message: string): FailureReport {
+  return describeFailure(providerInfo(provider), failure, message, false, EXECUTIVE_SETTINGS);
+}
+
+const EXECUTIVE_SETTINGS: SettingsPlace = { executable: () => "the executive's settings (Executable)", env: "the executive's settings (Environment)" };
 
 export class ExecutiveAgent {
   private busy = false;
@@ -105,10 +118,20 @@ export class ExecutiveAgent {
       const outcome = await attempt.done;
       // a provider session the CLI no longer has: the next turn starts a fresh one
       if (outcome.status === 'error' && outcome.failure === 'stale_session') this.d.repo.setValue(sessionKey, null);
-      const reason = outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : outcome.status === 'stopped' ? outcome.reason : undefined;
+      // a failure reads as the chat's do: what failed and why (reason), its class, and the command that fixes it
+      const report = outcome.status === 'error' ? turnFailure(provider, outcome.failure, outcome.message) : undefined;
+      const reason = report ? report.summary : outcome.status === 'stopped' ? outcome.reason : undefined;
       if (outcome.text) this.d.service.say('executive', outcome.text);
-      this.d.service.audit('tool', 'turn', outcome.status === 'ok', reason ?? `answered (${input.responseMode})`, input.instanceId ?? null, { provider, responseMode: input.responseMode });
-      write({ type: 'done', status: outcome.status, text: outcome.text, traceId, ...(reason ? { reason } : {}) });
+      const audited = outcome.status === 'error' ? `${outcome.failure}: ${outcome.message}` : reason;
+      this.d.service.audit('tool', 'turn', outcome.status === 'ok', audited ?? `answered (${input.responseMode})`, input.instanceId ?? null, { provider, responseMode: input.responseMode });
+      write({
+        type: 'done',
+        status: outcome.status,
+        text: outcome.text,
+        traceId,
+        ...(reason ? { reason } : {}),
+        ...(report ? { failure: report.failure, ...(report.fix ? { fix: report.fix } : {}) } : {}),
+      });
     } finally {
       this.busy = false;
     }

@@ -6,6 +6,8 @@ import { AppError, unavailable } from '../../core/errors.ts';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
 import { bearerToken } from '../../http/peers.ts';
 import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
+import { ModelOptionSchema } from '../../protocol/providers.ts';
+import { PROVIDERS } from '../../agent/providers/registry.ts';
 import {
   CeoAuditSchema,
   COMPLETION_STATUSES,
@@ -142,10 +144,17 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
         auditTail: z.array(CeoAuditSchema),
         /** Confirmations waiting for a person (pending) or for their action (approved), unexpired. */
         confirmations: z.array(ConfirmationSchema),
+        /** The providers its settings may name, with their models (the console's settings form offers them). */
+        providers: z.array(z.object({ id: z.string(), displayName: z.string(), models: z.array(ModelOptionSchema) })),
       }),
       handler: () => {
         const { pushToTalk, ...state } = executive.state();
-        return { ...state, session: { ...state.session, busy: agent.running }, voice: { pushToTalk, realtime: voice.status() } };
+        return {
+          ...state,
+          session: { ...state.session, busy: agent.running },
+          voice: { pushToTalk, realtime: voice.status() },
+          providers: PROVIDERS.map((p) => ({ id: p.id, displayName: p.displayName, models: p.models })),
+        };
       },
     }),
     route({

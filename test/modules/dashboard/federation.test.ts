@@ -34,6 +34,10 @@ test('memory search across instances, chat relay, git views and connectors', asy
     assert.deepEqual(search.errors, []);
     assert.deepEqual(search.hits.map((h: any) => h.instanceLabel).sort(), ['alpha', 'beta']);
     assert.ok(search.hits.every((h: any) => /zeppelin/i.test(h.snippet)));
+    assert.equal(search.searched, 2, 'how many instances were asked');
+    // no hits says in how many instances there were none (the page's "No memory matches 'x' in 2 instances")
+    const none = (await getJson(`${manager.url}/api/dashboard/memory/search?q=${encodeURIComponent('quetzalcoatlus')}`)).body;
+    assert.deepEqual([none.hits, none.searched, none.errors], [[], 2, []]);
 
     const relayed = await fetch(`${manager.url}/api/dashboard/chat/${idB}/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'relay me scenario:text' }) });
     const lines = (await relayed.text()).trim().split('\n').map((l) => JSON.parse(l));

@@ -3,8 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { reservePorts } from '../../support/ports.ts';
-import { startServer, getJson, sendJson, type TestServer } from '../../support/server.ts';
+import { rmSync } from 'node:fs';
+import { createManagerServer } from '../../../src/servers/manager.ts';
+import { freePort, reservePorts } from '../../support/ports.ts';
+import { startServer, getJson, sendJson, tempHome, type TestServer } from '../../support/server.ts';
 import { startManager, until, auth, type TestManager } from './helpers.ts';
 
 test('a bounded scan finds local instances, gives them stable ids, and the manager never stops them', async () => {
@@ -105,5 +107,32 @@ test("the manager's API follows the core's trust model: a remote peer needs the 
     assert.equal(cross.status, 403);
   } finally {
     await manager.close();
+  }
+});
+
+test('a scan of no ports (count 0) is no scan: no "scanned ports" activity at start or on request', async () => {
+  const home = tempHome('svc-manager-');
+  // as startManager does, with the bus recorded from before the start-up scan; the health loop's scan
+  // every interval goes through the same InstancesService.scan as these two
+  const app = await createManagerServer({ logLevel: 'silent', scan: { from: 1, count: 0 }, pollMs: 500, home });
+  const scans: string[] = [];
+  app.bus.subscribe((e) => {
+    if (e.name === 'dashboard_activity' && e.payload.kind === 'scan') scans.push(String(e.payload.message));
+  });
+  const url = await app.listen(0);
+  try {
+    // answered after the scan it asks for (or joins): the start-up one is long under way by then
+    const asked = await sendJson(`${url}/api/dashboard/scan`, 'POST', {});
+    assert.equal(asked.status, 200);
+    assert.equal(asked.body.scannedAt, null, 'nothing was scanned');
+    assert.deepEqual(scans, []);
+    assert.equal((await getJson(`${url}/api/dashboard/health`)).body.scan.scannedAt, null);
+    // the recording sees a scan when there is a range to scan
+    assert.equal((await sendJson(`${url}/api/dashboard/settings`, 'PUT', { scan: { from: await freePort(), count: 1 } })).status, 200);
+    await until(() => (scans.length ? true : undefined), 'the scan of the new range');
+    assert.match(scans[0]!, /^scanned ports \d+-\d+: 0 new instance/);
+  } finally {
+    await app.close();
+    rmSync(home, { recursive: true, force: true });
   }
 });

@@ -2,9 +2,15 @@
 // by a new manager on the same home, restart, stop. Real `svc serve` processes (bin/svc.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { getJson, sendJson } from '../../support/server.ts';
+import { closeDatabase, openDatabase } from '../../../src/store/db.ts';
+import { managerMigrations } from '../../../src/store/migrations/manager/index.ts';
+import { InstancesRepo, MARKER_FILE } from '../../../src/modules/dashboard/index.ts';
+import { freePort } from '../../support/ports.ts';
+import { getJson, sendJson, tempHome } from '../../support/server.ts';
 import { isAlive } from '../../support/agent.ts';
 import { startManager, until, type TestManager } from './helpers.ts';
 
@@ -70,6 +76,64 @@ test('a new instance\'s home must be an absolute path: a relative one, or one wi
     assert.ok(!existsSync(join(process.cwd(), 'fz-rel')), 'nothing was created in the manager\'s working directory');
     assert.equal((await getJson(`${manager.url}/api/dashboard/instances`)).body.instances.length, 0);
   } finally {
+    await manager.close();
+  }
+});
+
+test('a dead owned instance whose pid another process now has: shown as not running, never signalled, removable', async () => {
+  // What a manager finds after its instance died and the system gave the pid to something else (a
+  // container's small pid space, a reboot): the row and the marker still name that pid, which is alive.
+  const home = tempHome('svc-manager-');
+  const stranger = spawn('sleep', ['60'], { stdio: 'ignore' });
+  const id = 'inst_deadbeef0001';
+  const instanceHome = join(home, 'instances', id);
+  let manager: TestManager | undefined;
+  try {
+    await once(stranger, 'spawn');
+    mkdirSync(instanceHome, { recursive: true });
+    const port = await freePort();
+    writeFileSync(join(instanceHome, MARKER_FILE), JSON.stringify({ managedBy: 'svc-dashboard', instanceId: id, pid: stranger.pid, port, token: 't', startedAt: Date.now() }));
+    const db = openDatabase(join(home, 'dashboard.db'), { migrationList: managerMigrations });
+    new InstancesRepo(db).save({ id, url: `http://127.0.0.1:${port}`, label: 'gone', origin: 'started', token: 't', home: instanceHome, pid: stranger.pid!, createdAt: Date.now() });
+    closeDatabase(db);
+
+    manager = await startManager({ home });
+    const row = await until(async () => {
+      const body = (await getJson(`${manager!.url}/api/dashboard/instances/${id}`)).body;
+      return body.checkedAt ? body : undefined;
+    }, 'the first check');
+    assert.equal(row.status, 'offline');
+    assert.equal(row.reason, 'not running (start it again)', 'its process is gone, whatever has its pid now');
+    // a stop never signals the process that has the pid now
+    assert.equal((await sendJson(`${manager.url}/api/dashboard/instances/${id}/stop`, 'POST', {})).status, 200);
+    assert.ok(isAlive(stranger.pid!), 'the other process was not signalled');
+    const removed = await getJson(`${manager.url}/api/dashboard/instances/${id}`, { method: 'DELETE' });
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    assert.equal((await getJson(`${manager.url}/api/dashboard/instances`)).body.instances.length, 0);
+    assert.ok(isAlive(stranger.pid!));
+  } finally {
+    stranger.kill('SIGKILL');
+    if (manager) await manager.close();
+    else rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('a running owned instance is still recognised as its process: removal is refused until it is stopped', async () => {
+  // the other side of the rule: the instance's own process (its arguments name its home) still counts as running
+  const manager = await startManager();
+  let pid: number | undefined;
+  try {
+    const started = (await sendJson(`${manager.url}/api/dashboard/instances/start`, 'POST', { label: 'busy one' })).body;
+    pid = started.pid;
+    const refused = await getJson(`${manager.url}/api/dashboard/instances/${started.id}`, { method: 'DELETE' });
+    assert.equal(refused.status, 409);
+    assert.match(refused.body.message, /stop it before removing it/);
+    assert.ok(isAlive(pid!));
+    assert.equal((await sendJson(`${manager.url}/api/dashboard/instances/${started.id}/stop`, 'POST', {})).status, 200);
+    assert.equal(isAlive(pid!), false);
+    assert.equal((await getJson(`${manager.url}/api/dashboard/instances/${started.id}`, { method: 'DELETE' })).status, 200);
+  } finally {
+    if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
     await manager.close();
   }
 });

@@ -22,8 +22,8 @@ test('the console talks live over WebRTC through svc, then hangs up', { timeout:
   t.after(() => browser.close());
 
   const { page, errors } = await openPage(browser, manager);
-  const console_ = page.getByRole('region', { name: 'Executive' });
-  await console_.getByRole('button', { name: 'Hold to talk' }).waitFor();
+  const console_ = page.getByRole('region', { name: 'Executive', exact: true });
+  await console_.getByRole('button', { name: 'Send' }).waitFor();
   assert.equal(await console_.getByRole('button', { name: 'Talk live' }).count(), 0, 'no live voice without an endpoint');
 
   await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { realtime: { baseUrl: fake.baseUrl, apiKey: KEY, voice: 'cedar' } });
