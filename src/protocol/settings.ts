@@ -1,10 +1,15 @@
 // A settings section: the schema, defaults and secret keys of one part of the settings document
 // (`agent`, `network`, `vision`, …). Each owner declares its own section; the server composes them
 // into the one document of GET/PUT /api/settings (src/modules/settings/settings.model.ts).
-import type { z } from 'zod';
+//
+// The schema is the one definition of a section: every field carries its label and help as zod
+// metadata (`.meta({ title, description })`), a fixed choice is a `z.enum` (its values' names in
+// `x-enumLabels`), and a secret is marked `writeOnly: true`. GET /api/settings/schema publishes it as
+// JSON Schema, and the settings page is made from that (src/protocol/settings-form.ts).
+import { z } from 'zod';
+import { REDACTED, type SettingSchema } from './settings-form.ts';
 
-/** What GET /api/settings shows instead of a secret that is set. */
-export const REDACTED = '***';
+export { REDACTED };
 
 export interface SettingsSection<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -13,6 +18,21 @@ export interface SettingsSection<S extends z.ZodType = z.ZodType> {
   secrets: readonly string[];
 }
 
-export function settingsSection<S extends z.ZodType>(schema: S, defaults: z.output<S>, secrets: readonly string[] = []): SettingsSection<S> {
-  return { schema, defaults, secrets };
+/** A section's schema as JSON Schema (what GET /api/settings/schema publishes of it). */
+export function sectionJsonSchema(schema: z.ZodType): SettingSchema {
+  const json = z.toJSONSchema(schema, { unrepresentable: 'any', target: 'draft-2020-12' }) as SettingSchema & { $schema?: string };
+  delete json.$schema;
+  return json;
+}
+
+/** The dotted paths of the fields marked `writeOnly` (a string, or a map whose values are secret). */
+export function secretPaths(schema: SettingSchema, prefix = ''): string[] {
+  if (schema.writeOnly) return prefix ? [prefix] : [];
+  if (typeof schema.additionalProperties === 'object' && schema.additionalProperties.writeOnly && !schema.properties) return prefix ? [prefix] : [];
+  return Object.entries(schema.properties ?? {}).flatMap(([key, child]) => secretPaths(child, prefix ? `${prefix}.${key}` : key));
+}
+
+/** A section: its secrets are the fields its schema marks `writeOnly`. */
+export function settingsSection<S extends z.ZodType>(schema: S, defaults: z.output<S>): SettingsSection<S> {
+  return { schema, defaults, secrets: secretPaths(sectionJsonSchema(schema)) };
 }

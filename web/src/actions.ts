@@ -12,7 +12,7 @@ import {
   getState,
   messageRow,
   newKey,
-  onAgentSettingsChanged,
+  onReadinessStale,
   onGap,
   onSessionDeleted,
   onSessionSwitched,
@@ -491,10 +491,11 @@ export async function init(): Promise<void> {
     void reloadAll();
   });
   onSessionSwitched((id) => void loadView(id));
-  // (the server detects again when the agent settings change: follow it until it is done)
-  onAgentSettingsChanged(() => {
+  // (the server detects again when the agent settings change: follow it until it is done; after a
+  // failed run, ask it to)
+  onReadinessStale((refresh) => {
     statusPolls = 0;
-    void pollCliStatus();
+    void pollCliStatus(refresh);
   });
   onSessionDeleted(() => void showActive());
   onAuthRequired(() => setState({ authNeeded: true }));

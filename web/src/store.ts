@@ -335,10 +335,13 @@ export function onGap(handler: (reason: string) => void): void {
 export function onSessionSwitched(handler: (sessionId: string) => void): void {
   sessionHandler = handler;
 }
-/** Called when the agent settings changed: the owner reads the providers' readiness again. */
-let agentSettingsHandler: () => void = () => {};
-export function onAgentSettingsChanged(handler: () => void): void {
-  agentSettingsHandler = handler;
+/**
+ * Called when what the page knows of the providers' readiness may be stale (the agent settings
+ * changed, or a run failed for want of a CLI or a login): the owner reads it again.
+ */
+let readinessHandler: (refresh: boolean) => void = () => {};
+export function onReadinessStale(handler: (refresh: boolean) => void): void {
+  readinessHandler = handler;
 }
 /** Called when the session this page shows was deleted: the owner shows the active one. */
 let deletedHandler: (sessionId: string) => void = () => {};
@@ -513,7 +516,7 @@ export function applyEvent(live: LiveEvent): void {
 /** Another tab, a slash command or the CLI changed the agent's provider or model: follow it. */
 function onSettingsChanged(ev: EventPayload<'settings_changed'>): void {
   // a path, the custom command or a key may have changed what is installed or logged in
-  if (ev.sections.includes('agent')) agentSettingsHandler();
+  if (ev.sections.includes('agent')) readinessHandler(false);
   const agent = ev.values.agent as { provider?: string; model?: string; effort?: string } | undefined;
   if (!agent) return;
   const patch = { provider: agent.provider ?? '', model: agent.model ?? '', effort: agent.effort ?? '' };
@@ -621,6 +624,8 @@ function onNewMessage(ev: EventPayload<'new_message'>): void {
 
 function onDone(ev: EventPayload<'agent_done'>): void {
   const { traceId, status, messageId } = ev;
+  // the CLI turned out missing or logged out: detect again, so the page says so (and later, fixed)
+  if (ev.failure === 'auth' || ev.failure === 'cli_missing') readinessHandler(true);
   ensureRun(traceId);
   const record = messageId !== undefined ? records.get(messageId) : undefined;
   updateRun(traceId, (r) => ({

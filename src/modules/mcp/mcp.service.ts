@@ -53,8 +53,8 @@ export class McpService {
   replace(input: readonly unknown[]): McpServer[] {
     const next = input.map((raw, i) => this.validate(raw, `servers[${i}]`));
     const seen = new Set<string>();
-    for (const server of next) {
-      if (seen.has(server.name)) throw badRequest('INVALID_MCP_SERVER', `Two MCP servers are named '${server.name}'. Give each a unique name.`);
+    for (const [i, server] of next.entries()) {
+      if (seen.has(server.name)) throw badRequest('INVALID_MCP_SERVER', `Two MCP servers are named '${server.name}'. Give each a unique name.`, { field: `servers[${i}].name` });
       seen.add(server.name);
     }
     this.save(next);
@@ -96,18 +96,21 @@ export class McpService {
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const field = [where, ...issue.path].join('.');
-      throw badRequest('INVALID_MCP_SERVER', `${field}: ${issue.message}. Fix this entry and send the list again.`);
+      throw badRequest('INVALID_MCP_SERVER', `${field}: ${issue.message}. Fix this entry and send the list again.`, { field });
     }
     const server = parsed.data;
     for (const id of server.providers ?? []) {
-      if (!this.deps.isProvider(id)) throw badRequest('INVALID_MCP_SERVER', `${where}.providers: '${id}' is not a provider id. Use the ids of GET /api/cli-registry.`);
+      if (!this.deps.isProvider(id)) throw badRequest('INVALID_MCP_SERVER', `${where}.providers: '${id}' is not a provider id. Use the ids of GET /api/cli-registry.`, { field: `${where}.providers` });
     }
     const stored = this.servers.find((s) => s.name === server.name);
     const secrets = secretsOf(server);
     for (const [key, value] of Object.entries(secrets)) {
       if (value !== REDACTED) continue;
       const kept = stored && stored.transport === server.transport ? secretsOf(stored)[key] : undefined;
-      if (kept === undefined) throw badRequest('INVALID_MCP_SERVER', `${where} ('${server.name}'): '${key}' is '${REDACTED}' but no value is stored for it. Send the value itself.`);
+      if (kept === undefined) {
+        const field = `${where}.${server.transport === 'stdio' ? 'env' : 'headers'}.${key}`;
+        throw badRequest('INVALID_MCP_SERVER', `${where} ('${server.name}'): '${key}' is '${REDACTED}' but no value is stored for it. Send the value itself.`, { field });
+      }
       secrets[key] = kept;
     }
     return server;

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, statSync
 import { basename, dirname, join } from 'node:path';
 import { AppError } from '../../core/errors.ts';
 import type { RunMcpServer } from '../../protocol/mcp.ts';
+import type { McpSyncReport, McpSyncTarget } from '../../protocol/mcp-sync.ts';
 import {
   claudeMcpServers,
   codexMcpServers,
@@ -33,23 +34,12 @@ export const SYNC_TARGETS = {
   gemini: { file: ['.gemini', 'settings.json'], merge: json('mcpServers', (s) => geminiMcpServers(s, false)) },
   opencode: { file: ['.config', 'opencode', 'opencode.json'], merge: json('mcp', opencodeMcp) },
   copilot: { file: ['.copilot', 'mcp-config.json'], merge: json('mcpServers', copilotMcpServers) },
-} as const satisfies Record<string, Target>;
+} as const satisfies Record<McpSyncTarget, Target>;
 
 export type SyncTarget = keyof typeof SYNC_TARGETS;
 export const SYNC_TARGET_IDS = Object.keys(SYNC_TARGETS) as [SyncTarget, ...SyncTarget[]];
 
-export interface SyncReport {
-  target: SyncTarget;
-  file: string;
-  status: 'written' | 'unchanged' | 'would-write' | 'error';
-  backup?: string;
-  added: string[];
-  updated: string[];
-  removed: string[];
-  kept: string[];
-  skipped: { name: string; reason: string }[];
-  message?: string;
-}
+export type SyncReport = McpSyncReport;
 
 export interface SyncDeps {
   /** The user's home directory (where the CLIs' user-level configs live). */

@@ -5,21 +5,30 @@
 // validated as a whole before anything is saved. Pure.
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { REDACTED, settingsSection, type SettingsSection } from '../../protocol/settings.ts';
+import { REDACTED, sectionJsonSchema, settingsSection, type SettingsSection } from '../../protocol/settings.ts';
+import type { SettingSchema } from '../../protocol/settings-form.ts';
 
 type Json = unknown;
 const isObject = (v: Json): v is Record<string, Json> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The `network` section: who may call the server besides this machine (see the guard in src/http). */
 export const networkSettings = settingsSection(
-  z.strictObject({
-    /** Accept requests from private-network addresses without the bearer token. */
-    trustedLanBypass: z.boolean(),
-    /** Host names (besides IP literals and localhost) this server answers to. */
-    allowedHosts: z.array(z.string().min(1).max(253)).max(32),
-    /** Browser origins (besides the server's own) allowed to call the API. */
-    allowedOrigins: z.array(z.string().url()).max(32),
-  }),
+  z
+    .strictObject({
+      /** Accept requests from private-network addresses without the bearer token. */
+      trustedLanBypass: z.boolean().meta({ title: 'Trust the local network', description: 'Accept private-network requests without the access token.' }),
+      /** Host names (besides IP literals and localhost) this server answers to. */
+      allowedHosts: z
+        .array(z.string().min(1).max(253))
+        .max(32)
+        .meta({ title: 'Allowed host names', description: 'Besides IP addresses and localhost. One per line.' }),
+      /** Browser origins (besides the server's own) allowed to call the API. */
+      allowedOrigins: z
+        .array(z.string().url())
+        .max(32)
+        .meta({ title: 'Allowed browser origins', description: "Besides this server's own, e.g. https://example.com. One per line." }),
+    })
+    .meta({ title: 'Network', description: 'Who may call this server besides this machine.' }),
   { trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] },
 );
 
@@ -30,10 +39,26 @@ export type SettingsOf<T extends Sections> = { [K in keyof T]: z.output<T[K]['sc
 export class SettingsModel<T extends Sections> {
   readonly schema: z.ZodType<SettingsOf<T>>;
   readonly defaults: SettingsOf<T>;
+  private json?: SettingSchema;
 
   constructor(readonly sections: T) {
     this.schema = z.strictObject(Object.fromEntries(Object.entries(sections).map(([k, s]) => [k, s.schema]))) as unknown as z.ZodType<SettingsOf<T>>;
     this.defaults = Object.fromEntries(Object.entries(sections).map(([k, s]) => [k, s.defaults])) as SettingsOf<T>;
+  }
+
+  /**
+   * The document as JSON Schema (GET /api/settings/schema): each section's schema in order, with its
+   * title, and each field's label and help, bounds, choices and secrets (`writeOnly`).
+   */
+  jsonSchema(): SettingSchema {
+    this.json ??= {
+      type: 'object',
+      title: 'Settings',
+      properties: Object.fromEntries(Object.entries(this.sections).map(([name, section]) => [name, sectionJsonSchema(section.schema)])),
+      required: Object.keys(this.sections),
+      additionalProperties: false,
+    };
+    return this.json;
   }
 
   /** Validates a whole settings object; the error names the first bad field. */
@@ -43,7 +68,9 @@ export class SettingsModel<T extends Sections> {
     const issue = result.error.issues[0]!;
     const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
     const field = (unknownKey ? [...issue.path, unknownKey] : issue.path).map(String).join('.') || '(root)';
-    const message = unknownKey ? `unknown setting '${field}'` : `${field}: ${issue.message}`;
+    // a map's key that breaks its rule: the rule's own message, not zod's "Invalid key in record"
+    const detail = issue.code === 'invalid_key' && issue.issues[0] ? issue.issues[0].message : issue.message;
+    const message = unknownKey ? `unknown setting '${field}'` : `${field}: ${detail}`;
     throw new AppError(400, 'INVALID_SETTING', message, { field });
   }
 

@@ -1,8 +1,31 @@
-// Settings: read (secrets masked) and change (a validated JSON merge patch).
+// Settings: read (secrets masked), change (a validated JSON merge patch), and the JSON Schema the
+// settings page is made from (labels, help, choices, bounds and secrets of every field).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/routes.ts';
 import type { SettingsService } from './settings.service.ts';
+
+/** A field of a section as JSON Schema: its label and help, and whatever else its type says. */
+const FieldJsonSchema = z.looseObject({ title: z.string(), description: z.string().optional() });
+
+/** What GET /api/settings/schema answers (checked loosely: it is JSON Schema, written by zod). */
+export const SettingsJsonSchema = z
+  .looseObject({
+    type: z.literal('object'),
+    title: z.string(),
+    properties: z.record(
+      z.string(),
+      z.looseObject({
+        type: z.literal('object'),
+        title: z.string(),
+        description: z.string().optional(),
+        properties: z.record(z.string(), FieldJsonSchema),
+      }),
+    ),
+  })
+  .describe(
+    'JSON Schema (draft 2020-12) of the settings document, one property per section in order. Each field has `title` and `description`; secrets are `writeOnly`; `x-enumLabels` names the values of an enum, `x-multiline` marks text of several lines.',
+  );
 
 export const settingsRoutes: FastifyPluginAsync<{ settings: SettingsService }> = async (app, { settings }) => {
   const document = settings.model.schema;
@@ -13,6 +36,13 @@ export const settingsRoutes: FastifyPluginAsync<{ settings: SettingsService }> =
       summary: 'Every settings section; secrets that are set read `***`.',
       response: document,
       handler: () => settings.redacted(),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/settings/schema',
+      summary: 'The settings document as JSON Schema: every section and field with its label (`title`), help (`description`), bounds, choices and which are secret (`writeOnly`).',
+      response: SettingsJsonSchema,
+      handler: () => settings.model.jsonSchema() as z.infer<typeof SettingsJsonSchema>,
     }),
     route({
       method: 'PUT',

@@ -40,18 +40,21 @@ test('PUT /api/mcp validates each server, masks secrets and keeps them on ***', 
   assert.deepEqual(mcp.forRun('codex'), [], 'limited to claude; docs is disabled');
   assert.deepEqual(mcp.secretValues().sort(), ['Bearer secret-two', 'secret-one']);
 
-  const bad = async (servers: unknown[], pattern: RegExp) => {
+  // the message names the entry, and `field` says which field of it (the panel shows it there)
+  const bad = async (servers: unknown[], pattern: RegExp, field: string) => {
     const res = await sendJson(url, 'PUT', { servers });
     assert.equal(res.status, 400, JSON.stringify(res.body));
     assert.equal(res.body.error, 'INVALID_MCP_SERVER');
     assert.match(res.body.message, pattern);
+    assert.equal(res.body.field, field);
   };
-  await bad([{ name: 'x y', transport: 'stdio', command: 'node' }], /servers\[0\]\.name/);
-  await bad([{ name: 'a', transport: 'stdio', command: 'node' }, { name: 'b', transport: 'http', url: 'ftp://x' }], /servers\[1\]\.url/);
-  await bad([{ name: 'a', transport: 'stdio', command: 'node' }, { name: 'a', transport: 'stdio', command: 'node' }], /Two MCP servers are named 'a'/);
-  await bad([{ name: 'a', transport: 'stdio', command: 'node', providers: ['nope'] }], /'nope' is not a provider id/);
-  await bad([{ name: 'new', transport: 'stdio', command: 'node', env: { K: '***' } }], /no value is stored/);
-  await bad([{ name: 'a', transport: 'websocket', url: 'https://x' }], /servers\[0\]\.transport/);
+  await bad([{ name: 'x y', transport: 'stdio', command: 'node' }], /servers\[0\]\.name/, 'servers[0].name');
+  await bad([{ name: 'a', transport: 'stdio', command: 'node' }, { name: 'b', transport: 'http', url: 'ftp://x' }], /servers\[1\]\.url/, 'servers[1].url');
+  await bad([{ name: 'a', transport: 'stdio', command: 'node' }, { name: 'a', transport: 'stdio', command: 'node' }], /Two MCP servers are named 'a'/, 'servers[1].name');
+  await bad([{ name: 'a', transport: 'stdio', command: 'node', providers: ['nope'] }], /'nope' is not a provider id/, 'servers[0].providers');
+  await bad([{ name: 'new', transport: 'stdio', command: 'node', env: { K: '***' } }], /no value is stored/, 'servers[0].env.K');
+  await bad([{ name: 'a', transport: 'websocket', url: 'https://x' }], /servers\[0\]\.transport/, 'servers[0].transport');
+  await bad([{ name: 'a', transport: 'stdio', command: '' }], /servers\[0\]\.command/, 'servers[0].command');
   // A rejected list changes nothing.
   assert.deepEqual((await getJson(url)).body, put.body);
 });

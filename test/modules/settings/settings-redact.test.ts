@@ -8,11 +8,16 @@ import { REDACTED } from '../../../src/protocol/settings.ts';
 import { SettingsModel, mergePatch, networkSettings } from '../../../src/modules/settings/settings.model.ts';
 import { settingsSection } from '../../../src/protocol/settings.ts';
 
+const secret = { writeOnly: true } as const;
 const model = new SettingsModel({
   api: settingsSection(
-    z.strictObject({ key: z.string(), env: z.record(z.string(), z.string()), nested: z.strictObject({ token: z.string(), url: z.string() }), level: z.number().int().min(0) }),
+    z.strictObject({
+      key: z.string().meta(secret),
+      env: z.record(z.string(), z.string()).meta(secret),
+      nested: z.strictObject({ token: z.string().meta(secret), url: z.string() }),
+      level: z.number().int().min(0),
+    }),
     { key: '', env: {}, nested: { token: '', url: 'http://x' }, level: 1 },
-    ['key', 'env', 'nested.token', 'missing.deep'],
   ),
   plain: settingsSection(z.strictObject({ on: z.boolean() }), { on: false }),
 });
@@ -21,6 +26,13 @@ const doc = (over: Partial<Doc['api']> = {}): Doc => ({ api: { ...model.defaults
 
 test('the literal shown for a secret is ***', () => {
   assert.equal(REDACTED, '***');
+});
+
+test('the secrets of a section are the fields its schema marks writeOnly: strings, maps, nested', () => {
+  assert.deepEqual(model.sections.api.secrets, ['key', 'env', 'nested.token']);
+  assert.deepEqual(model.sections.plain.secrets, []);
+  // a map whose values are marked (rather than the map) is a secret map too
+  assert.deepEqual(settingsSection(z.strictObject({ m: z.record(z.string(), z.string().meta(secret)) }), { m: {} }).secrets, ['m']);
 });
 
 test('redact: set string secrets read ***, unset ones stay empty, maps keep their names, nothing else changes', () => {

@@ -12,7 +12,7 @@ import { SettingsRepo } from '../../../src/modules/settings/settings.repo.ts';
 import { SettingsService } from '../../../src/modules/settings/settings.service.ts';
 
 const model = new SettingsModel({
-  api: settingsSection(z.strictObject({ key: z.string(), level: z.number().int().min(0) }), { key: '', level: 1 }, ['key']),
+  api: settingsSection(z.strictObject({ key: z.string().meta({ writeOnly: true }), level: z.number().int().min(0) }), { key: '', level: 1 }),
   plain: settingsSection(z.strictObject({ on: z.boolean() }), { on: false }),
 });
 

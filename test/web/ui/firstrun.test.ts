@@ -67,6 +67,12 @@ describe('web UI: first run to first answer', () => {
       assert.equal(saved.role, 'system');
       assert.equal(saved.content, live.record);
       assert.equal(await page.locator(`[data-message-id="${saved.id}"]`).count(), 0, 'not also shown as a note');
+      // once the chat has messages, what the empty chat said stays over the composer
+      const warning = page.locator('.provider-warning');
+      await warning.waitFor();
+      assert.match(await warning.innerText(), /Gemini CLI is not installed: a message now fails unless a fallback provider answers it/);
+      assert.equal(await warning.locator('.cmd-chip code').innerText(), 'npm install -g @google/gemini-cli');
+      assert.equal(await page.locator('#composer-input').isDisabled(), false, 'sending stays possible');
       await shot(page, 'firstrun-failed-live');
 
       await page.reload();

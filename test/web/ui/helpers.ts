@@ -61,6 +61,18 @@ export async function shot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/**
+ * A screenshot in test-output/ui/ always, and the README's copy in docs/screenshots/ when
+ * SVC_SCREENSHOTS=1 (so `npm test` does not rewrite committed files).
+ */
+export async function documentedShot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<void> {
+  await shot(page, name);
+  if (process.env.SVC_SCREENSHOTS !== '1') return;
+  const dir = join(ROOT, 'docs', 'screenshots');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: options.fullPage ?? false });
+}
+
 /** Errors other than expected network failures (a server restart, an aborted request). */
 export const realErrors = (errors: string[]) =>
   errors.filter((e) => !/ERR_CONNECTION_REFUSED|ERR_FAILED|ERR_EMPTY_RESPONSE|net::|Failed to load resource|WebSocket connection/.test(e));

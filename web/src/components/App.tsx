@@ -8,10 +8,12 @@ import { getState, setState, useStore, type Row, type Theme } from '../store.ts'
 import { Composer } from './Composer.tsx';
 import { Icon } from '../../ui/icons.tsx';
 import { ToastList } from '../../ui/components.tsx';
+import { CommandChip } from '../../ui/Copy.tsx';
 import { MemoryPanel } from './Memory.tsx';
 import { PhaseStepper } from './Orchestration.tsx';
 import { GoalBanner } from './Goal.tsx';
 import { SkillsPanel } from './Skills.tsx';
+import { McpPanel } from './Mcp.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp, type ReadinessState } from './Readiness.tsx';
 import { estimateRow, renderRow } from './Rows.tsx';
@@ -164,6 +166,30 @@ function EmptyChat() {
   );
 }
 
+/**
+ * Over the composer of a chat that has messages: the active provider cannot answer (not installed,
+ * not logged in) and what fixes it. Sending stays possible: svc's readiness can be wrong for logins
+ * it cannot see (a keychain), and a fallback provider may answer.
+ */
+function ProviderWarning() {
+  const id = useStore((s) => s.registry?.active.provider ?? s.session?.provider);
+  const provider = useStore((s) => s.registry?.providers.find((p) => p.id === id));
+  const status = useStore((s) => (id ? s.cliStatus?.providers[id] : undefined));
+  const checking = useStore((s) => s.cliStatus?.refreshing === true);
+  const readiness = readinessOf(status);
+  if (!id || !provider || !readiness || !blocked(readiness.state)) return null;
+  return (
+    <div class="provider-warning" role="status" data-readiness={readiness.state}>
+      <Icon name="alert" size={16} />
+      <span class="provider-warning-text">{missingTitle(provider, id, readiness.state)}: a message now fails unless a fallback provider answers it.</span>
+      {readiness.fix && <CommandChip command={readiness.fix} label={`Copy the command that sets up ${provider.displayName}`} />}
+      <button type="button" class="btn small" disabled={checking} onClick={() => void pollCliStatus(true)}>
+        {checking ? 'Checking…' : 'Check again'}
+      </button>
+    </div>
+  );
+}
+
 function Conversation() {
   const view = useStore((s) => s.view);
   const title = useStore((s) => s.sessions.find((x) => x.id === s.view.sessionId)?.title);
@@ -228,8 +254,9 @@ function Conversation() {
       <Composer
         onSent={() => list.current?.scrollToBottom()}
         above={
-          (!atBottom || view.hasMoreAfter) &&
-          view.rows.length > 0 && (
+          <>
+            {!empty && <ProviderWarning />}
+            {(!atBottom || view.hasMoreAfter) && view.rows.length > 0 && (
             <button
               type="button"
               class="jump-latest"
@@ -240,7 +267,8 @@ function Conversation() {
             >
               <Icon name="down" size={16} /> Latest
             </button>
-          )
+            )}
+          </>
         }
       />
     </section>
@@ -321,6 +349,7 @@ export function App() {
       <TokenDialog />
       <MemoryPanel />
       <SkillsPanel />
+      <McpPanel />
     </div>
   );
 }

@@ -7,6 +7,7 @@ import { setState, useStore } from '../store.ts';
 import { Icon } from '../../ui/icons.tsx';
 import { openMemory } from '../memory.ts';
 import { openSkills } from '../skills.ts';
+import { openMcp } from '../mcp.ts';
 
 function relative(ts: number): string {
   const diff = Date.now() - ts;
@@ -261,6 +262,9 @@ export function Sidebar() {
           </button>
           <button type="button" class="btn ghost" onClick={openSkills}>
             <Icon name="command" size={16} /> Skills
+          </button>
+          <button type="button" class="btn ghost" onClick={openMcp}>
+            <Icon name="tool" size={16} /> MCP servers
           </button>
         </div>
       </nav>
