@@ -14,8 +14,8 @@ import { BrowserClient } from '../src/modules/automation/browser/client.ts';
 import { startBrowserServer } from '../src/servers/browser.ts';
 import { parseLocateAnswer } from '../src/modules/automation/vision-click/answer.ts';
 import { clickPoint } from '../src/modules/automation/vision-click/geometry.ts';
-import { decodePng, ocrPrepass } from '../src/modules/automation/vision-click/image.ts';
-import { OcrEngine, OcrLocator, ocrUpscale } from '../src/modules/automation/vision-click/locators/ocr.ts';
+import { decodePng, ocrImage } from '../src/modules/automation/vision-click/image.ts';
+import { OcrEngine, OcrLocator } from '../src/modules/automation/vision-click/locators/ocr.ts';
 import { createVisionClickService } from '../src/modules/automation/vision-click/vision-click.service.ts';
 import { DEFAULT_VISION_SETTINGS } from '../src/modules/automation/vision-click/settings.ts';
 import { startFakeVision } from '../test/fixtures/vision-click/fake-vision.ts';
@@ -64,7 +64,7 @@ try {
     const locate: number[] = [];
     for (let i = 0; i < ITER; i++) {
       const t = performance.now();
-      ocrPrepass(raster, ocrUpscale(raster.width, raster.height, dpr));
+      ocrImage(raster, dpr);
       prepass.push(performance.now() - t);
       const [ms, a] = await time(() => ocr.locate({ png, width: raster.width, height: raster.height, description: 'Cancel order', scale: dpr }));
       if (!a.found) throw new Error('OCR did not find "Cancel order"');

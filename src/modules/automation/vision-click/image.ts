@@ -83,6 +83,34 @@ export function fitWithin(r: Raster, maxSide: number): { raster: Raster; factor:
   return { raster: { width: w, height: h, data: out }, factor: w / r.width };
 }
 
+/** Text is read upscaled this much from CSS pixels (small text reads better)… */
+const OCR_UPSCALE = 2;
+/** …unless the image would be larger than this on its long side. */
+const OCR_MAX_SIDE = 4096;
+
+/**
+ * How OCR reads a capture of `scale` image pixels per CSS pixel (the page's devicePixelRatio): shrunk back
+ * to CSS pixels first (`shrink`, at most 1), then upscaled (`up`). The pre-pass's sizes (what is a panel,
+ * what a frame) and Tesseract's DPI are tuned for text at that size: read at a HiDPI capture's own size,
+ * the wide strokes of larger bold text grew into "panels" the pre-pass erased ("Submit order" read as
+ * "Sub it order" at DPR 2), and a label read in part is refused as a near miss. So every DPR reads alike.
+ */
+export function ocrPlan(width: number, height: number, scale = 1): { shrink: number; up: number } {
+  const shrink = scale > 1 ? 1 / scale : 1;
+  const long = Math.max(width, height) * shrink;
+  return { shrink, up: long * OCR_UPSCALE <= OCR_MAX_SIDE ? OCR_UPSCALE : 1 };
+}
+
+/**
+ * The image Tesseract reads for a capture (ocrPlan, then the pre-pass), and `perPixel`: its pixels per
+ * capture pixel, to map what it finds back to the capture.
+ */
+export function ocrImage(r: Raster, scale = 1): { png: Buffer; width: number; height: number; perPixel: number } {
+  const plan = ocrPlan(r.width, r.height, scale);
+  const css = plan.shrink < 1 ? fitWithin(r, Math.max(1, Math.round(Math.max(r.width, r.height) * plan.shrink))) : { raster: r, factor: 1 };
+  return { ...ocrPrepass(css.raster, plan.up), perPixel: css.factor * plan.up };
+}
+
 /**
  * Whiten outlines: a dark 8-connected component that is sparse (under 25% of its bounding box) and whose
  * box encloses another dark component is a frame drawn around text (outlined buttons, input borders),

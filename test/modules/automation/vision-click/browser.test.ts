@@ -1,7 +1,7 @@
 // vision-click against real headless Chromium through the real browser server: buttons that exist only as
 // canvas pixels, found by OCR and by a fake OpenAI-compatible vision endpoint that really looks at the
-// image it receives; DPR 1 and DPR 2 pages, region captures, scrolled pages; not-found and low-confidence
-// answers click nothing; the HTTP route and the slash command.
+// image it receives; DPR 1 and DPR 2 pages (read alike by OCR), region captures, scrolled pages; not-found and
+// low-confidence answers click nothing; the HTTP route and the slash command.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,7 @@ import { createVisionClickService, type VisionClickService } from '../../../../s
 import { DEFAULT_VISION_SETTINGS, type VisionSettings } from '../../../../src/modules/automation/vision-click/settings.ts';
 import type { Box, Point, VisionRequest } from '../../../../src/modules/automation/vision-click/types.ts';
 import { startFakeVision, type FakeVision } from '../../../fixtures/vision-click/fake-vision.ts';
-import { buttonViewportBox, CANVAS_TOP, startVisionSite, type PointerEvent, type VisionSite } from '../../../fixtures/vision-click/site.ts';
+import { buttonViewportBox, CANVAS_TOP, CHECKOUT_BUTTON, startVisionSite, type PointerEvent, type VisionSite } from '../../../fixtures/vision-click/site.ts';
 
 interface Rig {
   home: string;
@@ -239,6 +239,22 @@ describe('vision-click: browser target', { timeout: 300_000 }, () => {
     const hit = await run(dpr1, { action: 'click', description: '"Cancel order"', locator: 'ocr' });
     assert.equal(hit.acted, true);
     assert.deepEqual((await events(dpr1)).filter((x) => x.type === 'click').map((x) => x.hit), ['Cancel order']);
+  });
+
+  test('DPR 1 and 2 read alike: a large "Submit order" is clicked at both; "Submit payment" is refused at both', async () => {
+    for (const [name, rig] of [['DPR 1', dpr1], ['DPR 2', dpr2]] as const) {
+      await rig.client.act({ action: 'open', url: `${site.url}/checkout` });
+      // the near miss: one word of two in common with the button, never clicked
+      const miss = await run(rig, { action: 'click', description: '"Submit payment"', locator: 'ocr' }).then(() => undefined, (err: unknown) => err);
+      assert.ok(miss instanceof AppError && ['LOW_CONFIDENCE', 'TARGET_NOT_FOUND'].includes(miss.code), `${name}: ${String(miss)}`);
+      assert.ok(Number(miss.details?.confidence ?? 0) < 0.3, `${name}: confidence ${miss.details?.confidence}`);
+      assert.deepEqual(await events(rig), [], `${name}: nothing was clicked`);
+      const hit = await run(rig, { action: 'click', description: `"${CHECKOUT_BUTTON}"`, locator: 'ocr' }).catch((err: unknown) => assert.fail(`${name}: ${String(err)} ${JSON.stringify((err as AppError).details)}`));
+      assert.equal(hit.acted, true, name);
+      assert.equal(hit.label, CHECKOUT_BUTTON, name);
+      assert.ok((hit.confidence ?? 0) >= 0.8, `${name}: confidence ${hit.confidence}`);
+      assert.deepEqual((await events(rig)).filter((e) => e.type === 'click').map((e) => e.hit), [CHECKOUT_BUTTON], name);
+    }
   });
 
   test('low confidence: nothing is clicked below the threshold; above it the click happens', async () => {

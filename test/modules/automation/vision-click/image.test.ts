@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
-import { crop, decodePng, encodePng, fitWithin, ocrPrepass, pngSize, removeFrames, type Raster } from '../../../../src/modules/automation/vision-click/image.ts';
+import { crop, decodePng, encodePng, fitWithin, ocrImage, ocrPlan, ocrPrepass, pngSize, removeFrames, type Raster } from '../../../../src/modules/automation/vision-click/image.ts';
 import { AppError } from '../../../../src/core/errors.ts';
 
 function solid(width: number, height: number, rgb: [number, number, number]): Raster {
@@ -77,4 +77,32 @@ test('removeFrames erases a sparse outline that encloses glyphs, and keeps the g
   for (let y = 2; y < 12; y++) (O[y * W + 2] = 0), (O[y * W + 11] = 0);
   removeFrames(O, W, H);
   assert.equal(O[2 * W + 5], 0);
+});
+
+test('OCR reads every capture at CSS pixels upscaled 2x, whatever its DPR, and says how to map back', () => {
+  assert.deepEqual(ocrPlan(1280, 720, 1), { shrink: 1, up: 2 });
+  assert.deepEqual(ocrPlan(2560, 1440, 2), { shrink: 0.5, up: 2 });
+  assert.deepEqual(ocrPlan(1600, 900, 1.25), { shrink: 0.8, up: 2 });
+  assert.deepEqual(ocrPlan(2560, 1440, 1), { shrink: 1, up: 1 }, 'no larger than 4096 px');
+  assert.deepEqual(ocrPlan(300, 200, 0.5), { shrink: 1, up: 2 }, 'never enlarged to reach CSS pixels');
+  const page = ocrImage(solid(640, 360, [255, 255, 255]), 1);
+  assert.deepEqual([page.width, page.height, page.perPixel], [1280, 720, 2]);
+  const hidpi = ocrImage(solid(1280, 720, [255, 255, 255]), 2);
+  assert.deepEqual([hidpi.width, hidpi.height, hidpi.perPixel], [1280, 720, 1]);
+});
+
+test('a bold stroke of a DPR-2 capture stays text, as at DPR 1 (not a panel the pre-pass whitens)', () => {
+  // one stroke of large bold type: 14x40 CSS px, under the pre-pass's panel size at CSS pixels (600 px),
+  // while at DPR 2 it is 28x80 device px, 2240 px, over that of the whole capture (2560x1440: 1843 px)
+  const css = solid(1280, 720, [255, 255, 255]);
+  fill(css, 300, 200, 14, 40, [17, 17, 17]);
+  const dpr2 = solid(2560, 1440, [255, 255, 255]);
+  fill(dpr2, 600, 400, 28, 80, [17, 17, 17]);
+  for (const [name, image] of [['DPR 1', ocrImage(css, 1)], ['DPR 2', ocrImage(dpr2, 2)]] as const) {
+    const out = PNG.sync.read(image.png);
+    // the stroke's middle, in capture pixels times perPixel
+    const [cx, cy] = name === 'DPR 1' ? [307, 220] : [614, 440];
+    const v = out.data[(Math.round(cy * image.perPixel) * out.width + Math.round(cx * image.perPixel)) * 4]!;
+    assert.ok(v < 100, `${name}: the stroke is dark (${v})`);
+  }
 });

@@ -11,7 +11,7 @@ import type { Worker } from 'tesseract.js';
 import { AppError, isErrorCode } from '../../../../core/errors.ts';
 import { SVC_BIN } from '../../../../core/version.ts';
 import { boxToTarget, type Mapping } from '../geometry.ts';
-import { decodePng, ocrPrepass } from '../image.ts';
+import { decodePng, ocrImage } from '../image.ts';
 import type { DescribeInput, LocateAnswer, LocateInput, Locator } from '../types.ts';
 import { locateText, type OcrLine } from './text-match.ts';
 
@@ -43,12 +43,6 @@ interface RawWord {
 }
 interface RawLine extends RawWord {
   words: RawWord[];
-}
-
-/** Upscale small text (DPR-1 screenshots) before OCR, unless the image is already large. */
-export function ocrUpscale(width: number, height: number, scale = 1): number {
-  if (scale >= 1.5) return 1;
-  return Math.max(width, height) * 2 <= 4096 ? 2 : 1;
 }
 
 /**
@@ -83,15 +77,14 @@ export class Recognizer {
     return this.worker;
   }
 
-  /** Lines and words of a PNG, in the PNG's pixels. */
+  /** Lines and words of a PNG of `scale` pixels per CSS pixel, in the PNG's pixels. */
   async recognize(png: Buffer, scale = 1): Promise<OcrLine[]> {
-    const raster = decodePng(png);
-    const up = ocrUpscale(raster.width, raster.height, scale);
-    const prepared = ocrPrepass(raster, up);
+    const prepared = ocrImage(decodePng(png), scale);
     const worker = await this.getWorker();
     const { data } = await worker.recognize(prepared.png, {}, { blocks: true, text: false });
     const lines: OcrLine[] = [];
-    const toBox = (b: RawWord['bbox']) => ({ x: b.x0 / up, y: b.y0 / up, width: (b.x1 - b.x0) / up, height: (b.y1 - b.y0) / up });
+    const k = prepared.perPixel;
+    const toBox = (b: RawWord['bbox']) => ({ x: b.x0 / k, y: b.y0 / k, width: (b.x1 - b.x0) / k, height: (b.y1 - b.y0) / k });
     for (const block of data.blocks ?? []) {
       for (const para of block.paragraphs) {
         for (const line of para.lines as unknown as RawLine[]) {
