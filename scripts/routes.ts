@@ -1,7 +1,7 @@
-// The README's generated sections, from the servers' route declarations: the core's and the
-// manager's route tables and the table of public routes (the trust model's). A test checks that the
-// README still matches them.
-// `npm run routes` prints them; `npm run routes -- --write` puts them into README.md.
+// The generated sections of the documentation, from the servers' route declarations: the core's route
+// table (docs/api.md), the manager's (docs/dashboard.md) and the table of public routes (the trust model's, in
+// README.md). A test (test/http/openapi.test.ts) checks that the files still match them.
+// `npm run routes` prints them; `npm run routes -- --write` puts each into the file that holds its block.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBrowserServer } from '../src/servers/browser.ts';
@@ -10,10 +10,19 @@ import { createManagerServer } from '../src/servers/manager.ts';
 import { accessTable, routeTable } from '../src/http/route-table.ts';
 import { tempHome } from '../test/support/server.ts';
 
+type Block = 'routes' | 'dashboard-routes' | 'access';
+
+/** Which file holds each generated block (paths from the repository root). */
+const files: Record<Block, string> = {
+  routes: 'docs/api.md',
+  'dashboard-routes': 'docs/dashboard.md',
+  access: 'README.md',
+};
+
 const core = await createCoreServer({ home: tempHome('svc-routes-'), logLevel: 'silent' });
 const manager = await createManagerServer({ home: tempHome('svc-routes-'), scan: { from: 1, count: 0 }, logLevel: 'silent' });
 const browser = await startBrowserServer({ port: 0, home: tempHome('svc-routes-') });
-const sections: Record<string, string> = {
+const sections: Record<Block, string> = {
   routes: routeTable(core.http.routeDocs),
   'dashboard-routes': routeTable(manager.http.routeDocs),
   access: accessTable([
@@ -23,16 +32,22 @@ const sections: Record<string, string> = {
   ]),
 };
 await Promise.all([core.close(), manager.close(), browser.close()]);
+const blocks = Object.entries(sections) as [Block, string][];
 
 if (process.argv.includes('--write')) {
-  const file = join(import.meta.dirname, '..', 'README.md');
-  let readme = readFileSync(file, 'utf8');
-  for (const [name, text] of Object.entries(sections)) {
-    const block = new RegExp(`<!-- ${name}:start -->[\\s\\S]*?<!-- ${name}:end -->`);
-    if (!block.test(readme)) throw new Error(`README.md has no <!-- ${name}:start --> … <!-- ${name}:end --> block`);
-    readme = readme.replace(block, () => `<!-- ${name}:start -->\n${text}\n<!-- ${name}:end -->`);
+  for (const file of new Set(Object.values(files))) {
+    const path = join(import.meta.dirname, '..', file);
+    const before = readFileSync(path, 'utf8');
+    let doc = before;
+    for (const [name, text] of blocks) {
+      if (files[name] !== file) continue;
+      const block = new RegExp(`<!-- ${name}:start -->[\\s\\S]*?<!-- ${name}:end -->`);
+      if (!block.test(doc)) throw new Error(`${file} has no <!-- ${name}:start --> … <!-- ${name}:end --> block`);
+      doc = doc.replace(block, () => `<!-- ${name}:start -->\n${text}\n<!-- ${name}:end -->`);
+    }
+    if (doc !== before) writeFileSync(path, doc);
+    console.log(`${file}: ${doc === before ? 'up to date' : 'written'}`);
   }
-  writeFileSync(file, readme);
 } else {
-  for (const [name, text] of Object.entries(sections)) console.log(`<!-- ${name} -->\n${text}\n`);
+  for (const [name, text] of blocks) console.log(`<!-- ${name} (${files[name]}) -->\n${text}\n`);
 }

@@ -1,7 +1,7 @@
 // The request guard, run before any body is read: the canonical path (canonical-path.ts), the Host
 // check (DNS rebinding), cross-origin refusal, and bearer-token auth for peers that are not trusted.
 // Whether a request needs the token is read from the route the router matched (its declared
-// `access`, routes.ts), never from the URL's spelling. See README "Trust model".
+// `access`, routes.ts), never from the URL's spelling. See the README's "Trust model".
 import type { FastifyRequest } from 'fastify';
 import { tokensEqual } from '../core/token.ts';
 import { bearerToken, isAllowedHost, isAllowedOrigin, type PeerClassifier, type PeerKind } from './peers.ts';

@@ -1,4 +1,5 @@
-// The Markdown made from a server's route declarations for the README: its route table, and the
+// The Markdown made from a server's route declarations for the docs: its route table (docs/api.md,
+// docs/dashboard.md), and the
 // table of which routes are open without the token (the trust model's), so neither can drift from
 // what the guard reads.
 import type { RouteDoc } from './routes.ts';

@@ -1,7 +1,7 @@
 // How every route is declared: method, path, a one-line summary, and zod schemas for its params,
 // query, body and answer. The handler receives the parsed, typed input; a bad input is a 400 that
 // names the field before the handler runs. Every declaration is also recorded for the OpenAPI
-// document (src/http/openapi.ts), the README's route table and the route-count test, so a route
+// document (src/http/openapi.ts), the route tables in docs/ and the route-count test, so a route
 // cannot exist without its schemas.
 //
 // Under `NODE_ENV=test` each JSON answer is checked against its declared schema, so the whole test

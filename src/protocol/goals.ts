@@ -6,7 +6,7 @@ export const GOAL_STATUSES = ['active', 'paused', 'complete', 'cancelled'] as co
 export type GoalStatus = (typeof GOAL_STATUSES)[number];
 
 /**
- * The pause gate (README "Goals"): `open` nobody asked to pause; `audit_scheduled` the agent asked once
+ * The pause gate (docs/goals.md): `open` nobody asked to pause; `audit_scheduled` the agent asked once
  * and one audit turn is due; `audit_running` that turn runs; `audit_done` it ended without a second
  * request or a withdrawal, and the goal waits for a person.
  */

@@ -1,5 +1,7 @@
 // The route documentation: GET /api/openapi.json is a valid OpenAPI 3.1 document that lists every
-// route a server registered, with its schemas, and the README's route table is made from it.
+// route a server registered, with its schemas, and the documentation's generated tables are made from
+// it (scripts/routes.ts): the core's route table in docs/api.md, the manager's in docs/dashboard.md, and
+// the table of public routes in README.md's trust model.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
@@ -12,7 +14,13 @@ import { startBrowserServer, type BrowserServer } from '../../src/servers/browse
 import { createManagerServer, type ManagerServer } from '../../src/servers/manager.ts';
 import { getJson, startServer, tempHome, type TestServer } from '../support/server.ts';
 
-const README = join(import.meta.dirname, '../../README.md');
+const ROOT = join(import.meta.dirname, '../..');
+
+/** The text of a generated block (`<!-- name:start -->` … `<!-- name:end -->`) of a documentation file. */
+function generatedBlock(file: string, name: string): string | undefined {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`).exec(text)?.[1];
+}
 
 async function validate(document: unknown): Promise<void> {
   const result = await new Validator().validate(document as Parameters<Validator['validate']>[0]);
@@ -66,12 +74,11 @@ describe('OpenAPI document', () => {
     assert.ok(body.components.schemas.ErrorBody.properties.error.enum.includes('SSE_CAPACITY'));
   });
 
-  test('the README route table is the one the routes make', () => {
-    const readme = readFileSync(README, 'utf8');
-    const table = /<!-- routes:start -->\n([\s\S]*?)\n<!-- routes:end -->/.exec(readme)?.[1];
-    assert.ok(table, 'the README has a generated route table (npm run routes)');
-    assert.equal(table, routeTable(server.app.http.routeDocs), 'the README route table is out of date: run `npm run routes -- --write`');
-    const access = /<!-- access:start -->\n([\s\S]*?)\n<!-- access:end -->/.exec(readme)?.[1] ?? '';
+  test('the route table of docs/api.md and the README access table are the ones the routes make', () => {
+    const table = generatedBlock('docs/api.md', 'routes');
+    assert.ok(table, 'docs/api.md has a generated route table (npm run routes)');
+    assert.equal(table, routeTable(server.app.http.routeDocs), 'the route table of docs/api.md is out of date: run `npm run routes -- --write`');
+    const access = generatedBlock('README.md', 'access') ?? '';
     assert.equal(access.split('\n').find((line) => line.startsWith('| core')), accessTable([{ name: 'core (`svc serve`)', docs: server.app.http.routeDocs }]).split('\n')[2], 'the README access table is out of date: run `npm run routes -- --write`');
   });
 });
@@ -109,15 +116,16 @@ describe('OpenAPI document of the manager dashboard', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  test('valid, every route documented, and the README has its route table', async () => {
+  test('valid, every route documented, and docs/dashboard.md has its route table', async () => {
     const { status, body } = await getJson(`${url}/api/openapi.json`);
     assert.equal(status, 200);
     await validate(body);
     assertEveryRouteDocumented(manager.http, body);
-    const table = /<!-- dashboard-routes:start -->\n([\s\S]*?)\n<!-- dashboard-routes:end -->/.exec(readFileSync(README, 'utf8'))?.[1];
-    assert.equal(table, routeTable(manager.http.routeDocs), 'the README dashboard route table is out of date: run `npm run routes -- --write`');
+    const table = generatedBlock('docs/dashboard.md', 'dashboard-routes');
+    assert.ok(table, 'docs/dashboard.md has a generated route table (npm run routes)');
+    assert.equal(table, routeTable(manager.http.routeDocs), 'the route table of docs/dashboard.md is out of date: run `npm run routes -- --write`');
     // the trust model's table of public routes, from the same declarations as the guard reads
-    const access = /<!-- access:start -->\n([\s\S]*?)\n<!-- access:end -->/.exec(readFileSync(README, 'utf8'))?.[1] ?? '';
+    const access = generatedBlock('README.md', 'access') ?? '';
     const row = (name: string) => access.split('\n').find((line) => line.startsWith(`| ${name}`));
     assert.equal(row('manager'), accessTable([{ name: 'manager (`svc dashboard serve`)', docs: manager.http.routeDocs }]).split('\n')[2], 'the README access table is out of date: run `npm run routes -- --write`');
     const publicOps = Object.entries(body.paths as Record<string, Record<string, { security?: unknown[] }>>).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.security?.length === 0).map(([method]) => `${method} ${path}`));

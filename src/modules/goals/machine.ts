@@ -1,7 +1,7 @@
 // The goal state machine and its pause gate, as pure functions: a goal's status and gate, an event,
 // the clock in; the next status and gate, a sentence saying what happened and the effects the service
 // carries out (events, jobs) out. Wrong states are AppErrors (4xx) naming what to do instead.
-// The README's "Goals" section draws the same transitions.
+// docs/goals.md draws the same transitions.
 import { AppError, badRequest, conflict } from '../../core/errors.ts';
 import type { Gate, GoalStatus } from '../../protocol/goals.ts';
 

@@ -1,6 +1,6 @@
 // The full-text half of a search: which words to match in which index. bm25 reads, for every word, how
 // many sections hold it, and scores every match; both grow with how common the word is. So a search is
-// planned to stay fast however large the store (see README "Memory"):
+// planned to stay fast however large the store (see docs/memory.md):
 // - every word of the query is looked up in the word index; a word with letters outside ASCII is matched
 //   as a prefix there (Korean particles follow the noun: 결정 finds 결정을) and, from 3 letters, inside
 //   words through the trigram index (마이그레이션 finds 데이터베이스마이그레이션을);

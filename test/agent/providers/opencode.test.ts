@@ -1,5 +1,5 @@
 // The OpenCode adapter, line by line against real `opencode run --format json` output
-// (opencode-ai 1.18.33, test/fixtures/protocols/opencode-*; see /work/shared/protocols/README.md).
+// (opencode-ai 1.18.33, test/fixtures/protocols/opencode-*).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // The real CLIs, driven by svc against the fake model, call a tool of a real MCP server
 // (test/fixtures/mcp/probe-server.mjs, written with @modelcontextprotocol/sdk) that svc handed them through
-// each CLI's per-run mechanism (README "MCP servers"). Codex is left out: 0.169 offers MCP tools only
+// each CLI's per-run mechanism (docs/mcp.md). Codex is left out: 0.169 offers MCP tools only
 // through its `tool_search`, which the fake model does not drive.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -5,7 +5,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { getJson, sendJson, startServer, type TestServer } from '../../support/server.ts';
-import { buildWeb, launch, openPage, realErrors, shot } from './helpers.ts';
+import { buildWeb, documentedShot, launch, openPage, realErrors, shot } from './helpers.ts';
 
 describe('web UI: the goal banner and tasks', () => {
   let server: TestServer;
@@ -79,5 +79,30 @@ describe('web UI: the goal banner and tasks', () => {
     await shot(page, 'goal-cancelled');
     assert.deepEqual(realErrors(errors), []);
     await page.context().close();
+  });
+
+  test('on a phone and wide: the banner fits, its actions are reached by Tab', async () => {
+    await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'Publish the 2.0 release notes and announce them on the blog', budget: { maxTurns: 12, maxMinutes: 90 }, replace: true });
+    await sendJson(`${server.url}/api/goal`, 'POST', { action: 'update', summary: 'drafted the notes from the changelog', nextAction: 'proofread and link the migration guide' });
+    for (const width of [390, 1280]) {
+      const { page, errors, context } = await openPage(browser, server, { width, height: 800 });
+      try {
+        const banner = page.getByTestId('goal-banner');
+        await banner.getByText('drafted the notes from the changelog').waitFor();
+        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), `${width} px: no horizontal overflow`);
+        const box = (await banner.boundingBox())!;
+        assert.ok(box.x >= 0 && box.x + box.width <= width, `${width} px: the banner is inside the window`);
+        let reached = false;
+        for (let i = 0; i < 40 && !reached; i++) {
+          await page.keyboard.press('Tab');
+          reached = (await page.evaluate(() => document.activeElement?.textContent)) === 'Cancel goal…';
+        }
+        assert.ok(reached, `${width} px: Cancel goal… is reached by Tab`);
+        await documentedShot(page, `goals-${width}`);
+        assert.deepEqual(realErrors(errors), []);
+      } finally {
+        await context.close();
+      }
+    }
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
 import { sendJson } from '../../support/server.ts';
-import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
+import { buildWeb, documentedShot, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 describe('web UI: orchestration', () => {
   let server: AgentTestServer;
@@ -89,6 +89,7 @@ describe('web UI: orchestration', () => {
         assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth), `${width} px: no horizontal overflow`);
         const bar = (await page.locator('.orc').boundingBox())!;
         assert.ok(bar.x >= 0 && bar.x + bar.width <= width, `${width} px: the bar is inside the window`);
+        await documentedShot(page, `orchestration-${width}`);
         let reached = false;
         for (let i = 0; i < 40 && !reached; i++) {
           await page.keyboard.press('Tab');
@@ -97,7 +98,7 @@ describe('web UI: orchestration', () => {
         assert.ok(reached, `${width} px: Approve… is reachable with Tab`);
         await page.keyboard.press('Enter');
         await page.getByRole('dialog', { name: 'Approve the plan gate?' }).waitFor();
-        await shot(page, `orchestration-${width}`);
+        await shot(page, `orchestration-approve-${width}`);
         await page.keyboard.press('Escape');
         assert.deepEqual(realErrors(errors), []);
       } finally {

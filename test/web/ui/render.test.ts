@@ -6,7 +6,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../../support/server.ts';
-import { buildWeb, launch, openPage, realErrors, shot, until } from './helpers.ts';
+import { buildWeb, documentedShot, launch, openPage, realErrors, shot, until } from './helpers.ts';
 
 describe('web UI: rendering messages and live runs', () => {
   let server: TestServer;
@@ -128,7 +128,7 @@ describe('web UI: rendering messages and live runs', () => {
     assert.match((await run.locator('.msg-foot').textContent()) ?? '', /2\.3 s · 120→30 tokens/);
     await until(async () => (await page.getByRole('button', { name: 'Stop the agent' }).count()) === 0, 'the stop button to go');
     assert.equal(await page.locator('#steer-input').count(), 0);
-    await shot(page, 'run-done');
+    await documentedShot(page, 'chat-1280');
 
     // a reload shows the saved messages
     await page.reload();
@@ -191,7 +191,7 @@ describe('web UI: rendering messages and live runs', () => {
     assert.equal(bg, 'rgb(27, 28, 31)', 'dark background');
     // nothing overflows horizontally
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth));
-    await shot(page, 'narrow-dark');
+    await documentedShot(page, 'chat-390');
     await page.getByRole('button', { name: 'Open sessions and search' }).click();
     await until(() => sidebar.isVisible(), 'the drawer');
     await until(() => sidebar.evaluate((el) => el.getAnimations({ subtree: true }).every((a) => a.playState === 'finished')), 'the drawer to finish sliding in');

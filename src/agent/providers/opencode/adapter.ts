@@ -1,9 +1,9 @@
 // OpenCode (`opencode run --format json`), checked against opencode-ai 1.18.33.
 //
-// Invocation choices (see test/unit/providers/opencode.test.ts for the recordings behind them):
+// Invocation choices (see test/agent/providers/opencode.test.ts for the recordings behind them):
 // - The prompt goes on stdin, not as a positional argument: `opencode run` wraps every message
 //   argument that contains a space in literal double quotes (the model received
-//   `"Acceptance test prompt. scenario:text"` quotes included: /work/shared/protocols/opencode-text.server.log), while piped
+//   `"Acceptance test prompt. scenario:text"` quotes included, in the fake model's log of the recording), while piped
 //   stdin is read whole and sent verbatim when no message argument is given (verified with 1.18.33:
 //   quotes and newlines arrive unchanged, on fresh and `--session` runs alike).
 // - The system prompt is a file in the run's scratch dir, named by `instructions` in
