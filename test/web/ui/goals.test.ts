@@ -99,6 +99,18 @@ describe('web UI: the goal banner and tasks', () => {
         }
         assert.ok(reached, `${width} px: Cancel goal… is reached by Tab`);
         await documentedShot(page, `goals-${width}`);
+        // a toast (Pause answers with one) never covers the composer's send and microphone buttons
+        await page.getByTestId('goal-banner').getByRole('button', { name: 'Pause' }).click();
+        const toast = page.locator('.toast').first();
+        await toast.waitFor();
+        const over = (a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }) =>
+          a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+        const toastBox = (await toast.boundingBox())!;
+        for (const button of ['.send-btn', '.mic-btn']) {
+          const box = await page.locator(button).boundingBox();
+          assert.ok(box && !over(toastBox, box), `${width} px: the toast leaves ${button} uncovered`);
+        }
+        await sendJson(`${server.url}/api/goal`, 'POST', { action: 'resume' });
         assert.deepEqual(realErrors(errors), []);
       } finally {
         await context.close();
