@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { piAdapter } from '../../../src/agent/providers/pi/adapter.ts';
 import type { InvocationRequest } from '../../../src/agent/providers/types.ts';
 import { adapterHarness, fixtureLines, liveText, ofKind } from '../../support/adapters.ts';
+import { piInfo, piPackageFor } from '../../../src/agent/providers/pi/info.ts';
 
 const request = (over: Partial<InvocationRequest> = {}): InvocationRequest => ({
   prompt: 'hello', cwd: '/work', executable: 'pi', autoApprove: true, scratchDir: '/tmp/x', ...over,
@@ -111,4 +112,13 @@ describe('pi parseLine', () => {
   test('malformed lines are ignored', () => {
     assert.deepEqual(piAdapter.parseLine(piAdapter.initialState(request()), 'not json {').events, []);
   });
+});
+
+test('the Pi to install is one that runs on this Node: 0.74.2 before Node 22.19, the newest from then on', () => {
+  assert.equal(piPackageFor('20.20.2'), '@earendil-works/pi-coding-agent@0.74.2');
+  assert.equal(piPackageFor('22.18.0'), '@earendil-works/pi-coding-agent@0.74.2');
+  assert.equal(piPackageFor('22.19.0'), '@earendil-works/pi-coding-agent');
+  assert.equal(piPackageFor('24.1.0'), '@earendil-works/pi-coding-agent');
+  // the command svc prints here follows the Node it runs on
+  assert.equal(piInfo.install.command, `npm install -g ${piPackageFor(process.versions.node)}`);
 });
