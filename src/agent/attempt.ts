@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { mkdirSync, symlinkSync } from 'node:fs';
-import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, ProviderAdapter } from './providers/types.ts';
+import type { AdapterOutput, FailureClass, InvocationRequest, NormalizedEvent, PermissionAnswer, ProviderAdapter } from './providers/types.ts';
 import { startProcess, type RunningProcess } from './process.ts';
 import { runDirBase, runDirCandidates } from './run-dir.ts';
 
@@ -44,6 +44,11 @@ export interface AttemptOptions {
 export interface AttemptObserver {
   onEvent(event: NormalizedEvent): void;
   onRawLine(stream: 'stdout' | 'stderr', line: string): void;
+  /**
+   * The CLI asks to run a tool: a person's answer (or a rule's, or a timeout's). Absent: every request is
+   * declined at once, since nobody could answer it.
+   */
+  onPermission?(request: Extract<NormalizedEvent, { kind: 'permission_request' }>): Promise<PermissionAnswer>;
 }
 
 export type AttemptOutcome =
@@ -70,6 +75,8 @@ export class Attempt {
   /** The CLI's latest words about the network. */
   private offlineReason = '';
   private exited = false;
+  /** Permission requests waiting for an answer: the CLI is silent on purpose meanwhile. */
+  private holding = 0;
   readonly done: Promise<AttemptOutcome>;
 
   constructor(private readonly options: AttemptOptions, private readonly observer: AttemptObserver) {
@@ -203,7 +210,27 @@ export class Attempt {
     if (output.closeStdin) this.process?.closeStdin();
   }
 
+  /**
+   * A tool call held for a person: the idle watchdog waits with it (a person's minutes are not the CLI
+   * hanging; agent.approvalTimeoutSec bounds the wait), and the answer goes back through the adapter.
+   */
+  private holdForPermission(request: Extract<NormalizedEvent, { kind: 'permission_request' }>): void {
+    const { adapter } = this.options;
+    const answered = this.observer.onPermission?.(request) ?? Promise.resolve<PermissionAnswer>({ allow: false, reason: 'nobody can answer permission requests for this run' });
+    this.holding++;
+    clearTimeout(this.idleTimer);
+    void answered
+      .catch((err: Error): PermissionAnswer => ({ allow: false, reason: `the request could not be answered: ${err.message}` }))
+      .then((answer) => {
+        this.holding--;
+        if (this.exited || this.stopReason || this.ended || !adapter.answerPermission) return;
+        this.apply(adapter.answerPermission(this.state, request.requestId, answer));
+        if (this.holding === 0) this.armIdleTimer();
+      });
+  }
+
   private emit(event: NormalizedEvent): void {
+    if (event.kind === 'permission_request') this.holdForPermission(event);
     if (event.kind === 'text_delta') this.text += event.text;
     else if (event.kind === 'result') this.result = event;
     else if (event.kind === 'error') this.lastError = event;
@@ -234,6 +261,7 @@ export class Attempt {
 
   private armIdleTimer(): void {
     clearTimeout(this.idleTimer);
+    if (this.holding > 0) return;
     this.idleTimer = setTimeout(
       () => this.timeout(`no output for ${Math.round(this.options.idleTimeoutMs / 1000)} s (setting agent.idleTimeoutSec)`),
       this.options.idleTimeoutMs,

@@ -10,7 +10,7 @@ import type { RunMcpServer } from '../protocol/mcp.ts';
 import type { RunSkill } from '../protocol/skills.ts';
 import { streamLineOf, type RunSink, type StreamLine } from '../protocol/stream-lines.ts';
 import { stepSummary, type RunRecordMeta, type RuntimeStatus } from '../protocol/runs.ts';
-import type { FailureClass, NormalizedEvent, StepKind } from './providers/types.ts';
+import type { FailureClass, NormalizedEvent, PermissionAnswer, StepKind } from './providers/types.ts';
 import { adapterOf, providerInfo, type ProviderId } from './providers/registry.ts';
 import type { ProviderSessionRepo, RunRepo } from './runs.repo.ts';
 import type { AgentSettings } from './settings.ts';
@@ -68,6 +68,13 @@ export interface RuntimeDeps {
    * attempt then fails at once as `auth`, without starting the CLI, and the fallback chain goes on.
    */
   missingLogin?(provider: ProviderId): Promise<string | undefined> | undefined;
+  /**
+   * Who answers a CLI's tool permission requests when auto-approve is off (the permissions module):
+   * absent, nobody can, and the CLIs keep their own rules.
+   */
+  permissions?: {
+    ask(context: { sessionId: string; runId: string; provider: string }, call: { tool: string; input: Record<string, unknown>; description?: string }): Promise<PermissionAnswer>;
+  };
   /** The chat session the chat shows: the queue count of `queue_update` is its own (absent: every waiting message). */
   activeSession?(): string;
   retryBaseMs?: number;
@@ -435,6 +442,7 @@ export class AgentRuntime {
           systemPrompt: run.systemPrompt || undefined,
           resumeSessionId: providerSessions.get(sessionId, provider),
           autoApprove: agent.autoApprove,
+          askPermissions: !agent.autoApprove && this.deps.permissions !== undefined,
           commandTemplate: agent.customCommand,
           mcpServers: this.deps.mcpServers?.(provider),
           skills: this.deps.skills?.(),
@@ -451,6 +459,12 @@ export class AgentRuntime {
       {
         onEvent: (event) => this.onProviderEvent(run, provider, event),
         onRawLine: (stream, line) => this.deps.bus.publish('provider_line', { traceId: run.traceId, stream, line }),
+        ...(this.deps.permissions
+          ? {
+              onPermission: (asked) =>
+                this.deps.permissions!.ask({ sessionId, runId: run.traceId, provider }, { tool: asked.tool, input: asked.input, ...(asked.description ? { description: asked.description } : {}) }),
+            }
+          : {}),
       },
     );
     run.attempt = attempt;
@@ -505,6 +519,8 @@ export class AgentRuntime {
       case 'error':
       case 'result':
         return; // the attempt's outcome carries these
+      case 'permission_request':
+        return; // the attempt asks the permissions module, which publishes the request
     }
   }
 

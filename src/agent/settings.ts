@@ -29,7 +29,13 @@ export const agentSettingsSchema = z
         'x-addLabel': 'Fallback provider to add',
       }),
     /** Let the CLI run tools without asking (unattended runs cannot answer prompts). */
-    autoApprove: z.boolean().meta({ title: 'Auto-approve tool use', description: 'Unattended runs cannot answer permission prompts.' }),
+    autoApprove: z.boolean().meta({
+      title: 'Auto-approve tool use',
+      description:
+        'On: every tool runs unasked. Off: a tool the CLI wants approved waits for you (in the chat, the dashboard, Telegram or Discord, a notification), where the CLI can ask (Claude Code, Copilot); other CLIs follow their own rules, which refuse what needs a person.',
+    }),
+    /** How long a held tool call waits for a person before it is denied. */
+    approvalTimeoutSec: z.number().int().min(10).max(86_400).meta({ title: 'Approval timeout (s)', description: 'A held tool call nobody answers in this time is denied (the agent is told).' }),
     /** Working directory of runs; '' = the directory `svc serve` was started in. */
     workingDir: z.string().max(4096).meta({ title: 'Working directory', description: 'Empty: the directory svc was started in.' }),
     /** Extra instructions passed as the provider's system prompt. */
@@ -75,6 +81,7 @@ export const agentSettings = settingsSection(agentSettingsSchema, {
   workingDir: '',
   systemPrompt: '',
   idleTimeoutSec: 600,
+  approvalTimeoutSec: 600,
   maxRunSec: 3600,
   retries: 1,
   customCommand: [],

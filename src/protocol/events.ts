@@ -8,9 +8,10 @@ import { MemoryStatusEventSchema } from './memory.ts';
 import { GATES, ORC_STATUSES, PHASES, WORKER_RUN_STATUSES } from './orchestration.ts';
 import { GoalSchema, TaskSchema } from './goals.ts';
 import { McpServerSchema } from './mcp.ts';
+import { DECIDERS, PERMISSION_DECISIONS, PermissionRequestSchema } from './permissions.ts';
 
 export type Visibility = 'public' | 'internal';
-export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system' | 'dashboard';
+export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system' | 'dashboard' | 'permission';
 
 interface EventDef<S extends z.ZodType, V extends Visibility = Visibility> {
   topic: Topic;
@@ -170,6 +171,18 @@ export const catalogue = {
   memory_status: define('memory', 'public', MemoryStatusEventSchema),
   schedule_wakeup: define('schedule', 'public', z.object({ id: z.number().int(), sessionId: z.string(), dueAt: z.number(), reason })),
   schedule_wakeup_failed: define('schedule', 'public', z.object({ reason, id: z.number().int().optional(), sessionId: z.string() })),
+  // ── tool permissions answered by a person ────────────────────────────────────────────
+  /** A CLI asks to run a tool and the call is held until a person (or a rule, or the timeout) answers. */
+  permission_request: define('permission', 'public', PermissionRequestSchema),
+  /** A permission request was answered: the decision and who made it. */
+  permission_resolved: define('permission', 'public', z.object({
+    id: z.string(),
+    sessionId: z.string(),
+    runId: z.string(),
+    decision: z.enum(PERMISSION_DECISIONS),
+    by: z.enum(DECIDERS),
+    reason: z.string().optional(),
+  })),
   // ── settings ─────────────────────────────────────────────────────────────────────────
   /** Settings changed (by the API, a slash command or the CLI): the changed sections, secrets masked as in GET /api/settings. */
   settings_changed: define('system', 'public', z.object({

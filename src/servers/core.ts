@@ -62,6 +62,7 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
+import { PermissionsRepo, PermissionsService, permissionRoutes } from '../modules/permissions/index.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
@@ -154,6 +155,7 @@ export interface CoreServices {
   proxy?: RoutingProxy;
   goals: GoalService;
   tasks: TaskService;
+  permissions: PermissionsService;
   /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
   serverUrl?: string;
 }
@@ -214,6 +216,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     return { ...env, PATH: `${shimDir}:${env.PATH ?? ''}` };
   };
   const credentials = new RunCredentials();
+  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => settings.get().agent.approvalTimeoutSec });
   // Detection starts on the first GET /api/cli-status, never on the start-up path.
   const detector = new CliDetector({
     paths: () => settings.get().agent.executables,
@@ -298,7 +301,12 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
       else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
     },
-    onRunEnd: (end) => goals.onRunEnd(end),
+    permissions,
+    onRunEnd: (end) => {
+      // a call held for a person has no CLI waiting once its run is over
+      permissions.endRun(end.traceId);
+      goals.onRunEnd(end);
+    },
     onDropped: (requestIds) => goals.onDropped(requestIds),
     // a CLI svc knows is not logged in is not started (codex offline would wait for the network for ever)
     missingLogin: (provider) => detector.missingLogin(provider),
@@ -587,6 +595,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
   });
   await http.register(auditRoutes, { audit });
+  await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(channelRoutes, { channels, actorOf });
   await http.register(voiceRoutes, {
     voice,
@@ -625,6 +634,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     visionClick,
     goals,
     tasks,
+    permissions,
   };
   let closed = false;
   return {
@@ -647,6 +657,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       // worker runs the last server left: orphaned ones end, undelivered results go out, the queue resumes
       workers.recover();
       goals.start();
+      // requests the last process left pending have no CLI waiting any more: denied, and said so
+      permissions.start();
       channels.start();
       return address;
     },
@@ -658,6 +670,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await workers.close();
       await runtime.close();
+      permissions.close();
       await channels.close();
       await memory.close();
       await detector.close();

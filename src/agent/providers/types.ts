@@ -54,10 +54,19 @@ export type NormalizedEvent =
   /** A structured error from the CLI. The run is not over until `result` or process exit. */
   | { kind: 'error'; failure: FailureClass; message: string; httpStatus?: number }
   /**
+   * The CLI asks whether it may run a tool (only when the request says `askPermissions`): the run holds
+   * the call until the runner answers it with the adapter's `answerPermission`. `requestId` is the CLI's
+   * own id for the question.
+   */
+  | { kind: 'permission_request'; requestId: string; tool: string; input: Record<string, unknown>; description?: string }
+  /**
    * The CLI's terminal line for this turn. `ok:false` carries the failure. `text` is the authoritative
    * final answer when the CLI prints one (Claude's `result.result`).
    */
   | { kind: 'result'; ok: boolean; text?: string; failure?: FailureClass; message?: string };
+
+/** A person's answer to a permission request: run the tool (as asked, or with changed input), or not and why. */
+export type PermissionAnswer = { allow: true; input?: Record<string, unknown> } | { allow: false; reason: string };
 
 export interface InvocationRequest {
   prompt: string;
@@ -73,6 +82,12 @@ export interface InvocationRequest {
   resumeSessionId?: string;
   /** Auto-approve tool use (unattended runs). */
   autoApprove: boolean;
+  /**
+   * Without auto-approve: a person answers the CLI's permission requests (the runner has someone to ask).
+   * An adapter whose CLI has a programmatic channel for them (`answerPermission`) opens it; the others run
+   * under the CLI's own rules, which an unattended run cannot answer.
+   */
+  askPermissions?: boolean;
   /**
    * The run may not change files: enforced with the CLI's own permission mode or sandbox (autoApprove is
    * then ignored). An adapter that cannot enforce it throws from buildInvocation.
@@ -161,6 +176,11 @@ export interface ProviderAdapter<State = unknown> {
   traceLine?(line: string): string;
   /** Live steer (steerMode 'live'): what to write to stdin to inject `prompt`. */
   steer?(state: State, prompt: string): AdapterOutput;
+  /**
+   * The CLI has a programmatic channel for tool permissions: what to write to answer the request it
+   * made (a `permission_request` event). Absent: the CLI cannot ask (see docs/approvals.md).
+   */
+  answerPermission?(state: State, requestId: string, answer: PermissionAnswer): AdapterOutput;
   /**
    * Called once after the process exited. Returns the closing events, including a `result` when the
    * output had none: the outcome is decided from the structured output first, the exit status next,

@@ -13,6 +13,7 @@ import { m009Channels } from './009-channels.ts';
 import { m010Mcp } from './010-mcp.ts';
 import { m011Skills } from './011-skills.ts';
 import { m012Executive } from './012-executive.ts';
+import { m013Permissions } from './013-permissions.ts';
 
 export type { Migration };
 
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   m010Mcp,
   m011Skills,
   m012Executive,
+  m013Permissions,
 ];

@@ -406,3 +406,45 @@ describe('claude robustness', () => {
     );
   });
 });
+
+// claude-permission-{allow,deny}.jsonl: claude 2.1.197 with --permission-prompt-tool stdio (as root,
+// without IS_SANDBOX), the fake model's `write` scenario; the recorder answered the can_use_tool
+// control request with an allow (the file was written) or a deny with a reason (no file).
+describe('claude tool permissions asked of a person', () => {
+  test('without auto-approve, a run that can ask opens the stdio channel; auto-approve and read-only do not', () => {
+    assert.ok(claudeAdapter.buildInvocation(request({ askPermissions: true })).args.includes('--permission-prompt-tool=stdio'));
+    const auto = claudeAdapter.buildInvocation(request({ askPermissions: true, autoApprove: true })).args;
+    assert.ok(auto.includes('--dangerously-skip-permissions') && !auto.some((a) => a.startsWith('--permission-prompt-tool')));
+    assert.ok(!claudeAdapter.buildInvocation(request({ askPermissions: true, readOnly: true })).args.some((a) => a.startsWith('--permission-prompt-tool')));
+    assert.ok(!claudeAdapter.buildInvocation(request()).args.some((a) => a.startsWith('--permission-prompt-tool')), 'nobody to ask: the CLI\'s own rules');
+  });
+
+  test('a can_use_tool request is a permission_request; an allow sends the asked input back, a deny its reason', () => {
+    for (const name of ['claude-permission-allow', 'claude-permission-deny']) {
+      const lines = fixtureLines(`${name}.jsonl`);
+      const at = lines.findIndex((l) => l.includes('"control_request"'));
+      const { state, events } = feed(lines.slice(0, at + 1), request({ askPermissions: true }));
+      const [asked] = ofKind(events, 'permission_request');
+      assert.ok(asked, name);
+      assert.equal(asked.tool, 'Write');
+      assert.match(String(asked.input.file_path), /hello-from-tool\.txt$/);
+      assert.equal(asked.input.content, 'hello-from-tool\n');
+      assert.equal(asked.description, 'hello-from-tool.txt');
+      const requestId = JSON.parse(lines[at]!).request_id;
+      assert.equal(asked.requestId, requestId);
+      const allow = claudeAdapter.answerPermission!(state, requestId, { allow: true });
+      assert.deepEqual(JSON.parse(allow.writes![0]!), { type: 'control_response', response: { subtype: 'success', request_id: requestId, response: { behavior: 'allow', updatedInput: asked.input } } });
+      const deny = claudeAdapter.answerPermission!(claudeAdapter.initialState(request()), requestId, { allow: false, reason: 'not now' });
+      assert.deepEqual(JSON.parse(deny.writes![0]!).response.response, { behavior: 'deny', message: 'not now' });
+    }
+  });
+
+  test('what the model read after each answer: the tool ran, or the deny\'s reason as its result', () => {
+    const allowed = runFixture('claude-permission-allow');
+    assert.match(onlyResultOf([...allowed.events, ...allowed.closing]).text ?? '', /File created successfully/);
+    const denied = runFixture('claude-permission-deny');
+    assert.match(onlyResultOf([...denied.events, ...denied.closing]).text ?? '', /the user said no: not now/);
+    const end = ofKind(denied.events, 'step_end').find((e) => e.name === 'Write');
+    assert.equal(end?.ok, false, 'the denied call is a failed step');
+  });
+});

@@ -8,6 +8,13 @@
 // how this adapter knows whether a steer is still waiting; stdin is closed after the first `result`
 // with nothing waiting, which makes the CLI exit. (Verified against claude 2.1.197 with a fake API:
 // test/fixtures/protocols/claude-stdin-steer*.jsonl.)
+//
+// Tool permissions asked of a person (askPermissions, without auto-approve): `--permission-prompt-tool
+// stdio` makes Claude Code ask on stdout, `{"type":"control_request","request_id",
+// "request":{"subtype":"can_use_tool","tool_name","input","description",…}}`, and wait for
+// `{"type":"control_response","response":{"subtype":"success","request_id","response":
+// {"behavior":"allow","updatedInput"}|{"behavior":"deny","message"}}}` on stdin; a deny's message is the
+// tool's result the model reads. (Verified against 2.1.197: test/fixtures/protocols/claude-permission-*.jsonl.)
 
 import { join } from 'node:path';
 import { claudeMcpServers } from '../mcp-config.ts';
@@ -18,6 +25,7 @@ import type {
   Invocation,
   InvocationRequest,
   NormalizedEvent,
+  PermissionAnswer,
   ProviderAdapter,
   StepKind,
 } from '../types.ts';
@@ -78,6 +86,8 @@ export interface ClaudeState {
   resultsSeen: number;
   /** `total_cost_usd` is cumulative over the process's turns; usage events carry the increments. */
   costSoFar: number;
+  /** The input of each permission request not answered yet: an allow sends it back as `updatedInput`. */
+  permissionInputs: Map<string, Record<string, unknown>>;
   /** Final texts of the turns so far (a steer can add turns to the run). */
   turnTexts: string[];
   /** Whether any `result` line carried a `result` text (older formats may not). */
@@ -111,6 +121,7 @@ function buildInvocation(req: InvocationRequest): Invocation {
   // auto-approved (in -p mode a tool that needs permission is denied).
   if (req.readOnly) args.push('--permission-mode=default', `--disallowedTools=${CLAUDE_WRITE_TOOLS.join(',')}`);
   else if (req.autoApprove) args.push('--dangerously-skip-permissions');
+  else if (req.askPermissions) args.push('--permission-prompt-tool=stdio');
   // MCP only: also no WebFetch (svc's own API is on loopback)
   if (req.mcpOnly && !req.readOnly) args.push(`--disallowedTools=${[...CLAUDE_WRITE_TOOLS, 'WebFetch'].join(',')}`);
   if (req.model) args.push(`--model=${req.model}`);
@@ -155,6 +166,7 @@ function initialState(req: InvocationRequest): ClaudeState {
     pendingSteers: [],
     resultsSeen: 0,
     costSoFar: 0,
+    permissionInputs: new Map(),
     turnTexts: [],
     sawResultText: false,
     stdinClosed: false,
@@ -514,10 +526,31 @@ function resultOutput(state: ClaudeState, line: JsonObject): AdapterOutput {
 
 // ---------------------------------------------------------------------------------------------
 
+/** `can_use_tool`: Claude Code asks whether a tool may run (only with --permission-prompt-tool stdio). */
+function controlRequestEvents(state: ClaudeState, line: Record<string, unknown>): NormalizedEvent[] {
+  const request = objectAt(line, 'request');
+  const requestId = stringAt(line, 'request_id');
+  if (!request || !requestId || stringAt(request, 'subtype') !== 'can_use_tool') return [];
+  const input = objectAt(request, 'input') ?? {};
+  state.permissionInputs.set(requestId, input);
+  const description = stringAt(request, 'description');
+  return [{ kind: 'permission_request', requestId, tool: stringAt(request, 'tool_name') ?? 'tool', input, ...(description ? { description } : {}) }];
+}
+
+function answerPermission(state: ClaudeState, requestId: string, answer: PermissionAnswer): AdapterOutput {
+  const asked = state.permissionInputs.get(requestId) ?? {};
+  state.permissionInputs.delete(requestId);
+  // updatedInput is required with allow: the tool runs with what it carries (what it asked, unless changed)
+  const response = answer.allow ? { behavior: 'allow', updatedInput: answer.input ?? asked } : { behavior: 'deny', message: answer.reason };
+  return { events: [], writes: [JSON.stringify({ type: 'control_response', response: { subtype: 'success', request_id: requestId, response } })] };
+}
+
 function parseLine(state: ClaudeState, raw: string): AdapterOutput {
   const line = parseJsonLine(raw);
   if (!line) return { events: [] };
   switch (stringAt(line, 'type')) {
+    case 'control_request':
+      return { events: controlRequestEvents(state, line) };
     case 'system':
       return { events: systemEvents(state, line) };
     case 'stream_event':
@@ -556,5 +589,6 @@ export const claudeAdapter: ProviderAdapter<ClaudeState> = {
   start,
   parseLine,
   steer,
+  answerPermission,
   finish,
 };
