@@ -24,6 +24,8 @@ export async function startServer(options: Partial<CoreOptions> & { port?: numbe
   const app = await createCoreServer({ logLevel: 'silent', ...appOptions, home });
   const address = await app.listen(wanted, '127.0.0.1');
   const port = Number(new URL(address).port);
+  // the memory index's first sync announces itself (memory_status); tests counting events start after it
+  await app.services.memory.started();
   return {
     app,
     url: `http://127.0.0.1:${port}`,

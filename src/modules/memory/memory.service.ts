@@ -123,6 +123,12 @@ export class MemoryService {
     this.startTimer.unref();
   }
 
+  /** Starts the background sync now if it has not begun, and resolves once it is done (the index is current). */
+  async started(): Promise<void> {
+    this.ensureStarted();
+    await this.booted;
+  }
+
   private ensureStarted(): void {
     clearTimeout(this.startTimer);
     if (this.closed || this.booted) return;
