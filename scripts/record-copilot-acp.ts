@@ -3,162 +3,22 @@
 //
 //   node --import tsx scripts/record-copilot-acp.ts [scenario ...]
 //
-// Scenarios: text thinking tool write error resume cancel cancel-permission bad-session tool-allowall
-// write-allowall (default: all). Each writes
+// Scenarios: text thinking tool write write-deny error resume cancel cancel-permission bad-session
+// tool-allowall write-allowall (default: all). Each writes
 // test/fixtures/protocols/copilot-acp-<scenario>.jsonl with one {"dir":"in"|"out","msg":{…}} line per
 // message ("out" = client → copilot, "in" = copilot → client), plus .stderr and .server.log beside it.
 // Needs copilot from scripts/install-real-clis.sh. What was learned is in test/fixtures/protocols/COPILOT-ACP.md.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { startFakeModel, type FakeModel } from '../test/support/fake-model.ts';
-import { PROJECT_ROOT, killGroup, prepareRealCliEnv, realCliPath, type RealCliEnv } from '../test/support/real-clis.ts';
+import { PROJECT_ROOT, prepareRealCliEnv, type RealCliEnv } from '../test/support/real-clis.ts';
+import { AcpClient, allowOnce, INIT_PARAMS, openSession, prompt, selectKind, sleep, type Msg } from './acp-client.ts';
 
-type Msg = Record<string, any>;
 const OUT_DIR = join(PROJECT_ROOT, 'test', 'fixtures', 'protocols');
-const REQUEST_TIMEOUT_MS = 60_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** `copilot --acp` with extra flags. */
+const startCopilot = (env: RealCliEnv, log: { dir: 'in' | 'out'; msg: Msg }[], extraArgs: string[] = []) => AcpClient.start('copilot', ['--acp', ...extraArgs], env, log);
 
-/** One `copilot --acp` process driven as an ACP client; every line in both directions goes to `log`. */
-class AcpClient {
-  private nextId = 1;
-  private pending = new Map<number, { resolve: (m: Msg) => void; timer: NodeJS.Timeout }>();
-  private listeners: ((m: Msg) => void)[] = [];
-  readonly exited: Promise<number | null>;
-  stderr = '';
-
-  constructor(
-    readonly child: ChildProcessWithoutNullStreams,
-    private readonly log: { dir: 'in' | 'out'; msg: Msg }[],
-    /** Answers session/request_permission; undefined = leave it unanswered (the caller answers). */
-    public onPermission: (params: Msg) => Msg | undefined = allowOnce,
-  ) {
-    createInterface({ input: child.stdout }).on('line', (line) => this.onLine(line));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
-    this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  }
-
-  static start(env: RealCliEnv, log: { dir: 'in' | 'out'; msg: Msg }[], extraArgs: string[] = []): AcpClient {
-    const bin = realCliPath('copilot');
-    if (!bin) throw new Error('copilot not installed: run scripts/install-real-clis.sh');
-    const child = spawn(bin, ['--acp', ...extraArgs], { cwd: env.cwd, env: env.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    return new AcpClient(child, log);
-  }
-
-  private onLine(line: string): void {
-    if (!line.trim()) return;
-    let msg: Msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      this.stderr += `[non-JSON stdout line] ${line}\n`;
-      return;
-    }
-    this.log.push({ dir: 'in', msg });
-    if (msg['id'] !== undefined && msg['method'] === undefined) {
-      const p = this.pending.get(msg['id']);
-      if (p) {
-        clearTimeout(p.timer);
-        this.pending.delete(msg['id']);
-        p.resolve(msg);
-      }
-    } else if (msg['id'] !== undefined) {
-      this.answerAgentRequest(msg);
-    }
-    for (const l of this.listeners) l(msg);
-  }
-
-  private answerAgentRequest(msg: Msg): void {
-    if (msg['method'] === 'session/request_permission') {
-      const result = this.onPermission(msg['params']);
-      if (result) this.write({ jsonrpc: '2.0', id: msg['id'], result });
-    } else {
-      // We advertised no fs / terminal capability: anything else is not supported here.
-      this.write({ jsonrpc: '2.0', id: msg['id'], error: { code: -32601, message: `Method not found: ${msg['method']}` } });
-    }
-  }
-
-  write(msg: Msg): void {
-    this.log.push({ dir: 'out', msg });
-    this.child.stdin.write(`${JSON.stringify(msg)}\n`);
-  }
-
-  request(method: string, params: Msg, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Msg> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        resolve({ jsonrpc: '2.0', id, error: { code: -1, message: `recorder: no answer to ${method} within ${timeoutMs} ms` } });
-      }, timeoutMs);
-      this.pending.set(id, { resolve, timer });
-      this.write({ jsonrpc: '2.0', id, method, params });
-    });
-  }
-
-  notify(method: string, params: Msg): void {
-    this.write({ jsonrpc: '2.0', method, params });
-  }
-
-  /** Resolves with the first incoming message matching `pred`. */
-  waitFor(pred: (m: Msg) => boolean, timeoutMs = REQUEST_TIMEOUT_MS): Promise<Msg | undefined> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => done(undefined), timeoutMs);
-      const listener = (m: Msg) => pred(m) && done(m);
-      const done = (m: Msg | undefined) => {
-        clearTimeout(timer);
-        this.listeners = this.listeners.filter((l) => l !== listener);
-        resolve(m);
-      };
-      this.listeners.push(listener);
-    });
-  }
-
-  /** Closes stdin (the ACP way to end), then escalates to signals on the process group. */
-  async stop(): Promise<number | null> {
-    this.child.stdin.end();
-    const code = await Promise.race([this.exited, sleep(5000).then(() => 'timeout' as const)]);
-    if (code !== 'timeout') {
-      killGroup(this.child.pid); // leftovers (shells the agent started)
-      return code;
-    }
-    this.stderr += '[recorder] no exit 5 s after stdin closed: SIGTERM\n';
-    killGroup(this.child.pid, 'SIGTERM');
-    const code2 = await Promise.race([this.exited, sleep(3000).then(() => 'timeout' as const)]);
-    if (code2 !== 'timeout') return code2;
-    this.stderr += '[recorder] still running 3 s after SIGTERM: SIGKILL\n';
-    killGroup(this.child.pid, 'SIGKILL');
-    return this.exited;
-  }
-}
-
-function allowOnce(params: Msg): Msg {
-  const options: Msg[] = params?.['options'] ?? [];
-  const pick =
-    options.find((o) => o['kind'] === 'allow_once') ??
-    options.find((o) => o['kind'] === 'allow_always') ??
-    options.find((o) => /allow|yes|approve/i.test(`${o['optionId']} ${o['name']}`));
-  return pick ? { outcome: { outcome: 'selected', optionId: pick['optionId'] } } : { outcome: { outcome: 'cancelled' } };
-}
-
-const INIT_PARAMS = {
-  protocolVersion: 1,
-  clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-  clientInfo: { name: 'svc-acp-recorder', version: '0.1.0' },
-};
-
-async function openSession(c: AcpClient, cwd: string): Promise<string> {
-  const init = await c.request('initialize', INIT_PARAMS);
-  if (init['error']) throw new Error(`initialize failed: ${JSON.stringify(init['error'])}`);
-  const created = await c.request('session/new', { cwd, mcpServers: [] });
-  const sessionId = created['result']?.['sessionId'];
-  if (!sessionId) throw new Error(`session/new failed: ${JSON.stringify(created)}`);
-  return sessionId;
-}
-
-const prompt = (c: AcpClient, sessionId: string, text: string, timeoutMs?: number) =>
-  c.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] }, timeoutMs);
 
 interface Recording {
   log: { dir: 'in' | 'out'; msg: Msg }[];
@@ -169,9 +29,10 @@ type ScenarioFn = (env: RealCliEnv, rec: Recording, fake: FakeModel) => Promise<
 
 /** A single-prompt scenario: initialize, session/new, session/prompt, stop. */
 const single =
-  (scenario: string, extraArgs: string[] = []): ScenarioFn =>
+  (scenario: string, extraArgs: string[] = [], onPermission: (params: Msg) => Msg | undefined = allowOnce): ScenarioFn =>
   async (env, rec) => {
-    const c = AcpClient.start(env, rec.log, extraArgs);
+    const c = startCopilot(env, rec.log, extraArgs);
+    c.onPermission = onPermission;
     try {
       const sessionId = await openSession(c, env.cwd);
       const r = await prompt(c, sessionId, `Acceptance test prompt. scenario:${scenario}`);
@@ -187,12 +48,17 @@ const scenarios: Record<string, ScenarioFn> = {
   thinking: single('thinking'),
   tool: single('tool'),
   write: single('write'),
+  // the person says no: what copilot tells the model (`.server.log`) and whether the file is written
+  'write-deny': async (env, rec, fake) => {
+    await single('write', [], selectKind('reject_once'))(env, rec, fake);
+    rec.notes.push(`file written: ${existsSync(join(env.cwd, 'hello-from-tool.txt'))}`);
+  },
   error: single('error'),
   'tool-allowall': single('tool', ['--allow-all-tools']),
   'write-allowall': single('write', ['--allow-all-tools']),
 
   resume: async (env, rec) => {
-    const c1 = AcpClient.start(env, rec.log);
+    const c1 = startCopilot(env, rec.log);
     let sessionId = '';
     try {
       sessionId = await openSession(c1, env.cwd);
@@ -203,7 +69,7 @@ const scenarios: Record<string, ScenarioFn> = {
       rec.notes.push(`process 1 exit=${await c1.stop()}`);
     }
     // A second process with the same HOME loads the session and continues it.
-    const c2 = AcpClient.start(env, rec.log);
+    const c2 = startCopilot(env, rec.log);
     try {
       const init = await c2.request('initialize', INIT_PARAMS);
       rec.notes.push(`process 2 loadSession capability: ${JSON.stringify(init['result']?.['agentCapabilities']?.['loadSession'])}`);
@@ -218,7 +84,7 @@ const scenarios: Record<string, ScenarioFn> = {
   },
 
   cancel: async (env, rec, fake) => {
-    const c = AcpClient.start(env, rec.log);
+    const c = startCopilot(env, rec.log);
     try {
       const sessionId = await openSession(c, env.cwd);
       const firstChunk = c.waitFor((m) => m['method'] === 'session/update' && m['params']?.['update']?.['sessionUpdate'] === 'agent_message_chunk');
@@ -249,7 +115,7 @@ const scenarios: Record<string, ScenarioFn> = {
 
   // JSON-RPC errors: prompting / loading a session that does not exist, an unknown method.
   'bad-session': async (env, rec) => {
-    const c = AcpClient.start(env, rec.log);
+    const c = startCopilot(env, rec.log);
     try {
       await c.request('initialize', INIT_PARAMS);
       const missing = '00000000-0000-4000-8000-000000000000';
@@ -270,7 +136,7 @@ const scenarios: Record<string, ScenarioFn> = {
   // session/cancel while a permission request is pending: ACP says the client must then answer the
   // pending request with the `cancelled` outcome.
   'cancel-permission': async (env, rec) => {
-    const c = AcpClient.start(env, rec.log);
+    const c = startCopilot(env, rec.log);
     c.onPermission = () => undefined;
     try {
       const sessionId = await openSession(c, env.cwd);

@@ -32,10 +32,10 @@ export const agentSettingsSchema = z
     autoApprove: z.boolean().meta({
       title: 'Auto-approve tool use',
       description:
-        'On: every tool runs unasked. Off: a tool the CLI wants approved waits for you (in the chat, the dashboard, Telegram or Discord, a notification), where the CLI can ask (Claude Code, Copilot); other CLIs follow their own rules, which refuse what needs a person.',
+        'On: every tool runs unasked. Off: Claude Code and Copilot hold each tool call for you to allow or deny (in the chat, the dashboard, Telegram or Discord, a notification); Codex keeps to its sandbox (read-only unless its config says otherwise), Gemini and OpenCode refuse what needs approval, Pi gets its reading tools only.',
     }),
     /** How long a held tool call waits for a person before it is denied. */
-    approvalTimeoutSec: z.number().int().min(10).max(86_400).meta({ title: 'Approval timeout (s)', description: 'A held tool call nobody answers in this time is denied (the agent is told).' }),
+    approvalTimeoutSec: z.number().int().min(10).max(86_400).meta({ title: 'Approval timeout (s)', description: 'A held tool call nobody answers in this time is denied.' }),
     /** Working directory of runs; '' = the directory `svc serve` was started in. */
     workingDir: z.string().max(4096).meta({ title: 'Working directory', description: 'Empty: the directory svc was started in.' }),
     /** Extra instructions passed as the provider's system prompt. */

@@ -1,8 +1,8 @@
 // What a person reads before answering a tool permission request: the command a shell tool runs, the
 // file a write or an edit touches and its change, or the tool's input. Tools are known by what their
 // input holds (a `command`, a file path with content or old/new strings), so every CLI's names work:
-// Bash / bash / run_shell_command / exec_command, Write / create / write_file, Edit / edit / str_replace.
-// Pure.
+// Bash / bash / run_shell_command / exec_command, Write / create / write_file, Edit / edit / str_replace,
+// and Copilot's ACP requests (`{fileName, diff}` with a unified diff). Pure.
 import type { PermissionSummary } from '../../protocol/permissions.ts';
 
 const MAX_TEXT = 4000;
@@ -21,7 +21,7 @@ export function commandOf(input: Record<string, unknown>): string | undefined {
 
 /** The file a tool's input writes or edits, if it names one. */
 export function pathOf(input: Record<string, unknown>): string | undefined {
-  return str(input.file_path) ?? str(input.filePath) ?? str(input.path) ?? str(input.absolute_path);
+  return str(input.file_path) ?? str(input.filePath) ?? str(input.path) ?? str(input.absolute_path) ?? str(input.fileName);
 }
 
 /** A unified-looking diff of one replacement: the old lines removed, the new ones added. */
@@ -30,7 +30,14 @@ function replacement(oldText: string, newText: string): string {
   return [...lines(oldText, '-'), ...lines(newText, '+')].join('\n');
 }
 
+/** A unified diff as the CLI made it (Copilot's), without the blank lines around it. */
+const unifiedDiff = (input: Record<string, unknown>) => str(input.diff)?.trim();
+/** A unified diff that creates its file (old side /dev/null). */
+const createsFile = (diff: string) => /^--- (a\/)?\/?dev\/null$/m.test(diff);
+
 function changeOf(input: Record<string, unknown>): string | undefined {
+  const diff = unifiedDiff(input);
+  if (diff) return diff;
   const content = str(input.content) ?? str(input.file_text) ?? str(input.text);
   if (content !== undefined) return content.split('\n').map((line) => `+${line}`).join('\n');
   const oldText = str(input.old_string) ?? str(input.old_str) ?? str(input.oldText);
@@ -56,7 +63,9 @@ export function summarize(tool: string, input: Record<string, unknown>, descript
   const path = pathOf(input);
   const change = changeOf(input);
   if (path !== undefined) {
-    const verb = change?.startsWith('-') ? 'Edit' : change !== undefined ? 'Write' : `${tool} on`;
+    const diff = unifiedDiff(input);
+    const edits = diff ? !createsFile(diff) : change?.startsWith('-');
+    const verb = edits ? 'Edit' : change !== undefined ? 'Write' : `${tool} on`;
     return { title: `${verb} ${baseName(path)}`, path, ...(change !== undefined ? { diff: cut(change) } : {}) };
   }
   const detail = JSON.stringify(input, null, 2);

@@ -122,7 +122,7 @@ describe('copilot buildInvocation', () => {
     assert.deepEqual(inv.args, ['--acp']);
     assert.equal(inv.stdin, 'interactive');
     assert.equal(inv.stdinText, undefined);
-    assert.deepEqual(inv.env, {});
+    assert.deepEqual(inv.env, { COPILOT_ALLOW_ALL: undefined }, 'the service\'s COPILOT_ALLOW_ALL would allow every tool');
     assert.equal(inv.files, undefined);
   });
 
@@ -467,6 +467,76 @@ describe('copilot ACP conversation', () => {
       { type: 'text', text: 'also this' },
     ]);
     assert.deepEqual(copilotAdapter.steer!(state, 'too late'), { events: [] });
+  });
+});
+
+describe('copilot permissions asked of a person (askPermissions)', () => {
+  const asking = (recs: Rec[], overrides: Partial<InvocationRequest> = {}) =>
+    request({ prompt: recordedPrompt(recs), autoApprove: false, askPermissions: true, ...overrides });
+  const permissionAt = (recs: Rec[]) => recs.findIndex((r) => r.msg.method === 'session/request_permission');
+
+  test('command line: nothing is allowed up front, COPILOT_ALLOW_ALL is removed', () => {
+    const inv = copilotAdapter.buildInvocation(request({ autoApprove: false, askPermissions: true }));
+    assert.deepEqual(inv.args, ['--acp']);
+    assert.deepEqual(inv.env, { COPILOT_ALLOW_ALL: undefined });
+  });
+
+  for (const [name, allow, optionId] of [
+    ['copilot-acp-write', true, 'allow_once'],
+    ['copilot-acp-write-deny', false, 'reject_once'],
+  ] as const) {
+    test(`${name}: the request is held as a permission_request, then answered "${optionId}"`, () => {
+      const recs = recording(name);
+      const at = permissionAt(recs);
+      const d = drive(recs.slice(0, at + 1), asking(recs));
+      assert.equal(d.writes.length, 3, 'initialize, session/new, session/prompt: the request is not answered yet');
+      const [asked] = ofKind(d.events, 'permission_request');
+      assert.deepEqual(asked, {
+        kind: 'permission_request',
+        requestId: '0',
+        tool: 'edit',
+        input: (recs[at]!.msg.params as { toolCall: { rawInput: Record<string, unknown> } }).toolCall.rawInput,
+        description: 'Create file',
+      });
+      assert.match(String(asked!.input.fileName), /hello-from-tool\.txt$/);
+      assert.match(String(asked!.input.diff), /\+hello-from-tool/);
+
+      const answered = copilotAdapter.answerPermission!(d.state, '0', allow ? { allow: true } : { allow: false, reason: 'not now' });
+      const reply = { jsonrpc: '2.0', id: 0, result: { outcome: { outcome: 'selected', optionId } } };
+      assert.deepEqual(answered.writes!.map((w) => JSON.parse(w)), [reply]);
+      assert.deepEqual(recs[at + 1]!.msg, reply, 'as recorded');
+      assert.deepEqual(copilotAdapter.answerPermission!(d.state, '0', { allow: true }), { events: [] }, 'answered once');
+
+      const rest = recs.slice(at + 1).filter((r) => r.dir === 'in').map((r) => copilotAdapter.parseLine(d.state, JSON.stringify(r.msg)));
+      const events = rest.flatMap((o) => o.events);
+      assert.deepEqual(ofKind(events, 'step_end').map((e) => e.ok), [allow]);
+      assert.deepEqual(ofKind(events, 'result'), [{ kind: 'result', ok: true }]);
+      // a rejected call ends copilot's turn without asking the model again: no answer text, and its notice is not one
+      if (!allow) assert.equal(finalText(events), '');
+    });
+  }
+
+  test('read-only or auto-approving: requests are answered at once, never held', () => {
+    const recs = recording('copilot-acp-write');
+    for (const [overrides, optionId] of [
+      [{ readOnly: true }, 'reject_once'],
+      [{ autoApprove: true }, 'allow_once'],
+    ] as const) {
+      const d = drive(recs, asking(recs, overrides));
+      assert.deepEqual(ofKind(d.events, 'permission_request'), []);
+      assert.deepEqual(d.writes[3], { jsonrpc: '2.0', id: 0, result: { outcome: { outcome: 'selected', optionId } } });
+    }
+  });
+
+  test('a steer while a request is held: it is answered "cancelled" (ACP), and a later answer writes nothing', () => {
+    const recs = recording('copilot-acp-cancel-permission');
+    const d = drive(recs.slice(0, permissionAt(recs) + 1), asking(recs));
+    assert.equal(ofKind(d.events, 'permission_request').length, 1);
+    const steered = copilotAdapter.steer!(d.state, 'do something else');
+    const writes = steered.writes!.map((w) => JSON.parse(w));
+    assert.deepEqual(writes.map((w) => w.method ?? w.result.outcome.outcome), ['session/cancel', 'cancelled', 'session/prompt']);
+    assert.equal(writes[1].id, 0);
+    assert.deepEqual(copilotAdapter.answerPermission!(d.state, '0', { allow: true }), { events: [] });
   });
 });
 

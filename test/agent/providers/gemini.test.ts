@@ -24,7 +24,7 @@ describe('gemini buildInvocation', () => {
   test('fresh run: headless prompt, stream-json, CLI default approval, stdin closed', () => {
     const inv = geminiAdapter.buildInvocation(request({ prompt: '-dash first' }));
     assert.equal(inv.command, 'gemini');
-    assert.deepEqual(inv.args, ['--prompt=-dash first', '--output-format', 'stream-json']);
+    assert.deepEqual(inv.args, ['--prompt=-dash first', '--output-format', 'stream-json', '--approval-mode=default', '--skip-trust']);
     assert.equal(inv.stdin, 'close');
     assert.deepEqual(inv.env, {});
     assert.equal(inv.files, undefined);
@@ -53,6 +53,14 @@ describe('gemini buildInvocation', () => {
       '/data',
     ]);
     assert.ok(!inv.args.some((a) => a.includes('high')));
+  });
+
+  test('not auto-approving, or read-only: the default approval mode, in a folder trusted for the run (untrusted, headless gemini exits 55)', () => {
+    for (const overrides of [{ autoApprove: false }, { autoApprove: true, readOnly: true }]) {
+      const { args } = geminiAdapter.buildInvocation(request(overrides));
+      assert.ok(args.includes('--approval-mode=default') && args.includes('--skip-trust'), JSON.stringify(overrides));
+      assert.ok(!args.includes('--yolo'), JSON.stringify(overrides));
+    }
   });
 
   test('system prompt: a preamble of the first prompt, not GEMINI_SYSTEM_MD; not repeated on resume', () => {

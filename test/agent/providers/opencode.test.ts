@@ -84,8 +84,10 @@ describe('opencode buildInvocation', () => {
     assert.deepEqual(inv.args, ['run', '--format', 'json', '--thinking']);
     assert.equal(inv.stdin, 'write-close');
     assert.equal(inv.stdinText, prompt);
-    assert.deepEqual(inv.env, {});
+    // not auto-approving: edits, commands and fetches ask, which `run` rejects (opencode's defaults ask for nothing)
+    assert.deepEqual(JSON.parse(inv.env.OPENCODE_CONFIG_CONTENT ?? ''), { permission: { edit: 'ask', bash: 'ask', webfetch: 'ask' } });
     assert.equal(inv.files, undefined);
+    assert.equal(opencodeAdapter.buildInvocation(request({ prompt })).env.OPENCODE_CONFIG_CONTENT, undefined, 'auto-approving: --auto, no permission config');
   });
 
   test('autoApprove, model, effort, resume and extra args', () => {

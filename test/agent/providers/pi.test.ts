@@ -23,6 +23,11 @@ describe('pi buildInvocation', () => {
     assert.deepEqual(inv.args, ['--print', '--mode', 'json', '--provider', 'local', '--model', 'qwen3', '--thinking', 'high', '--append-system-prompt', 'be brief', '--session', 'abc', ' -v please']);
     assert.deepEqual(piAdapter.buildInvocation(request({ model: 'gpt-5' })).args.slice(3, 5), ['--model', 'gpt-5']);
   });
+  test('not auto-approving, or read-only: its reading tools only (pi never asks before a tool)', () => {
+    for (const over of [{ autoApprove: false }, { readOnly: true }]) {
+      assert.deepEqual(piAdapter.buildInvocation(request(over)).args, ['--print', '--mode', 'json', '--tools', 'read,grep,find,ls', 'hello']);
+    }
+  });
 });
 
 const lines = (name: string) => fixtureLines(`${name}.jsonl`).filter(Boolean);

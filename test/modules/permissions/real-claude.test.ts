@@ -5,53 +5,29 @@
 // remembered for the session answers the same call again without asking.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFakeModel, type FakeModel } from '../../support/fake-model.ts';
-import { prepareRealCliEnv, realCliPath } from '../../support/real-clis.ts';
-import { getJson, sendJson, startServer, type TestServer } from '../../support/server.ts';
-import { record, until, type Seen } from '../goals/helpers.ts';
+import { getJson, sendJson } from '../../support/server.ts';
+import { resolvedOf, skipWithout, startPermissionRig, WRITE_PROMPT, WRITTEN_FILE, type PermissionRig } from './helpers.ts';
 
-const skip = realCliPath('claude') ? false : 'claude not installed: run scripts/install-real-clis.sh';
-
-describe('tool permissions with the real Claude Code', { skip, timeout: 240_000 }, () => {
-  let fake: FakeModel;
-  let server: TestServer;
-  let cwd: string;
-  let seen: Seen[];
-  const file = () => join(cwd, 'hello-from-tool.txt');
+describe('tool permissions with the real Claude Code', { skip: skipWithout('claude'), timeout: 240_000 }, () => {
+  let rig: PermissionRig;
+  const file = () => join(rig.cwd, WRITTEN_FILE);
 
   before(async () => {
-    fake = await startFakeModel();
-    server = await startServer({ retryBaseMs: 10 });
-    seen = record(server.app);
-    const prepared = prepareRealCliEnv('claude', fake.url, mkdtempSync(join(tmpdir(), 'svc-perm-claude-')));
-    cwd = prepared.cwd;
-    // a person is asked: no skipped permissions, so no sandbox flag either
-    const { IS_SANDBOX: _sandbox, ...env } = prepared.env;
-    server.app.services.settings.update({
-      agent: { provider: 'claude', executables: { claude: realCliPath('claude')! }, env, workingDir: cwd, retries: 0, autoApprove: false, approvalTimeoutSec: 10 },
-    });
+    rig = await startPermissionRig('claude');
   });
   after(async () => {
-    await server?.close();
-    await fake?.close();
+    await rig?.close();
   });
 
-  // the fake model calls its tool only in a conversation's first turn: each case starts a new chat
-  const newChat = (title: string) => sendJson(`${server.url}/api/chat-sessions`, 'POST', { title });
-  /** Sends a message and answers once its run has ended. */
-  const send = (prompt: string) => sendJson(`${server.url}/api/message`, 'POST', { prompt }).then((r) => r.body as string);
-  const nextRequest = (after: number) => until(() => seen.slice(after).find((s) => s.name === 'permission_request')?.payload, 'a permission request', 60_000);
-  const answerOf = (ndjson: string) => JSON.parse(ndjson.trim().split('\n').at(-1)!) as { type: string; status: string; text: string };
-
   test('held, then denied by a person: nothing is written and the agent reads the reason', async () => {
+    const { server, seen } = rig;
     rmSync(file(), { force: true });
-    await newChat('deny');
+    await rig.newChat('deny');
     const mark = seen.length;
-    const done = send('Write the greeting file. scenario:write');
-    const asked = await nextRequest(mark);
+    const done = rig.send(WRITE_PROMPT);
+    const asked = await rig.nextRequest(mark);
     assert.equal(asked.tool, 'Write');
     assert.equal(asked.provider, 'claude');
     assert.equal(asked.summary.title, 'Write hello-from-tool.txt');
@@ -66,19 +42,19 @@ describe('tool permissions with the real Claude Code', { skip, timeout: 240_000 
     const token = server.app.services.credentials.issue({ runId: asked.runId, sessionId: asked.sessionId }, 60_000);
     const byAgent = await getJson(`${server.url}/api/permissions/${asked.id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-run-token': token }, body: JSON.stringify({ decision: 'allow' }) });
     assert.deepEqual([byAgent.status, byAgent.body.error], [403, 'PERSON_REQUIRED']);
-    assert.equal((await sendJson(`${server.url}/api/permissions/perm_unknown`, 'POST', { decision: 'allow' })).status, 404);
-    assert.equal((await sendJson(`${server.url}/api/permissions/${asked.id}`, 'POST', { decision: 'maybe' })).status, 400);
+    assert.equal((await rig.decide('perm_unknown', { decision: 'allow' })).status, 404);
+    assert.equal((await rig.decide(asked.id, { decision: 'maybe' })).status, 400);
 
-    const denied = await sendJson(`${server.url}/api/permissions/${asked.id}`, 'POST', { decision: 'deny', reason: 'not in this folder, please' });
+    const denied = await rig.decide(asked.id, { decision: 'deny', reason: 'not in this folder, please' });
     assert.equal(denied.status, 200, JSON.stringify(denied.body));
     assert.equal(denied.body.request.status, 'denied');
-    const again = await sendJson(`${server.url}/api/permissions/${asked.id}`, 'POST', { decision: 'allow' });
+    const again = await rig.decide(asked.id, { decision: 'allow' });
     assert.deepEqual([again.status, again.body.error], [409, 'ALREADY_DECIDED'], 'the first decision stands');
-    const answer = answerOf(await done);
+    const answer = await done;
     assert.equal(answer.status, 'ok');
     assert.match(answer.text, /not in this folder, please/, 'the reason reached the agent');
     assert.equal(existsSync(file()), false);
-    const resolved = seen.find((s) => s.name === 'permission_resolved' && s.payload.id === asked.id)!.payload;
+    const resolved = resolvedOf(seen, asked.id);
     assert.deepEqual([resolved.decision, resolved.by], ['deny', 'person']);
     const audited = server.app.services.audit.page({ limit: 10, action: 'permission.decide' }).entries;
     assert.deepEqual(audited.map((e) => e.outcome).sort(), ['ok', 'refused'], 'the decision and the agent\'s attempt are audit entries');
@@ -86,38 +62,38 @@ describe('tool permissions with the real Claude Code', { skip, timeout: 240_000 
 
   test('allowed by a person: the file lands', async () => {
     rmSync(file(), { force: true });
-    await newChat('allow');
-    const mark = seen.length;
-    const done = send('Write the greeting file. scenario:write');
-    const asked = await nextRequest(mark);
-    assert.equal((await sendJson(`${server.url}/api/permissions/${asked.id}`, 'POST', { decision: 'allow' })).status, 200);
-    assert.equal(answerOf(await done).status, 'ok');
+    await rig.newChat('allow');
+    const mark = rig.seen.length;
+    const done = rig.send(WRITE_PROMPT);
+    const asked = await rig.nextRequest(mark);
+    assert.equal((await rig.decide(asked.id, { decision: 'allow' })).status, 200);
+    assert.equal((await done).status, 'ok');
     assert.equal(existsSync(file()), true, 'the tool ran');
   });
 
   test('nobody answers: denied by the timeout, and the agent is told', async () => {
     rmSync(file(), { force: true });
-    await newChat('timeout');
-    const mark = seen.length;
-    const done = send('Write the greeting file. scenario:write');
-    const asked = await nextRequest(mark);
-    const answer = answerOf(await done);
+    await rig.newChat('timeout');
+    const mark = rig.seen.length;
+    const done = rig.send(WRITE_PROMPT);
+    const asked = await rig.nextRequest(mark);
+    const answer = await done;
     assert.match(answer.text, /Nobody answered this permission request within 10 s/);
     assert.equal(existsSync(file()), false);
-    const resolved = seen.find((s) => s.name === 'permission_resolved' && s.payload.id === asked.id)!.payload;
+    const resolved = resolvedOf(rig.seen, asked.id);
     assert.deepEqual([resolved.decision, resolved.by], ['deny', 'timeout']);
   });
 
   test('allowed for the session: the same call is answered again without asking', async () => {
+    const { server, seen } = rig;
     rmSync(file(), { force: true });
-    await newChat('remember');
+    await rig.newChat('remember');
     let mark = seen.length;
-    const first = send('Write the greeting file. scenario:write');
-    const asked = await nextRequest(mark);
-    const decided = await sendJson(`${server.url}/api/permissions/${asked.id}`, 'POST', { decision: 'allow', remember: 'session' });
-    assert.equal(decided.status, 200);
+    const first = rig.send(WRITE_PROMPT);
+    const asked = await rig.nextRequest(mark);
+    assert.equal((await rig.decide(asked.id, { decision: 'allow', remember: 'session' })).status, 200);
     await first;
-    const rules = (await getJson(`${server.url}/api/permissions/rules`)).body.rules;
+    const rules = await rig.rules();
     assert.equal(rules.length, 1);
     assert.match(rules[0].label, /^Write\(.*hello-from-tool\.txt\)$/);
     assert.deepEqual([rules[0].decision, rules[0].scope, rules[0].sessionId], ['allow', 'session', asked.sessionId]);
@@ -126,12 +102,12 @@ describe('tool permissions with the real Claude Code', { skip, timeout: 240_000 
     // the same chat session, a fresh conversation with the CLI (so the model calls the tool again)
     assert.equal((await sendJson(`${server.url}/api/session/reset`, 'POST', {})).status, 200);
     mark = seen.length;
-    assert.equal(answerOf(await send('Write the greeting file again. scenario:write')).status, 'ok');
+    assert.equal((await rig.send('Write the greeting file again. scenario:write')).status, 'ok');
     assert.equal(existsSync(file()), true, 'written again');
     assert.equal(seen.slice(mark).filter((s) => s.name === 'permission_request').length, 0, 'not asked a second time');
 
     // forgetting the rule asks again
     assert.equal((await getJson(`${server.url}/api/permissions/rules/${rules[0].id}`, { method: 'DELETE' })).status, 200);
-    assert.deepEqual((await getJson(`${server.url}/api/permissions/rules`)).body.rules, []);
+    assert.deepEqual(await rig.rules(), []);
   });
 });

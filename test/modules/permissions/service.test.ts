@@ -104,5 +104,12 @@ test('summaries: a command, a written file with its content, an edit as a diff, 
   assert.deepEqual(summarize('Edit', { file_path: '/p/a.ts', old_string: 'x = 1', new_string: 'x = 2' }), { title: 'Edit a.ts', path: '/p/a.ts', diff: '-x = 1\n+x = 2' });
   assert.deepEqual(summarize('mcp__files__read', { uri: 'file:///x' }), { title: 'Use mcp__files__read', detail: '{\n  "uri": "file:///x"\n}' });
   assert.equal(summarize('WebFetch', {}, 'fetch example.com').title, 'WebFetch: fetch example.com');
-  assert.match(summarize('Write', { file_path: 'big.txt', content: 'x'.repeat(5000) }).diff!, /more characters\)$/);
+  assert.match(summarize('Write', { file_path: 'big.txt', content: 'x'.repeat(5000) }).diff!, /more characters\)$/);});
+
+test('summaries of Copilot\'s ACP requests: a file with its unified diff, created or edited', () => {
+  const created = '\ndiff --git a/p/x.txt b/p/x.txt\ncreate file mode 100644\n--- a/dev/null\n+++ b/p/x.txt\n@@ -1,0 +1,1 @@\n+hi\n';
+  assert.deepEqual(summarize('edit', { fileName: '/p/x.txt', diff: created }), { title: 'Write x.txt', path: '/p/x.txt', diff: created.trim() });
+  const edited = 'diff --git a/p/x.txt b/p/x.txt\n--- a/p/x.txt\n+++ b/p/x.txt\n@@ -1 +1 @@\n-hi\n+ho';
+  assert.equal(summarize('edit', { fileName: '/p/x.txt', diff: edited }).title, 'Edit x.txt');
+  assert.deepEqual(summarize('execute', { command: 'echo hi', commands: ['echo hi'] }), { title: 'Run echo hi', command: 'echo hi' });
 });

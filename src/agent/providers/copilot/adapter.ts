@@ -4,7 +4,15 @@
 // Conversation: start() sends `initialize`; its answer triggers `session/new` {cwd, mcpServers: []}
 // (or `session/load` {sessionId, cwd, mcpServers: []} to resume, whose history replay is muted);
 // that answer triggers `session/prompt`; the `session/prompt` answer ends the turn and stdin is
-// closed, on which copilot exits 0. Permission requests from the agent are answered as they come.
+// closed, on which copilot exits 0.
+//
+// Tool permissions: copilot asks `session/request_permission` {toolCall {toolCallId, title, kind,
+// rawInput, locations}, options [{optionId, kind: allow_once|allow_always|reject_once}]} before each
+// tool it is not told to allow. Auto-approving, or with nobody to ask, the adapter answers at once
+// (allow once, or reject once). With askPermissions, the request becomes a `permission_request` and
+// waits for the person's answer: `{outcome: {outcome: "selected", optionId}}`. ACP answers carry no
+// reason: a rejected call ends copilot's turn ("Info: Operation cancelled by user", the model is not
+// called again), so a deny's reason never reaches the agent (copilot-acp-write-deny.jsonl).
 //
 // Invocation choices (verified with 1.0.102 against a fake model API):
 // - `--allow-all-tools` is accepted with `--acp` and stops tool permission requests; requests that
@@ -34,6 +42,7 @@ import type {
   Invocation,
   InvocationRequest,
   NormalizedEvent,
+  PermissionAnswer,
   ProviderAdapter,
   StepKind,
 } from '../types.ts';
@@ -61,12 +70,17 @@ import {
 type Method = 'initialize' | 'session/new' | 'session/load' | 'session/prompt';
 type Phase = 'initializing' | 'opening' | 'prompting' | 'done';
 type Failure = { failure: FailureClass; message: string; httpStatus?: number };
+type HeldPermission = { rpcId: string | number; options: JsonObject[] };
 
 export interface CopilotState {
   prompt: string;
   cwd: string;
   resumeSessionId?: string;
   autoApprove: boolean;
+  /** A person answers permission requests (askPermissions, neither auto-approving nor read-only). */
+  askPermissions: boolean;
+  /** Permission requests held for the person, by requestId (the JSON-RPC id as a string). */
+  heldPermissions: Map<string, HeldPermission>;
   phase: Phase;
   nextId: number;
   /** Our requests awaiting an answer, by JSON-RPC id. */
@@ -119,10 +133,12 @@ export const SYSTEM_PROMPT_FILE = join('instructions', 'svc-system-prompt.instru
 /** Copilot CLI's tools that run commands, write files or start sub-agents. */
 export const COPILOT_BUILTIN_WRITERS = ['bash', 'read_bash', 'write_bash', 'stop_bash', 'list_bash', 'create', 'edit', 'write_agent', 'task'];
 
+const autoApproves = (req: InvocationRequest) => req.autoApprove && !req.readOnly;
+
 function buildInvocation(req: InvocationRequest): Invocation {
   const args = ['--acp'];
   // Read-only: no tool is pre-allowed and every permission request copilot sends is declined.
-  if (req.autoApprove && !req.readOnly) args.push('--allow-all-tools');
+  if (autoApproves(req)) args.push('--allow-all-tools');
   if (req.model) args.push('--model', req.model);
   if (req.effort) args.push('--reasoning-effort', req.effort);
   const files: NonNullable<Invocation['files']> = [];
@@ -135,7 +151,9 @@ function buildInvocation(req: InvocationRequest): Invocation {
   // MCP only: its shell, file-writing and sub-agent tools are not offered at all (checked with copilot's --help and a fake model)
   if (req.mcpOnly) args.push(`--excluded-tools=${COPILOT_BUILTIN_WRITERS.join(',')}`);
   args.push(...(req.extraArgs ?? []));
-  const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'interactive', ...(files.length ? { files } : {}) };
+  // COPILOT_ALLOW_ALL in the service's environment would allow every tool as --allow-all-tools does
+  const env: Invocation['env'] = autoApproves(req) ? {} : { COPILOT_ALLOW_ALL: undefined };
+  const invocation: Invocation = { command: req.executable, args, env, stdin: 'interactive', ...(files.length ? { files } : {}) };
   if (req.systemPrompt) {
     const dir = join(req.scratchDir, INSTRUCTIONS_DIR);
     invocation.files = [...files, { path: join(dir, SYSTEM_PROMPT_FILE), content: req.systemPrompt, mode: 0o600 }];
@@ -148,7 +166,9 @@ function initialState(req: InvocationRequest): CopilotState {
   const state: CopilotState = {
     prompt: req.prompt,
     cwd: req.cwd,
-    autoApprove: req.autoApprove && !req.readOnly,
+    autoApprove: autoApproves(req),
+    askPermissions: !req.autoApprove && !req.readOnly && req.askPermissions === true,
+    heldPermissions: new Map(),
     phase: 'initializing',
     nextId: 1,
     pending: new Map(),
@@ -374,18 +394,62 @@ function chooseOption(options: JsonObject[], allow: boolean): string | undefined
   );
 }
 
-function permissionAnswer(state: CopilotState, id: unknown, params: JsonObject | undefined): string {
-  const optionId = chooseOption(objectsAt(params, 'options'), state.autoApprove);
+function permissionAnswer(id: unknown, optionId: string | undefined): string {
   const outcome = optionId ? { outcome: 'selected', optionId } : { outcome: 'cancelled' };
   return JSON.stringify({ jsonrpc: '2.0', id, result: { outcome } });
 }
 
-function requestAnswer(state: CopilotState, message: JsonObject): string {
-  if (message.method === 'session/request_permission') {
-    return permissionAnswer(state, message.id, objectAt(message, 'params'));
-  }
+/**
+ * A held request as a person reads it. ACP v1 names no tool: its `kind` (execute, edit, delete, move,
+ * read, search, fetch, other) is the tool, stable across calls, so remembered rules read `execute(npm test)`
+ * or `edit(<path>)`; the title ("Create file", the model's description of a command) is the description.
+ * `rawInput` is copilot's own: `{command, commands}` for a shell, `{fileName, diff}` for a file.
+ */
+function permissionRequestEvent(requestId: string, params: JsonObject | undefined): NormalizedEvent {
+  const call = objectAt(params, 'toolCall');
+  const title = stringAt(call, 'title');
+  return {
+    kind: 'permission_request',
+    requestId,
+    tool: stringAt(call, 'kind') ?? 'other',
+    input: objectAt(call, 'rawInput') ?? {},
+    ...(title ? { description: title } : {}),
+  };
+}
+
+function permissionRequest(state: CopilotState, message: JsonObject): AdapterOutput {
+  const id = message.id as string | number;
+  const params = objectAt(message, 'params');
+  const options = objectsAt(params, 'options');
+  if (!state.askPermissions) return { events: [], writes: [permissionAnswer(id, chooseOption(options, state.autoApprove))] };
+  const requestId = String(id);
+  state.heldPermissions.set(requestId, { rpcId: id, options });
+  return { events: [permissionRequestEvent(requestId, params)] };
+}
+
+function requestAnswer(state: CopilotState, message: JsonObject): AdapterOutput {
+  if (message.method === 'session/request_permission') return permissionRequest(state, message);
   // We announced no fs/terminal capabilities; anything else is unknown to us.
-  return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } });
+  return { events: [], writes: [JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } })] };
+}
+
+/**
+ * The person's answer: the option of the matching kind ("allow once": svc's own rules remember, not
+ * copilot). ACP can neither change the tool's input nor carry a deny's reason, so both stay with svc.
+ * A request no longer held (cancelled by a steer) gets no answer.
+ */
+function answerPermission(state: CopilotState, requestId: string, answer: PermissionAnswer): AdapterOutput {
+  const held = state.heldPermissions.get(requestId);
+  if (!held) return { events: [] };
+  state.heldPermissions.delete(requestId);
+  return { events: [], writes: [permissionAnswer(held.rpcId, chooseOption(held.options, answer.allow))] };
+}
+
+/** ACP: after `session/cancel`, every request still pending is answered `cancelled`. */
+function cancelHeldPermissions(state: CopilotState): string[] {
+  const writes = [...state.heldPermissions.values()].map((held) => permissionAnswer(held.rpcId, undefined));
+  state.heldPermissions.clear();
+  return writes;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -510,9 +574,7 @@ function parseLine(state: CopilotState, line: string): AdapterOutput {
   const message = parseJsonLine(line);
   if (!message) return { events: [] };
   const hasId = typeof message.id === 'number' || typeof message.id === 'string';
-  if (typeof message.method === 'string' && hasId) {
-    return { events: [], writes: [requestAnswer(state, message)] };
-  }
+  if (typeof message.method === 'string' && hasId) return requestAnswer(state, message);
   if (message.method === 'session/update') {
     const update = objectAt(objectAt(message, 'params'), 'update');
     if (!update || state.muted || state.phase === 'done') return { events: [] };
@@ -531,7 +593,7 @@ function steer(state: CopilotState, prompt: string): AdapterOutput {
     return { events: [] };
   }
   const cancel = JSON.stringify({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: state.sessionId } });
-  return { events: [], writes: [cancel, promptRequest(state, [prompt])] };
+  return { events: [], writes: [cancel, ...cancelHeldPermissions(state), promptRequest(state, [prompt])] };
 }
 
 function finish(state: CopilotState, exit: ExitInfo): NormalizedEvent[] {
@@ -557,5 +619,6 @@ export const copilotAdapter: ProviderAdapter<CopilotState> = {
   start,
   parseLine,
   steer,
+  answerPermission,
   finish,
 };

@@ -81,10 +81,12 @@ function buildInvocation(req: InvocationRequest): Invocation {
   const args = [`--prompt=${promptWithSystem(req.prompt, req.systemPrompt, resuming)}`, '--output-format', 'stream-json'];
   if (req.model) args.push(`--model=${req.model}`);
   // Gemini has no effort setting: `req.effort` is ignored.
-  // --skip-trust: in an untrusted folder gemini silently downgrades --yolo to the default mode.
-  // Read-only: the default approval mode; headless, gemini leaves out the tools that would need approval (edits, shell).
-  if (req.readOnly) args.push('--approval-mode=default');
-  else if (req.autoApprove) args.push('--yolo', '--skip-trust');
+  // --skip-trust: the working directory is the one the user gave svc. Untrusted, gemini silently downgrades
+  // --yolo to the default mode, and without --yolo a headless run fails at once (exit 55).
+  // Not auto-approving (or read-only): the default approval mode; headless, gemini leaves out the tools that
+  // would need approval (edits, shell).
+  if (req.autoApprove && !req.readOnly) args.push('--yolo', '--skip-trust');
+  else args.push('--approval-mode=default', '--skip-trust');
   if (req.resumeSessionId) args.push(`--resume=${req.resumeSessionId}`);
   if (req.extraArgs) args.push(...req.extraArgs);
   const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'close' };

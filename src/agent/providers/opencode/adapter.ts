@@ -13,7 +13,8 @@
 //   user who sets OPENCODE_CONFIG_CONTENT for the service has it replaced on runs with a system prompt.
 // - `-m provider/model`, `--variant <effort>` (sent as the provider's reasoning effort),
 //   `--session <id>` to resume, `--auto` to approve permission requests (without it `run`
-//   auto-rejects them), `--thinking` always so reasoning parts are printed at all.
+//   auto-rejects them: a deny ends the turn; its defaults ask for nothing, hence OPENCODE_ASK),
+//   `--thinking` always so reasoning parts are printed at all.
 //
 // Output: one JSON object per line; no deltas (text and reasoning arrive as whole parts), a tool call
 // and its result are one `tool_use` line, no final result line (`step_finish` with reason `stop`
@@ -83,6 +84,9 @@ const TOOL_STEP_KINDS: Record<string, StepKind> = {
 /** opencode's tools that run commands, write files, fetch the web or start sub-agents. */
 export const OPENCODE_BUILTIN_WRITERS = ['bash', 'edit', 'write', 'multiedit', 'patch', 'apply_patch', 'webfetch', 'websearch', 'codesearch', 'task'];
 
+/** opencode's permission config that asks before edits, commands and web fetches (checked with opencode 1.18). */
+export const OPENCODE_ASK = { edit: 'ask', bash: 'ask', webfetch: 'ask' };
+
 function buildInvocation(req: InvocationRequest): Invocation {
   // opencode run has no read-only mode or sandbox flag: refusing beats pretending.
   if (req.readOnly) throw new Error('opencode cannot be run read-only (it has no permission mode or sandbox flag for `run`); use claude, codex, gemini or copilot for a read-only worker');
@@ -109,6 +113,9 @@ function buildInvocation(req: InvocationRequest): Invocation {
   if (req.mcpServers?.length) config.mcp = opencodeMcp(req.mcpServers);
   // MCP only: its own tools off by name (the config's `tools` map; checked with opencode 1.18)
   if (req.mcpOnly) config.tools = Object.fromEntries(OPENCODE_BUILTIN_WRITERS.map((t) => [t, false]));
+  // Not auto-approving: opencode's own defaults allow edits and commands unasked; with `ask`, `run`
+  // rejects them itself ("permission requested: edit (…); auto-rejecting"), as it has nobody to ask.
+  if (!req.autoApprove) config.permission = OPENCODE_ASK;
   if (Object.keys(config).length) invocation.env.OPENCODE_CONFIG_CONTENT = JSON.stringify(config);
   return invocation;
 }

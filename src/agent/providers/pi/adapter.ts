@@ -9,7 +9,8 @@
 // on its own (`auto_retry_start`, a whole new `agent_start` … `agent_end`, then `auto_retry_end`), and pi
 // exits 0 after the last retry failed: the outcome is only known at `auto_retry_end` or exit.
 // Pi has no MCP support of its own, so `req.mcpServers` is not used; skills reach it through the
-// system prompt like every provider.
+// system prompt like every provider. Pi has no permission prompts either (pi 0.74: no approval flag or
+// event), so without auto-approve it runs with its reading tools only.
 import type { ExitInfo, FailureClass, Invocation, InvocationRequest, NormalizedEvent, ProviderAdapter, StepKind } from '../types.ts';
 import {
   beginTextBlock,
@@ -40,6 +41,9 @@ export interface PiState {
   resultEmitted: boolean;
 }
 
+/** Pi's built-in tools that change nothing (its own "read-only mode" in `pi --help`); bash, edit and write are left out. */
+export const PI_READ_TOOLS = ['read', 'grep', 'find', 'ls'];
+
 const STEP_OF_TOOL: Record<string, StepKind> = { bash: 'command', read: 'file', write: 'file', edit: 'file', grep: 'search', find: 'search', ls: 'file' };
 
 function buildInvocation(req: InvocationRequest): Invocation {
@@ -53,6 +57,8 @@ function buildInvocation(req: InvocationRequest): Invocation {
   if (req.effort) args.push('--thinking', req.effort);
   if (req.systemPrompt) args.push('--append-system-prompt', req.systemPrompt);
   if (req.resumeSessionId) args.push('--session', req.resumeSessionId);
+  // Pi never asks before a tool: not auto-approving (or read-only) leaves it its reading tools only
+  if (!req.autoApprove || req.readOnly) args.push('--tools', PI_READ_TOOLS.join(','));
   if (req.extraArgs) args.push(...req.extraArgs);
   // Pi reads no `--`: a prompt that starts with "-" gets a leading space so it is not taken for a flag.
   args.push(req.prompt.startsWith('-') ? ` ${req.prompt}` : req.prompt);
