@@ -1,6 +1,8 @@
 // A local Telegram Bot API for tests: the real paths (/bot<token>/<method>, /file/bot<token>/<path>),
-// JSON, form and multipart bodies, long-polled getUpdates, and the real answer shapes ({ok, result} or
-// {ok:false, error_code, description, parameters}). Tests push users' messages and read what the bot sent,
+// JSON, form and multipart bodies, long-polled getUpdates (with allowed_updates kept from call to call,
+// as Telegram does), inline keyboards, button presses (callback_query) and their answers, and the real
+// answer shapes ({ok, result} or {ok:false, error_code, description, parameters}). Tests push users'
+// messages and presses and read what the bot sent,
 // and can make it unreachable: hang() (requests accepted, never answered), refuse() (nothing listens).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +25,15 @@ export interface FakeTelegram {
   paths: string[];
   /** A user's message arrives (an Update with `message`); `extra` overrides fields of the message. */
   push(message: Record<string, unknown>): number;
+  /**
+   * A user presses a button under one of the bot's messages (an Update with `callback_query`), by default
+   * in the chat the message is in, by its private chat's user; the query's id, to find its answer.
+   */
+  press(messageId: number, data: string, from?: { chatId?: number; userId?: number; username?: string }): string;
+  /** The messages the bot sent, as they are now (edits applied): text and inline keyboard. */
+  messages: Map<number, { chatId: number; text: string; keyboard: { text: string; callback_data?: string }[][] }>;
+  /** The update types the bot receives (Telegram keeps the last allowed_updates given; undefined: its default, all the usual ones). */
+  allowedUpdates: string[] | undefined;
   /** A file the bot can download with getFile. */
   addFile(fileId: string, bytes: Buffer, path: string): void;
   /** The next call of `method` fails with this error (error_code, description, parameters). */
@@ -97,7 +108,11 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
   const bot = { id: 999001, username: 'svc_test_bot' };
   const calls: SentCall[] = [];
   const paths: string[] = [];
-  const updates: { update_id: number; message: Record<string, unknown> }[] = [];
+  const updates: ({ update_id: number } & ({ message: Record<string, unknown> } | { callback_query: Record<string, unknown> }))[] = [];
+  const messages: FakeTelegram['messages'] = new Map();
+  /** Presses not answered yet: answerCallbackQuery takes each once. */
+  const openQueries = new Set<string>();
+  let nextQuery = 1;
   const { wake, sleep, waitFor } = wakeups();
   const failures = new Map<string, { error_code: number; description: string; parameters?: Record<string, unknown> }>();
   const files = new Map<string, { bytes: Buffer; path: string }>();
@@ -155,6 +170,7 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
       return send(res, failure.error_code, { ok: false, ...failure });
     }
     const ok = (result: unknown) => send(res, 200, { ok: true, result });
+    const badRequest = (description: string) => send(res, 400, { ok: false, error_code: 400, description: `Bad Request: ${description}` });
     switch (method) {
       case 'getMe':
         return ok({ id: bot.id, is_bot: true, first_name: 'Svc', username: bot.username, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false });
@@ -163,7 +179,10 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
         return ok(true);
       case 'getUpdates': {
         const offset = Number(params.offset ?? 0);
-        const pending = () => updates.filter((u) => u.update_id >= offset);
+        // the list given stays until another is given
+        if (params.allowed_updates !== undefined) fake.allowedUpdates = params.allowed_updates as string[];
+        const wanted = (u: (typeof updates)[number]) => !fake.allowedUpdates || fake.allowedUpdates.some((type) => type in u);
+        const pending = () => updates.filter((u) => u.update_id >= offset && wanted(u));
         const answer = () => ok(pending().slice(0, Number(params.limit ?? 100)));
         if (pending().length || !Number(params.timeout)) return answer();
         // long poll: answer when an update comes, or empty at the timeout
@@ -183,12 +202,30 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
         calls.push({ method, params, files: uploaded, at: Date.now() });
         wake();
         if (method === 'sendChatAction' || method === 'setMyCommands' || method === 'deleteMessage') return ok(true);
-        if (method === 'editMessageText') return ok(message(params, { message_id: Number(params.message_id), text: params.text, edit_date: Math.floor(Date.now() / 1000) }));
+        if (method === 'answerCallbackQuery') {
+          if (!openQueries.delete(String(params.callback_query_id))) return badRequest('query is too old and response timeout expired or query ID is invalid');
+          return ok(true);
+        }
+        const html = params.parse_mode === 'HTML';
+        if (html && /<(?!\/?(b|i|s|u|code|pre|a)\b)[^>]*>/.test(String(params.text))) return badRequest("can't parse entities");
+        const markup = params.reply_markup as { inline_keyboard?: { text: string; callback_data?: string }[][] } | undefined;
+        if (markup && !Array.isArray(markup.inline_keyboard)) return badRequest('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array');
+        if (markup?.inline_keyboard?.some((row) => row.some((b) => b.callback_data !== undefined && (Buffer.byteLength(b.callback_data) > 64 || !b.callback_data)))) return badRequest('BUTTON_DATA_INVALID');
+        const keyboard = markup?.inline_keyboard ?? [];
+        const replyMarkup = keyboard.length ? { reply_markup: { inline_keyboard: keyboard } } : {};
+        if (method === 'editMessageText') {
+          const id = Number(params.message_id);
+          const shown = messages.get(id);
+          if (!shown || shown.chatId !== Number(params.chat_id)) return badRequest('message to edit not found');
+          // an edit without reply_markup takes the keyboard away, as one with an empty keyboard does
+          if (shown.text === params.text && JSON.stringify(shown.keyboard) === JSON.stringify(keyboard)) return badRequest('message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+          messages.set(id, { chatId: shown.chatId, text: String(params.text), keyboard });
+          return ok(message(params, { message_id: id, text: params.text, edit_date: Math.floor(Date.now() / 1000), ...replyMarkup }));
+        }
         if (method === 'sendMessage') {
-          if (params.parse_mode === 'HTML' && /<(?!\/?(b|i|s|u|code|pre|a)\b)[^>]*>/.test(String(params.text))) {
-            return send(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse entities" });
-          }
-          return ok(message(params, { text: params.text }));
+          const sent = message(params, { text: params.text, ...replyMarkup });
+          messages.set(sent.message_id, { chatId: Number(params.chat_id), text: String(params.text), keyboard });
+          return ok(sent);
         }
         if (method === 'sendPhoto') return ok(message(params, { photo: [{ file_id: 'p1', file_unique_id: 'p1', width: 1, height: 1 }], caption: params.caption }));
         if (method === 'sendDocument') return ok(message(params, { document: { file_id: 'd1', file_unique_id: 'd1', file_name: uploaded.document?.name }, caption: params.caption }));
@@ -204,12 +241,34 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
-  return {
+  const fake: FakeTelegram = {
     url,
     token,
     bot,
     calls,
     paths,
+    messages,
+    allowedUpdates: undefined,
+    press(messageId, data, from = {}) {
+      const shown = messages.get(messageId);
+      if (!shown) throw new Error(`the bot sent no message ${messageId}`);
+      const chatId = from.chatId ?? shown.chatId;
+      const userId = from.userId ?? (chatId > 0 ? chatId : 777);
+      const id = String(nextQuery++);
+      openQueries.add(id);
+      updates.push({
+        update_id: nextUpdate++,
+        callback_query: {
+          id,
+          from: { id: userId, is_bot: false, first_name: 'Ann', username: from.username ?? 'ann' },
+          message: { message_id: messageId, date: Math.floor(Date.now() / 1000), chat: { id: chatId, type: chatId < 0 ? 'supergroup' : 'private' }, from: { id: bot.id, is_bot: true, first_name: 'Svc', username: bot.username }, text: shown.text },
+          chat_instance: `ci-${chatId}`,
+          data,
+        },
+      });
+      wake();
+      return id;
+    },
     push(extra) {
       const update_id = nextUpdate++;
       const chat = (extra.chat as { id: number } | undefined) ?? { id: 4242, type: 'private', first_name: 'Ann', username: 'ann' };
@@ -256,4 +315,5 @@ export async function startFakeTelegram(token = '123456:TEST-telegram-token-abcd
       if (!refusing) await stopListening();
     },
   };
+  return fake;
 }

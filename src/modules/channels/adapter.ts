@@ -5,6 +5,8 @@
 import type { CHANNELS } from '../../protocol/channels.ts';
 
 export type ChannelName = (typeof CHANNELS)[number];
+/** How a channel is named to people. */
+export const CHANNEL_LABELS: Record<ChannelName, string> = { telegram: 'Telegram', discord: 'Discord' };
 export type FileKind = 'photo' | 'document' | 'voice';
 
 export interface InboundFile {
@@ -27,6 +29,36 @@ export interface InboundMessage {
   chatTitle: string;
   text: string;
   files: InboundFile[];
+}
+
+/** A button under a message the bot sends; a press hands `data` back (Telegram's callback_data, Discord's custom_id). */
+export interface Button {
+  label: string;
+  data: string;
+  /** Shown as the dangerous choice where the channel can (Discord's red button). */
+  danger?: boolean;
+}
+
+/** Someone pressed a button under one of the bot's messages. */
+export interface ButtonPress {
+  data: string;
+  /** The chat the message is in (a Discord thread's parent channel, as with messages) and its thread. */
+  chatId: string;
+  threadId?: string;
+  senderId: string;
+  /** How people know the presser: @username where there is one. */
+  senderName: string;
+  /**
+   * Every press must be acknowledged (Telegram shows a spinner until then; Discord fails the interaction
+   * after 3 s): with a notice only the presser sees, or silently when the message itself is about to change.
+   */
+  acknowledge(notice?: string): Promise<void>;
+}
+
+/** What an adapter hands the service: messages, and presses of the bot's buttons. */
+export interface Receiver {
+  message(message: InboundMessage): void;
+  press(press: ButtonPress): void;
 }
 
 export interface ChannelConfig {
@@ -63,13 +95,17 @@ export interface ChannelAdapter {
    * with ChannelRefused when the token was refused. When `signal` aborts (too slow, cancelled), the
    * requests under way are cut and the attempt fails.
    */
-  start(config: ChannelConfig, onMessage: (message: InboundMessage) => void, onError: (err: Error, fatal: boolean) => void, signal: AbortSignal): Promise<{ botName: string }>;
+  start(config: ChannelConfig, receive: Receiver, onError: (err: Error, fatal: boolean) => void, signal: AbortSignal): Promise<{ botName: string }>;
   /** Disconnects, cutting the requests still under way (a chat service that stopped answering must not hold it up). */
   stop(): Promise<void>;
   /** Markdown as the channel shows it, cut under its limit. */
   render(markdown: string): { text: string; html: boolean }[];
   sendText(target: SendTarget, piece: { text: string; html: boolean }): Promise<string>;
   sendFile(target: SendTarget, kind: FileKind, path: string, caption?: string): Promise<string>;
+  /** Sends a message with rows of buttons under it; presses come back through `receive.press`. */
+  sendButtons(target: SendTarget, piece: { text: string; html: boolean }, rows: Button[][]): Promise<string>;
+  /** Replaces the text of a message sent with buttons and takes the buttons away (what it asked is settled). */
+  settle(target: SendTarget, messageId: string, piece: { text: string; html: boolean }): Promise<void>;
   /** Replaces the text of a message the bot sent (plain text). */
   editText(target: SendTarget, messageId: string, text: string): Promise<void>;
   deleteMessage(target: SendTarget, messageId: string): Promise<void>;

@@ -1,6 +1,7 @@
 // The chat channels: connects the enabled adapters, keeps each one's state, answers allowed chats
 // (inbound.ts), sends on request (POST /api/channel/send, `svc channel send`), pairs new chats with a
-// one-time code, and writes what matters to the security audit log. Strangers are counted, never answered.
+// one-time code, asks the chat whose run needs a tool permission (permission-prompts.ts), and writes what
+// matters to the security audit log. Strangers are counted, never answered.
 // A connect attempt is bounded and cancellable (abort.ts): a chat service that does not answer costs a
 // reason in the state and a retry later, never a restart, a switch-off or a shutdown that waits.
 import { basename } from 'node:path';
@@ -9,10 +10,12 @@ import type { z } from 'zod';
 import { AppError, badRequest } from '../../core/errors.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { ChannelSendBodySchema, ChannelSendResult, ChannelState } from '../../protocol/channels.ts';
+import type { PermissionRequest } from '../../protocol/permissions.ts';
 import type { AuditSink } from '../security-audit/index.ts';
 import { bounded } from './abort.ts';
-import { ChannelRefused, type ChannelAdapter, type ChannelName, type FileKind, type InboundMessage, type SendTarget } from './adapter.ts';
+import { CHANNEL_LABELS, ChannelRefused, type ButtonPress, type ChannelAdapter, type ChannelName, type FileKind, type InboundMessage, type SendTarget } from './adapter.ts';
 import { Pairing } from './pairing.ts';
+import { PermissionPrompts, type PermissionDesk, type PromptChat } from './permission-prompts.ts';
 import { failureReason } from './reach.ts';
 import { withRetryAfter, type RetryLimits } from './retry.ts';
 import { resolveSendFile } from './send-path.ts';
@@ -27,7 +30,6 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const RETRY_BASE_MS = 5000;
 const RETRY_MAX_MS = 5 * 60_000;
 
-const LABEL: Record<ChannelName, string> = { telegram: 'Telegram', discord: 'Discord' };
 /** What did not answer, in a reason. */
 const API_NAME: Record<ChannelName, string> = { telegram: 'the Bot API', discord: 'Discord' };
 
@@ -54,6 +56,10 @@ export interface ChannelServiceDeps {
   audit: AuditSink;
   bus: EventBus;
   paths: () => { workingDir: string; mediaDir: string; home: string };
+  /** Permission requests, answered from the chat whose run asked (permission-prompts.ts). */
+  permissions: PermissionDesk;
+  /** The chat a chat session belongs to: where its runs' permission requests go. */
+  chatOf(sessionId: string): { channel: ChannelName; chatKey: string } | undefined;
   /** Handles a message from an allowed chat (runs the agent, answers). */
   onInbound(channel: ChannelName, message: InboundMessage, reply: Replier): Promise<void>;
   retry?: RetryLimits;
@@ -99,6 +105,8 @@ export type SendRequest = z.output<typeof ChannelSendBodySchema>;
 export class ChannelService {
   readonly pairing = new Pairing();
   private readonly live: Record<ChannelName, Live>;
+  private readonly prompts: PermissionPrompts;
+  private unsubscribe?: () => void;
   private lastActive?: ChannelName;
   private closed = false;
   /** The settings as this service last saw them (to tell what a change changed). */
@@ -108,10 +116,21 @@ export class ChannelService {
     this.seen = deps.settings();
     const fresh = (): Live => ({ connected: false, pending: 0, generation: 0, failures: 0, counts: { received: 0, ignored: 0, sent: 0, failed: 0 }, lifecycle: Promise.resolve(), chats: new Map() });
     this.live = { telegram: fresh(), discord: fresh() };
+    this.prompts = new PermissionPrompts({
+      desk: deps.permissions,
+      chatOf: (sessionId) => deps.chatOf(sessionId),
+      allowed: (name, chatId) => deps.settings()[name].allowlist.includes(chatId),
+      chat: (name) => this.promptChat(name),
+      audit: deps.audit,
+    });
   }
 
   /** Connects every enabled channel (in the background: start-up never waits on a chat service). */
   start(): void {
+    this.unsubscribe = this.deps.bus.subscribe((event) => {
+      if (event.name === 'permission_request') this.prompts.asked(event.payload as PermissionRequest);
+      else if (event.name === 'permission_resolved') void this.prompts.resolved(event.payload.id as string);
+    });
     for (const name of ['telegram', 'discord'] as const) if (this.deps.settings()[name].enabled) void this.restart(name, 'start');
   }
 
@@ -205,7 +224,7 @@ export class ChannelService {
         (signal) =>
           adapter.start(
             { token: config.botToken, apiBaseUrl: config.apiBaseUrl },
-            (message) => this.receive(name, message),
+            { message: (message) => this.receive(name, message), press: (press) => this.press(name, press) },
             (err, fatal) => {
               live.lastError = this.redact(name, err.message);
               console.error(`svc: ${name}: ${live.lastError}`);
@@ -319,7 +338,7 @@ export class ChannelService {
 
   /** Why no pairing code now, and what to do first. */
   private notPairable(name: ChannelName, state: ChannelState): string {
-    const label = LABEL[name];
+    const label = CHANNEL_LABELS[name];
     const why = state.lastError ? ` (${state.lastError})` : '';
     const cannot = 'so the bot cannot receive a pairing code';
     switch (state.status) {
@@ -377,6 +396,22 @@ export class ChannelService {
         if (live.chats.get(key) === next) live.chats.delete(key);
       });
     live.chats.set(key, next);
+  }
+
+  /** A press of one of the bot's buttons: so far only permission prompts have any. */
+  private press(name: ChannelName, press: ButtonPress): void {
+    this.prompts.press(name, press).catch((err: Error) => console.error(`svc: ${name}: a button press failed: ${this.redact(name, err.message)}`));
+  }
+
+  /** Prompts go to a connected channel only: a request is still answered elsewhere when the chat is out of reach. */
+  private promptChat(name: ChannelName): PromptChat | undefined {
+    const adapter = this.live[name].adapter;
+    if (!adapter || !this.live[name].connected) return undefined;
+    return {
+      maxLength: adapter.maxLength,
+      sendButtons: (target, piece, rows) => this.counted(name, () => adapter.sendButtons(target, piece, rows)),
+      settle: (target, messageId, piece) => withRetryAfter(() => adapter.settle(target, messageId, piece), this.deps.retry),
+    };
   }
 
   private adapterOf(name: ChannelName): ChannelAdapter {
@@ -484,6 +519,8 @@ export class ChannelService {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.unsubscribe?.();
+    this.prompts.close();
     await Promise.all((['telegram', 'discord'] as const).map(async (name) => {
       const live = this.live[name];
       // a shutdown does not wait for a connect attempt (the API may never answer) nor run queued restarts

@@ -1,14 +1,25 @@
-// The Discord adapter (discord.js, loaded on first use): the gateway for incoming messages, REST for
-// sending (discord.js's REST client waits out 429s by Discord's retry_after itself). `apiBaseUrl` is
-// the REST root; the gateway's address comes from GET /gateway/bot as with Discord itself.
+// The Discord adapter (discord.js, loaded on first use): the gateway for incoming messages and button
+// interactions, REST for sending (discord.js's REST client waits out 429s by Discord's retry_after
+// itself). `apiBaseUrl` is the REST root; the gateway's address comes from GET /gateway/bot as with
+// Discord itself.
 import type { Client, Message } from 'discord.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { linked } from './abort.ts';
-import { ChannelRefused, type ChannelAdapter, type InboundFile, type InboundMessage } from './adapter.ts';
+import { ChannelRefused, type Button, type ChannelAdapter, type InboundFile, type InboundMessage } from './adapter.ts';
 import { splitMarkdown } from './format.ts';
 
 const MAX_LENGTH = 2000;
+/** Component types and button styles of the Discord API. */
+const ACTION_ROW = 1;
+const BUTTON = 2;
+const SUCCESS = 3;
+const DANGER = 4;
+/** A message svc writes from what an agent asked mentions nobody, whatever it contains (@everyone). */
+const NO_MENTIONS = { parse: [] };
+
+const components = (rows: Button[][]) =>
+  rows.map((row) => ({ type: ACTION_ROW, components: row.map((b) => ({ type: BUTTON, style: b.danger ? DANGER : SUCCESS, label: b.label, custom_id: b.data })) }));
 
 /** A refused token (401 from REST, or discord.js's own check) is ChannelRefused: retrying cannot help. */
 function refusal(err: unknown): unknown {
@@ -63,8 +74,8 @@ export function discordAdapter(): ChannelAdapter {
   return {
     name: 'discord',
     maxLength: MAX_LENGTH,
-    async start(config, onMessage, onError, signal) {
-      const { Client, GatewayIntentBits, Partials, Events, DefaultRestOptions } = await import('discord.js');
+    async start(config, receive, onError, signal) {
+      const { Client, GatewayIntentBits, Partials, Events, DefaultRestOptions, MessageFlags } = await import('discord.js');
       const life = new AbortController();
       const next = new Client({
         intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.DirectMessages],
@@ -88,7 +99,21 @@ export function discordAdapter(): ChannelAdapter {
       next.on(Events.Invalidated, () => onError(new Error('Discord invalidated the session'), true));
       next.on(Events.MessageCreate, (message) => {
         if (message.author.bot || !next.user) return;
-        onMessage(inbound(message, next.user.id));
+        receive.message(inbound(message, next.user.id));
+      });
+      next.on(Events.InteractionCreate, (interaction) => {
+        if (!interaction.isButton()) return;
+        // a thread is addressed as its parent channel plus the thread, as messages are
+        const parent = interaction.channel?.isThread() ? (interaction.channel.parentId ?? undefined) : undefined;
+        receive.press({
+          data: interaction.customId,
+          chatId: parent ?? interaction.channelId,
+          threadId: parent ? interaction.channelId : undefined,
+          senderId: interaction.user.id,
+          senderName: `@${interaction.user.username}`,
+          // a notice is an ephemeral reply (type 4); silently, the message is updated later (type 6)
+          acknowledge: async (notice) => void (notice ? await interaction.reply({ content: notice, flags: MessageFlags.Ephemeral }) : await interaction.deferUpdate()),
+        });
       });
       const ready = new Promise<void>((resolve, reject) => {
         next.once(Events.ClientReady, () => resolve());
@@ -135,6 +160,16 @@ export function discordAdapter(): ChannelAdapter {
         files: [{ name, data: await readFile(path) }],
       })) as { id: string };
       return sent.id;
+    },
+    async sendButtons(target, piece, rows) {
+      const { Routes } = await import('discord.js');
+      const body = { content: piece.text, components: components(rows), allowed_mentions: NO_MENTIONS };
+      const sent = (await rest().post(Routes.channelMessages(target.threadId ?? target.chatId), { body })) as { id: string };
+      return sent.id;
+    },
+    async settle(target, messageId, piece) {
+      const { Routes } = await import('discord.js');
+      await rest().patch(Routes.channelMessage(target.threadId ?? target.chatId, messageId), { body: { content: piece.text, components: [], allowed_mentions: NO_MENTIONS } });
     },
     async editText(target, messageId, text) {
       const { Routes } = await import('discord.js');

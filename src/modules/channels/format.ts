@@ -29,7 +29,7 @@ export function splitMarkdown(text: string, limit: number): string[] {
   return pieces;
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** Markdown (as agents write it) in Telegram's HTML subset: code blocks, inline code, bold, italic, strike, links. */
 export function markdownToTelegramHtml(markdown: string): string {

@@ -6,14 +6,13 @@ import type { CommandRegistry } from '../../agent/commands.ts';
 import type { RuntimeStatus } from '../../protocol/runs.ts';
 import type { RunSink, StreamLine } from '../../protocol/stream-lines.ts';
 import { withAttachments, type AttachedFile } from '../media/index.ts';
-import type { ChannelName, InboundMessage } from './adapter.ts';
+import { CHANNEL_LABELS, type ChannelName, type InboundMessage } from './adapter.ts';
 import type { Replier } from './channels.service.ts';
-import type { ChannelSessionRepo } from './sessions.repo.ts';
+import { chatKeyOf, type ChannelSessionRepo } from './sessions.repo.ts';
 import { ToolStatus, type ToolLine } from './status.ts';
 
 export const MAX_INBOUND_FILE = 20 * 2 ** 20;
 const TYPING_EVERY_MS = 4000;
-const TITLES: Record<ChannelName, string> = { telegram: 'Telegram', discord: 'Discord' };
 
 export interface InboundDeps {
   sessions: ChannelSessionRepo;
@@ -49,14 +48,13 @@ function collector(onTool?: (line: ToolLine) => void): { sink: RunSink; done: Pr
 }
 
 export function inboundHandler(deps: InboundDeps) {
-  const chatKey = (m: InboundMessage) => (m.threadId ? `${m.chatId}:${m.threadId}` : m.chatId);
   const newSession = (channel: ChannelName, m: InboundMessage) => {
-    const session = deps.chat.createSession(`${TITLES[channel]} · ${m.chatTitle}`.slice(0, 120), false);
-    deps.sessions.bind(channel, chatKey(m), session.id);
+    const session = deps.chat.createSession(`${CHANNEL_LABELS[channel]} · ${m.chatTitle}`.slice(0, 120), false);
+    deps.sessions.bind(channel, chatKeyOf(m), session.id);
     return session.id;
   };
   const sessionFor = (channel: ChannelName, m: InboundMessage) => {
-    const bound = deps.sessions.get(channel, chatKey(m));
+    const bound = deps.sessions.get(channel, chatKeyOf(m));
     return bound && deps.chat.exists(bound) ? bound : newSession(channel, m);
   };
 

@@ -1,6 +1,15 @@
 // Which chat session a channel's chat (or thread) is bound to.
 import type { Db } from '../../store/db.ts';
-import type { ChannelName } from './adapter.ts';
+import type { ChannelName, SendTarget } from './adapter.ts';
+
+/** A chat's key: its id, and its topic or thread after a colon (each has its own session). */
+export const chatKeyOf = (chat: SendTarget) => (chat.threadId ? `${chat.chatId}:${chat.threadId}` : chat.chatId);
+
+/** The chat a key names. */
+export function targetOf(chatKey: string): SendTarget {
+  const [chatId, threadId] = chatKey.split(':') as [string, string | undefined];
+  return threadId ? { chatId, threadId } : { chatId };
+}
 
 export class ChannelSessionRepo {
   constructor(private readonly db: Db) {}

@@ -1,10 +1,11 @@
 // The Telegram adapter (grammY, loaded on first use): long polling against `apiBaseUrl`, messages in
-// Telegram's HTML subset, files through getFile. A 429 becomes RateLimited with Telegram's retry_after.
+// Telegram's HTML subset, files through getFile, inline keyboards and their presses (callback queries).
+// A 429 becomes RateLimited with Telegram's retry_after.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Bot, Transformer } from 'grammy';
-import type { Message } from 'grammy/types';
+import type { InlineKeyboardMarkup, Message } from 'grammy/types';
 import { linked } from './abort.ts';
-import { ChannelRefused, RateLimited, type ChannelAdapter, type FileKind, type InboundFile, type InboundMessage, type SendTarget } from './adapter.ts';
+import { ChannelRefused, RateLimited, type Button, type ChannelAdapter, type FileKind, type InboundFile, type InboundMessage, type SendTarget } from './adapter.ts';
 import { markdownToTelegramHtml, splitMarkdown } from './format.ts';
 
 const MAX_LENGTH = 4096;
@@ -16,6 +17,11 @@ const CHAT_COMMANDS = [
 ];
 /** Markdown per piece: room for what HTML rendering adds (tags, entities). */
 const MARKDOWN_PIECE = 3500;
+/**
+ * The updates the bot asks for. Telegram keeps a bot's last list when none is given, so it is always
+ * given: a bot once polled for messages only would never hear a button press.
+ */
+const ALLOWED_UPDATES = ['message', 'callback_query'] as const;
 /** How long a stop lets Telegram hear where polling stopped (grammY's last getUpdates) before cutting the request. */
 const STOP_GRACE_MS = 2000;
 
@@ -114,11 +120,13 @@ export function telegramAdapter(): ChannelAdapter {
   }
 
   const thread = (target: SendTarget) => (target.threadId ? { message_thread_id: Number(target.threadId) } : {});
+  const keyboard = (rows: Button[][]): InlineKeyboardMarkup => ({ inline_keyboard: rows.map((row) => row.map((b) => ({ text: b.label, callback_data: b.data }))) });
+  const parseMode = (piece: { html: boolean }) => (piece.html ? { parse_mode: 'HTML' as const } : {});
 
   return {
     name: 'telegram',
     maxLength: MAX_LENGTH,
-    async start(next, onMessage, onError, signal) {
+    async start(next, receive, onError, signal) {
       const { Bot } = await import('grammy');
       const apiRoot = next.apiBaseUrl.replace(/\/+$/, '');
       const current: Session = { bot: new Bot(next.token, { client: { apiRoot } }), life: new AbortController(), running: false };
@@ -145,7 +153,22 @@ export function telegramAdapter(): ChannelAdapter {
         life.signal.throwIfAborted();
         bot.on('message', (ctx) => {
           if (ctx.message.from?.is_bot) return;
-          onMessage(inbound(ctx.message, me, next.token, apiRoot));
+          receive.message(inbound(ctx.message, me, next.token, apiRoot));
+        });
+        bot.on('callback_query:data', (ctx) => {
+          const query = ctx.callbackQuery;
+          const acknowledge = async (notice?: string) => void (await call(() => api().answerCallbackQuery(query.id, notice ? { text: notice } : {})));
+          // the message is absent only when it is too old for Telegram to say where it was
+          if (!query.message) return void acknowledge('This message is too old to answer.').catch(() => undefined);
+          const message = query.message;
+          receive.press({
+            data: query.data,
+            chatId: String(message.chat.id),
+            threadId: 'is_topic_message' in message && message.is_topic_message && message.message_thread_id ? String(message.message_thread_id) : undefined,
+            senderId: String(query.from.id),
+            senderName: query.from.username ? `@${query.from.username}` : query.from.first_name,
+            acknowledge,
+          });
         });
         bot.catch((err) => onError(err.error instanceof Error ? err.error : new Error(String(err.error)), false));
         await new Promise<void>((resolve, reject) => {
@@ -155,7 +178,7 @@ export function telegramAdapter(): ChannelAdapter {
           };
           // polling ends with an error when Telegram refuses the bot (token revoked, another poller: 409);
           // before it began, that is this attempt's failure
-          current.polling = bot.start({ drop_pending_updates: true, onStart: started }).catch((err: Error) => {
+          current.polling = bot.start({ drop_pending_updates: true, allowed_updates: ALLOWED_UPDATES, onStart: started }).catch((err: Error) => {
             if (current.running) onError(refusal(err) as Error, true);
             else reject(refusal(err));
           });
@@ -179,7 +202,7 @@ export function telegramAdapter(): ChannelAdapter {
       return splitMarkdown(markdown, MARKDOWN_PIECE).map((piece) => ({ text: markdownToTelegramHtml(piece), html: true }));
     },
     async sendText(target, piece) {
-      const options = { ...thread(target), ...(piece.html ? { parse_mode: 'HTML' as const } : {}) };
+      const options = { ...thread(target), ...parseMode(piece) };
       try {
         const sent = await call(() => api().sendMessage(target.chatId, piece.text, options));
         return String(sent.message_id);
@@ -199,6 +222,14 @@ export function telegramAdapter(): ChannelAdapter {
         kind === 'photo' ? api().sendPhoto(target.chatId, file, options) : kind === 'voice' ? api().sendVoice(target.chatId, file, options) : api().sendDocument(target.chatId, file, options),
       );
       return String(sent.message_id);
+    },
+    async sendButtons(target, piece, rows) {
+      const sent = await call(() => api().sendMessage(target.chatId, piece.text, { ...thread(target), ...parseMode(piece), reply_markup: keyboard(rows) }));
+      return String(sent.message_id);
+    },
+    async settle(target, messageId, piece) {
+      // an empty keyboard says in so many words that the buttons go
+      await call(() => api().editMessageText(target.chatId, Number(messageId), piece.text, { ...parseMode(piece), reply_markup: keyboard([]) }));
     },
     async editText(target, messageId, text) {
       await call(() => api().editMessageText(target.chatId, Number(messageId), text));

@@ -32,7 +32,7 @@ function harness(starts: Start[], timing: { connectTimeoutMs?: number; retryBase
   const make = (): ChannelAdapter => ({
     name: 'telegram',
     maxLength: 4096,
-    start(_config, _onMessage, onError, signal) {
+    start(_config, _receive, onError, signal) {
       adapter.signals.push(signal);
       adapter.startedAt.push(Date.now());
       adapter.onError = onError;
@@ -45,6 +45,8 @@ function harness(starts: Start[], timing: { connectTimeoutMs?: number; retryBase
     render: (markdown) => [{ text: markdown, html: false }],
     sendText: async () => '1',
     sendFile: async () => '1',
+    sendButtons: async () => '1',
+    settle: async () => undefined,
     editText: async () => undefined,
     deleteMessage: async () => undefined,
     typing: async () => undefined,
@@ -56,6 +58,8 @@ function harness(starts: Start[], timing: { connectTimeoutMs?: number; retryBase
     adapters: { telegram: make, discord: make },
     audit: { record: (input) => audit.push(input), recordLimited: (_key, input) => audit.push(input) },
     bus,
+    permissions: { get: () => undefined, decide: () => assert.fail('no permission requests here') },
+    chatOf: () => undefined,
     paths: () => ({ workingDir: '/tmp', mediaDir: '/tmp', home: '/tmp' }),
     onInbound: async () => undefined,
     timing,
