@@ -4,6 +4,7 @@
 // own event stream and never polls the instances.
 import { render } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Badge } from '../ui/components.tsx';
 import { Icon } from '../ui/icons.tsx';
 import { api, messageOf, type BoardItem, type Instance, type Latest, type ManagerEvent, type Note, type ScheduleJob, type ScheduleRun } from './api.ts';
 import { Activity, Notes, type FeedEntry } from './activity.tsx';
@@ -13,6 +14,7 @@ import { ExecutiveSettings } from './executive-settings.tsx';
 import { FeedbackHost, toast } from './feedback.tsx';
 import { Instances } from './instances.tsx';
 import { Memory } from './memory.tsx';
+import { permissionEvents, Permissions, usePendingPermissions } from './permissions.tsx';
 import { Schedule } from './schedule.tsx';
 import { Settings } from './settings.tsx';
 import '../ui/ui.css';
@@ -96,6 +98,7 @@ function useData() {
           setInstances((list) => list.map((i) => (i.id === id ? { ...i, pending, busy: Boolean(data.active) } : i)));
         }
         if (e.name === 'message') note(e.ts, 'message', true, data.role === 'user' ? 'a message came in' : 'answered', id);
+        if (live && (e.name === 'permission_request' || e.name === 'permission_resolved')) permissionEvents.dispatchEvent(new Event('change'));
       } else if (e.event === 'instance_status') {
         note(e.ts, 'status', e.status !== 'error', statusChange(String(e.status), String(e.change)), String(e.instanceId));
         if (live) void reload();
@@ -146,6 +149,7 @@ const CONNECTION: Record<Connection, string> = { connecting: 'Connecting…', li
 
 const SECTIONS = [
   ['instances-title', 'Instances'],
+  ['permissions-title', 'Permissions'],
   ['executive-title', 'Executive'],
   ['board-title', 'Board'],
   ['schedule-title', 'Schedule'],
@@ -157,6 +161,8 @@ const SECTIONS = [
 function App() {
   const { instances, latest, board, jobs, runs, notes, feed, connection, reload } = useData();
   const online = instances.filter((i) => i.status === 'online').length;
+  const permissions = usePendingPermissions();
+  const waiting = permissions.pending?.requests.length ?? 0;
   return (
     <>
       <a class="skip" href="#main">
@@ -173,6 +179,15 @@ function App() {
           {SECTIONS.map(([id, name]) => (
             <a key={id} href={`#${id}`}>
               {name}
+              {id === 'permissions-title' && waiting > 0 && (
+                <>
+                  {' '}
+                  <Badge tone="warn">
+                    {waiting}
+                    <span class="sr-only"> waiting</span>
+                  </Badge>
+                </>
+              )}
             </a>
           ))}
         </nav>
@@ -189,6 +204,7 @@ function App() {
       </header>
       <main id="main" class="dash-main" tabIndex={-1}>
         <Instances instances={instances} latest={latest} jobs={jobs} reload={reload} />
+        <Permissions {...permissions} />
         <Executive instances={instances} />
         <Board items={board} instances={instances} reload={reload} />
         <div class="dash-pair">

@@ -10,6 +10,8 @@ import { Icon } from '../../ui/icons.tsx';
 import { AttachmentList } from './Attachments.tsx';
 import { CommandChip, CopyButton } from '../../ui/Copy.tsx';
 import { RunAnswer, Time } from './RunAnswer.tsx';
+import { PermissionCard } from '../../ui/PermissionCard.tsx';
+import { answerPermission, useRunPermissions } from '../permissions.ts';
 import { splitAttachments, type AttachmentRef } from '../attachments.ts';
 
 function UserBubble({ content, files = [], children, status }: { content: string; files?: AttachmentRef[]; children?: preact.ComponentChildren; status?: string }) {
@@ -61,10 +63,15 @@ class MessageRow extends Component<{ message: Message; queued?: boolean }> {
 
 function RunRow({ traceId }: { traceId: string }) {
   const run = useStore((s) => s.runs[traceId]);
+  const permissions = useRunPermissions(traceId);
   if (!run) return <div class="msg msg-system">This run is no longer in memory.</div>;
   return (
     <div class="row-wrap">
-      <RunAnswer view={viewOfRun(run)} />
+      <RunAnswer view={viewOfRun(run)}>
+        {permissions.map((request) => (
+          <PermissionCard key={request.id} request={request} onAnswer={(body) => answerPermission(request.id, body)} />
+        ))}
+      </RunAnswer>
     </div>
   );
 }

@@ -2,6 +2,7 @@
 // going on or just ended (the live row) and for the message it saved (the history). Provider and
 // model above; notices, steps, the answer or the record of why there is none (with the command that
 // fixes it); a footer with the status, duration, tokens and cost.
+import type { ComponentChildren } from 'preact';
 import { useStore } from '../store.ts';
 import { agentLabel, failureTitle, noticeText, providerName, usageText, type RunView, type StepView } from '../record.ts';
 import { CommandChip, CopyButton } from '../../ui/Copy.tsx';
@@ -117,7 +118,8 @@ function RunRecord({ view, name }: { view: RunView; name: string }) {
 
 const BADGES: Partial<Record<RunView['status'], string>> = { error: 'Failed', stopped: 'Stopped' };
 
-export function RunAnswer({ view }: { view: RunView }) {
+/** `children`: what a live run waits on (its permission requests), under its steps. */
+export function RunAnswer({ view, children }: { view: RunView; children?: ComponentChildren }) {
   const providers = useStore((s) => s.registry?.providers);
   const running = view.status === 'running';
   const name = (id: string) => providerName(providers, id);
@@ -146,6 +148,7 @@ export function RunAnswer({ view }: { view: RunView }) {
         </div>
       ))}
       {view.steps.length > 0 && <Steps steps={view.steps} running={running} />}
+      {children}
       {running && !view.text && <div class="typing" aria-label="The agent is working"><span /><span /><span /></div>}
       {view.text && <Markdown text={view.text} streaming={running} />}
       {view.record && <RunRecord view={view} name={view.provider ? name(view.provider) : ''} />}
