@@ -17,7 +17,7 @@ export async function runCall(call: ApiCall, target: ServerTarget, json: boolean
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   let response: TextResponse;
   try {
-    response = await requestText(`${target.url}${call.path}`, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body) });
+    response = await requestText(`${target.url}${call.path}`, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), pin: target.pin });
   } catch (err) {
     console.error(`svc ${call.name}: cannot reach ${target.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
     return 1;

@@ -33,7 +33,7 @@ export function renderAudit(call: AuditCall, answer: unknown): string {
 export async function auditCommand(call: AuditCall, target: ServerTarget, json: boolean): Promise<number> {
   let response;
   try {
-    response = await requestText(`${target.url}${pathOf(call)}`, { headers: { accept: 'application/json', ...authHeaders(target) } });
+    response = await requestText(`${target.url}${pathOf(call)}`, { headers: { accept: 'application/json', ...authHeaders(target) }, pin: target.pin });
   } catch (err) {
     console.error(`svc audit: cannot reach ${target.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
     return 1;

@@ -47,7 +47,7 @@ export async function channelCommand(call: ChannelCall, target: ServerTarget, js
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response;
   try {
-    response = await requestText(`${target.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await requestText(`${target.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), pin: target.pin });
   } catch (err) {
     console.error(`svc channel: cannot reach ${target.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
     return 1;

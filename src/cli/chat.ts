@@ -26,6 +26,7 @@ export async function chat(prompt: string, options: ChatOptions): Promise<number
     response = await request(`${options.url}/api/message`, {
       method: 'POST',
       headers,
+      pin: options.pin,
       body: JSON.stringify({
         prompt,
         ...(attachments.length ? { attachments } : {}),

@@ -2,8 +2,9 @@
 // instances it started keep running; the next manager on the same home re-adopts them.
 import { createManagerServer } from '../servers/manager.ts';
 import { HomeInUseError } from '../core/server-lock.ts';
+import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
 
-export interface DashboardServeOptions {
+export interface DashboardServeOptions extends TlsFileOptions {
   port: number;
   home: string;
   /** This run's scan range; each one not given comes from the manager's settings. */
@@ -12,9 +13,17 @@ export interface DashboardServeOptions {
 }
 
 export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
+  let tls;
+  try {
+    tls = loadServerTls(o);
+  } catch (err) {
+    if (!(err instanceof TlsFilesError)) throw err;
+    console.error(`svc dashboard: ${err.message}`);
+    process.exit(1);
+  }
   let app;
   try {
-    app = await createManagerServer({ home: o.home, scan: { from: o.from, count: o.count } });
+    app = await createManagerServer({ home: o.home, scan: { from: o.from, count: o.count }, ...(tls ? { tls } : {}) });
   } catch (err) {
     const why = err instanceof HomeInUseError ? 'another manager uses this home' : (err as Error).message;
     console.error(`svc dashboard: cannot open ${o.home}: ${why}`);

@@ -10,6 +10,7 @@ export async function forwardCommand(name: string, args: string[], target: Serve
       method: 'POST',
       headers: { 'content-type': 'application/json', ...authHeaders(target) },
       body: JSON.stringify({ text }),
+      pin: target.pin,
     });
     const body = response.text;
     if (!response.ok) {

@@ -2,6 +2,7 @@
 // 40 ms (half again a bare `node -e ''`); node:http loads in a few, so the commands that ask a
 // running server (`svc status`, `svc token`, `svc chat` …) use it instead.
 import type { IncomingMessage } from 'node:http';
+import { connectionOptions } from '../core/tls.ts';
 
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -9,14 +10,17 @@ export interface RequestOptions {
   body?: string | Buffer;
   /** Gives up (and rejects) when no answer has begun after this long. */
   timeoutMs?: number;
+  /** For an https URL: the SHA-256 fingerprint the server's certificate must have (src/core/tls.ts). */
+  pin?: string;
 }
 
 /** Sends one request; resolves with the response once its head arrived (the body still streams). */
 export async function request(url: string, options: RequestOptions = {}): Promise<IncomingMessage> {
   const target = new URL(url);
   const { request: send } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const pinned = options.pin ? connectionOptions(target, options.pin) : {};
   return new Promise((resolve, reject) => {
-    const req = send(target, { method: options.method ?? 'GET', headers: options.headers }, resolve);
+    const req = send(target, { method: options.method ?? 'GET', headers: options.headers, ...pinned }, resolve);
     req.on('error', reject);
     const { timeoutMs } = options;
     if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));

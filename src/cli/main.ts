@@ -4,6 +4,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../core/version.ts';
 import { DEFAULT_PORT, resolveTarget, TargetError, type ServerTarget, type TargetOptions } from './target.ts';
+import type { TlsFileOptions } from './tls-files.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
 /** The web-routing proxy's default port (src/modules/automation/web-routing/proxy.ts says the same). */
@@ -69,9 +70,11 @@ export function buildProgram(): Command {
     .option('-H, --host <host>', 'address to listen on', DEFAULT_HOST)
     .option('--home <dir>', 'data directory (or $SVC_HOME; default ~/.svc)')
     .option('--proxy-port <port>', 'web-routing proxy port on 127.0.0.1, 0 = off', parsePort, DEFAULT_PROXY_PORT)
-    .action(async (opts: { port?: number; host: string; home?: string; proxyPort: number }) => {
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate, e.g. from mkcert or `tailscale cert` (or $SVC_TLS_CERT)')
+    .option('--tls-key <file>', "the certificate's private key, PEM (or $SVC_TLS_KEY)")
+    .action(async (opts: { port?: number; host: string; home?: string; proxyPort: number } & TlsFileOptions) => {
       const [{ serve }, { defaultHome }] = await Promise.all([import('./serve.ts'), import('../core/home.ts')]);
-      await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome(), proxyPort: opts.proxyPort });
+      await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome(), proxyPort: opts.proxyPort, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey });
     });
 
   program
@@ -83,9 +86,11 @@ export function buildProgram(): Command {
     .option('--home <dir>', 'the manager\'s home (default ~/.svc-dashboard)')
     .option('--from <port>', 'first port of the scan for local instances, for this run (default: the manager\'s setting, 3457)', parsePort)
     .option('--count <n>', 'how many ports the scan covers, for this run (0 = no scan; default: the setting, 50)', parseCount)
-    .action(async (opts: { port: number; home?: string; from?: number; count?: number }) => {
+    .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate; the instances it starts serve HTTPS with it too (or $SVC_TLS_CERT)')
+    .option('--tls-key <file>', "the certificate's private key, PEM (or $SVC_TLS_KEY)")
+    .action(async (opts: { port: number; home?: string; from?: number; count?: number } & TlsFileOptions) => {
       const [{ serveDashboard }, { homedir }, { join }] = await Promise.all([import('./dashboard.ts'), import('node:os'), import('node:path')]);
-      await serveDashboard({ port: opts.port, home: opts.home ?? process.env.SVC_DASHBOARD_HOME ?? join(homedir(), '.svc-dashboard'), from: opts.from, count: opts.count });
+      await serveDashboard({ port: opts.port, home: opts.home ?? process.env.SVC_DASHBOARD_HOME ?? join(homedir(), '.svc-dashboard'), from: opts.from, count: opts.count, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey });
     });
 
   program

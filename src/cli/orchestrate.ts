@@ -85,7 +85,7 @@ export async function orcCommand(call: OrcCall | string, target: ServerTarget, j
   if (call.body !== undefined) headers['content-type'] = 'application/json';
   let response: TextResponse;
   try {
-    response = await requestText(`${target.url}${call.path}`, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), ...(timeoutMs ? { timeoutMs } : {}) });
+    response = await requestText(`${target.url}${call.path}`, { method: call.method, headers, body: call.body === undefined ? undefined : JSON.stringify(call.body), pin: target.pin, ...(timeoutMs ? { timeoutMs } : {}) });
   } catch (err) {
     console.error(`svc ${call.label}: cannot reach ${target.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
     return 1;

@@ -2,8 +2,9 @@
 import { createCoreServer, ProxyListenError } from '../servers/core.ts';
 import { HomeInUseError } from '../core/server-lock.ts';
 import { killLiveGroupsSync } from '../agent/process.ts';
+import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
 
-export interface ServeOptions {
+export interface ServeOptions extends TlsFileOptions {
   port: number;
   host: string;
   home: string;
@@ -12,9 +13,16 @@ export interface ServeOptions {
 }
 
 export async function serve(options: ServeOptions): Promise<void> {
+  let tls;
+  try {
+    tls = loadServerTls(options);
+  } catch (err) {
+    if (!(err instanceof TlsFilesError)) throw err;
+    fail(err.message);
+  }
   let app;
   try {
-    app = await createCoreServer({ home: options.home, ...(options.proxyPort ? { proxyPort: options.proxyPort } : {}) });
+    app = await createCoreServer({ home: options.home, ...(options.proxyPort ? { proxyPort: options.proxyPort } : {}), ...(tls ? { tls } : {}) });
   } catch (err) {
     if (err instanceof HomeInUseError) fail(`${options.home}: ${err.message}`);
     fail(`cannot open the data directory ${options.home}: ${(err as Error).message}`);
@@ -67,6 +75,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
   if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
     console.log('remote clients need the token: `svc token` prints it');
+    if (!tls) console.log('over plain HTTP the token crosses the network readable: --tls-cert and --tls-key serve HTTPS');
   }
 }
 

@@ -11,7 +11,7 @@ interface ProviderStatus {
 
 export async function status(target: ServerTarget, json: boolean): Promise<number> {
   const { url } = target;
-  const get = (path: string) => fetchJson(`${url}${path}`, authHeaders(target));
+  const get = (path: string) => fetchJson(`${url}${path}`, authHeaders(target), target.pin);
   try {
     const [health, runtime] = await Promise.all([get('/api/health'), get('/api/runtime').catch(() => undefined)]);
     const providers = await settledProviders(get);
@@ -49,8 +49,8 @@ async function settledProviders(get: (path: string) => Promise<unknown>): Promis
   }
 }
 
-async function fetchJson(url: string, headers: Record<string, string>): Promise<unknown> {
-  const response = await requestText(url, { headers, timeoutMs: 3000 });
+async function fetchJson(url: string, headers: Record<string, string>, pin: string | undefined): Promise<unknown> {
+  const response = await requestText(url, { headers, timeoutMs: 3000, pin });
   if (!response.ok) throw new Error(`HTTP ${response.status} from ${url}`);
   return JSON.parse(response.text);
 }

@@ -5,8 +5,12 @@
 //   SVC_HOME / ~/.svc the same for the default data directory;
 //   otherwise         http://127.0.0.1:$SVC_PORT (3457).
 // A remote server needs its token: --token, or SVC_TOKEN.
+// An https server named by its lock file (or by SVC_URL with SVC_TLS_FINGERPRINT, as a server gives the
+// processes it starts) is reached with its certificate's fingerprint pinned (src/core/tls.ts); one named
+// by --url is verified the usual way (the system's CAs, NODE_EXTRA_CA_CERTS).
 import { defaultHome, homePaths } from '../core/home.ts';
 import { readServerLock } from '../core/server-lock.ts';
+import { TLS_PIN_ENV } from '../core/tls.ts';
 import { RUN_TOKEN_ENV, RUN_TOKEN_HEADER } from '../protocol/caller.ts';
 
 export const DEFAULT_PORT = 3457;
@@ -16,6 +20,8 @@ export interface ServerTarget {
   token?: string;
   /** The credential of the agent run this CLI was started by (SVC_RUN_TOKEN), when it was. */
   runToken?: string;
+  /** The SHA-256 fingerprint the https server's certificate must have. */
+  pin?: string;
 }
 
 export interface TargetOptions {
@@ -30,12 +36,17 @@ export function resolveTarget(options: TargetOptions, env: NodeJS.ProcessEnv = p
   const token = nonEmpty(options.token) ?? nonEmpty(env.SVC_TOKEN);
   const runToken = nonEmpty(env[RUN_TOKEN_ENV]);
   const secrets = { ...(token ? { token } : {}), ...(runToken ? { runToken } : {}) };
-  const explicit = nonEmpty(options.url) ?? (options.home ? undefined : nonEmpty(env.SVC_URL));
-  if (explicit) return { url: checkedUrl(explicit), ...secrets };
-  const running = readServerLock(homePaths(options.home ?? defaultHome(env)).lock)?.url;
+  const given = nonEmpty(options.url);
+  if (given) return { url: checkedUrl(given), ...secrets };
+  const fromEnv = options.home ? undefined : nonEmpty(env.SVC_URL);
+  if (fromEnv) return { url: checkedUrl(fromEnv), ...secrets, ...pinOf(nonEmpty(env[TLS_PIN_ENV])) };
+  const running = readServerLock(homePaths(options.home ?? defaultHome(env)).lock);
+  if (running?.url) return { url: running.url, ...secrets, ...pinOf(running.certFingerprint) };
   const port = nonEmpty(env.SVC_PORT) ?? String(DEFAULT_PORT);
-  return { url: running ?? `http://127.0.0.1:${port}`, ...secrets };
+  return { url: `http://127.0.0.1:${port}`, ...secrets };
 }
+
+const pinOf = (pin: string | undefined) => (pin ? { pin } : {});
 
 export class TargetError extends Error {}
 

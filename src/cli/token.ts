@@ -10,22 +10,26 @@ import { readToken } from '../core/token.ts';
 import { jsonOf, requestText } from './http-client.ts';
 import { resolveTarget, TargetError } from './target.ts';
 
-async function askServer(url: string): Promise<string | undefined> {
-  const running = await requestText(`${url}/api/auth/token`, { timeoutMs: 2000 }).catch(() => undefined);
+async function askServer(url: string, pin: string | undefined): Promise<string | undefined> {
+  const running = await requestText(`${url}/api/auth/token`, { timeoutMs: 2000, pin }).catch(() => undefined);
   const token = running?.ok ? jsonOf(running).token : undefined;
   return typeof token === 'string' && token ? token : undefined;
 }
 
 export async function printToken(options: { home?: string; url?: string }): Promise<number> {
-  let url: string | undefined;
+  let server: { url?: string; pin?: string };
   try {
-    url = options.home ? readServerLock(homePaths(options.home).lock)?.url : resolveTarget({ url: options.url }).url;
+    if (options.home) {
+      const lock = readServerLock(homePaths(options.home).lock);
+      server = { url: lock?.url, pin: lock?.certFingerprint };
+    } else server = resolveTarget({ url: options.url });
   } catch (err) {
     if (!(err instanceof TargetError)) throw err;
     console.error(`svc: ${err.message}`);
     return 2;
   }
-  const answered = url ? await askServer(url) : undefined;
+  const url = server.url;
+  const answered = url ? await askServer(url, server.pin) : undefined;
   if (answered) {
     console.log(answered);
     return 0;

@@ -27,6 +27,7 @@ async function uploadOne(file: string, server: ServerTarget): Promise<UploadedFi
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream', ...authHeaders(server) },
       body: bytes,
+      pin: server.pin,
     });
   } catch (err) {
     throw new UploadError(`svc: cannot reach ${server.url}: ${(err as Error).message}. Start it with \`svc serve\`.`);

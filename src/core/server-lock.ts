@@ -5,8 +5,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 export interface ServerLockInfo {
   pid: number;
-  /** Set once the server listens. */
+  /** Set once the server listens: `http://…` or `https://…`. */
   url?: string;
+  /** SHA-256 of the certificate an https server serves. */
+  certFingerprint?: string;
   startedAt: number;
 }
 
@@ -36,8 +38,8 @@ export class HomeInUseError extends Error {
 }
 
 export interface ServerLock {
-  /** Records where the server listens. */
-  listening(url: string): void;
+  /** Records where the server listens (and, over HTTPS, its certificate's fingerprint). */
+  listening(url: string, certFingerprint?: string): void;
   release(): void;
 }
 
@@ -56,8 +58,9 @@ export function acquireServerLock(path: string): ServerLock {
   }
   let held = true;
   return {
-    listening(url) {
+    listening(url, certFingerprint) {
       info.url = url;
+      if (certFingerprint) info.certFingerprint = certFingerprint;
       if (held) write('w');
     },
     release() {

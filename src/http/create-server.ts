@@ -1,13 +1,15 @@
 // The server kit: one way to make an svc HTTP server, shared by the core server, the browser server
 // and the manager. It sets up what every server must have and nothing a module decides: the request
 // guard (Host, Origin, token), the one error body, the not-found answer, JSON-only mutating routes,
-// the security headers, the route documentation (GET /api/openapi.json) and the list of routes
-// actually registered (for the test that every route is documented).
+// the security headers, HTTPS with HSTS when given a certificate, the route documentation (GET
+// /api/openapi.json) and the list of routes actually registered (for the test that every route is
+// documented).
 import Fastify, { type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { createLog, parseLogLevel, type Log } from '../core/log.ts';
+import type { ServerTls } from '../core/tls.ts';
 import { createGuard, markRefusedTarget, type GuardOptions } from './guard.ts';
 import { canonicalTarget } from './canonical-path.ts';
 import { lingerOnClose } from './lingering-close.ts';
@@ -24,7 +26,18 @@ export interface ServerKitOptions {
   /** Accept WebSocket upgrades (the core's /ws fallback). */
   websocket?: boolean;
   bodyLimit?: number;
+  /** Serve HTTPS (HTTP/1.1) with this certificate instead of plain HTTP. */
+  tls?: ServerTls;
 }
+
+/**
+ * Sent over HTTPS only (RFC 6797 has browsers ignore it over HTTP). A day: long enough that a browser that
+ * came once keeps refusing a downgrade or a certificate it cannot verify (HSTS also removes the "proceed
+ * anyway" button), short enough that a host moved back to plain HTTP is not locked out for months. No
+ * includeSubDomains: the host is usually an IP address or one tailnet machine's name, and the other names
+ * under it are not svc's to decide.
+ */
+export const HSTS = 'max-age=86400';
 
 export interface RegisteredRoute {
   method: Method;
@@ -48,6 +61,7 @@ const noFastifySchemas = () => {
 export async function createServer(options: ServerKitOptions): Promise<FastifyInstance> {
   const log = createLog(parseLogLevel(options.logLevel ?? process.env.SVC_LOG_LEVEL));
   const app = Fastify({
+    ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
     // Fastify's own logger (pino) and schema compilers stay unloaded (see scripts/build.mjs).
     logger: false,
     schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
@@ -81,6 +95,9 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
     throw new AppError(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The routes are listed at GET /api/openapi.json.`);
   });
   app.addHook('onRequest', async (request) => lingerOnClose(request.raw));
+  // On the raw response, before the guard: refusals, event streams and proxied answers (which take the
+  // response over from Fastify) carry it too.
+  if (options.tls) app.addHook('onRequest', async (_request, reply) => void reply.raw.setHeader('Strict-Transport-Security', HSTS));
   app.addHook('onRequest', createGuard(options.guard));
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('X-Content-Type-Options', 'nosniff');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError } from '../core/errors.ts';
 import { homePaths } from '../core/home.ts';
+import { TLS_PIN_ENV } from '../core/tls.ts';
 import { VERSION } from '../core/version.ts';
 import { classifyPeer } from '../http/peers.ts';
 import { createServer } from '../http/create-server.ts';
@@ -87,12 +88,14 @@ export interface ServeOptions {
   parentPid?: number;
   /** The core server (env SVC_URL): its web-routing rules apply to the browser's traffic. */
   coreUrl?: string;
+  /** Its certificate's fingerprint when it serves HTTPS (env SVC_TLS_FINGERPRINT, src/core/tls.ts). */
+  corePin?: string;
 }
 
 /** Run the browser server until SIGINT/SIGTERM, shutdown request, or the parent's exit. */
 export async function serveBrowser(o: ServeOptions): Promise<BrowserServer> {
   // The core server owns the web-routing rules; with its URL known, the browser applies them too.
-  const rules = o.coreUrl ? new RemoteRuleSource(o.coreUrl) : undefined;
+  const rules = o.coreUrl ? new RemoteRuleSource(o.coreUrl, undefined, o.corePin) : undefined;
   const server = await startBrowserServer({ port: o.port, home: o.home, cdpUrl: o.cdpUrl, headless: o.headless, executablePath: o.executablePath, rules });
   void server.closed.then(() => rules?.close());
   process.stdout.write(`${JSON.stringify({ event: 'listening', service: 'svc-browser', url: server.url, pid: process.pid, mode: server.session.mode })}\n`);
@@ -137,5 +140,6 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     executablePath: values['browser-path'],
     ...(parentPid ? { parentPid } : {}),
     ...(env.SVC_URL ? { coreUrl: env.SVC_URL } : {}),
+    ...(env.SVC_URL && env[TLS_PIN_ENV] ? { corePin: env[TLS_PIN_ENV] } : {}),
   };
 }

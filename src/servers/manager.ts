@@ -7,6 +7,7 @@ import { mkdirSync, chmodSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { loadOrCreateToken } from '../core/token.ts';
 import { acquireServerLock } from '../core/server-lock.ts';
+import type { ServerTls } from '../core/tls.ts';
 import { SVC_BIN, VERSION } from '../core/version.ts';
 import { closeDatabase, openDatabase } from '../store/db.ts';
 import { managerMigrations } from '../store/migrations/manager/index.ts';
@@ -59,6 +60,11 @@ export interface ManagerOptions {
   bridge?: { minBackoffMs?: number; maxBackoffMs?: number };
   /** Longest sleep of the schedule's runner (default 30 s). */
   scheduleTickMs?: number;
+  /**
+   * Serve HTTPS with this certificate (`--tls-cert`/`--tls-key`). The instances the manager starts then
+   * serve HTTPS with the same files, so nothing it shows or proxies travels in the clear on any hop.
+   */
+  tls?: ServerTls;
 }
 
 export interface ManagerServer {
@@ -107,6 +113,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     repo: new InstancesRepo(db),
     instancesDir: join(options.home, 'instances'),
     svcCommand: options.svcCommand ?? [process.execPath, SVC_BIN],
+    ...(options.tls ? { tls: options.tls } : {}),
     tuning: tuningOf(settings.current()),
     ...(options.bridge?.minBackoffMs !== undefined ? { bridge: { minBackoffMs: options.bridge.minBackoffMs } } : {}),
     events: {
@@ -143,7 +150,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     workDir: join(options.home, 'ceo-work'),
     settings: () => executive.settings(),
     mcpScript: writeCeoMcpScript(options.home),
-    selfUrl: () => `http://127.0.0.1:${port}`,
+    selfUrl: () => `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    selfPin: () => options.tls?.fingerprint,
     token,
     pidDir,
     scratchRoot: runsDir,
@@ -160,6 +168,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
     logLevel: options.logLevel,
     websocket: true,
+    tls: options.tls,
     guard: { token, classifyPeer: options.classifyPeer ?? classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) },
   });
   await http.register(instanceRoutes, { instances, version: VERSION, startedAt, port: () => port });
@@ -186,7 +195,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     async listen(wanted, host = '127.0.0.1') {
       const address = await http.listen({ port: wanted, host });
       port = Number(new URL(address).port);
-      lock.listening(address);
+      lock.listening(address, options.tls?.fingerprint);
       // after listening: the checks and the scan are never on the start-up path
       void instances.start();
       schedule.start();

@@ -77,7 +77,8 @@ export class EventBridge {
   /** Subscribes (or, with a changed target, resubscribes keeping the cursor). */
   subscribe(instanceId: string, target: Target): void {
     const sub = this.subs.get(instanceId);
-    if (sub && sub.target.url === target.url && sub.target.token === target.token) return;
+    // a new pin is a restarted instance with another certificate: the old one would be refused
+    if (sub && sub.target.url === target.url && sub.target.token === target.token && sub.target.pin === target.pin) return;
     const next: Subscription = sub ?? { target, gen: 0, reader: null, timer: null, failures: 0, state: 'connecting', latest: emptyLatest(instanceId), seen: null };
     next.target = target;
     this.subs.set(instanceId, next);
@@ -110,7 +111,7 @@ export class EventBridge {
     sub.timer = null;
     sub.state = 'connecting';
     const current = () => this.subs.get(instanceId) === sub && sub.gen === gen;
-    sub.reader = openReader(sub.target.url, sub.target.token, sub.latest.cursor, {
+    sub.reader = openReader(sub.target, sub.latest.cursor, {
       onOpen: () => {
         if (!current()) return;
         sub.state = 'connected';

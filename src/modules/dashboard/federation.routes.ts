@@ -1,16 +1,17 @@
-// /api/dashboard/memory/*, /chat/*, /git/* and /connectors/*: the manager's views across instances.
-import { Readable } from 'node:stream';
+// /api/dashboard/memory/*, /chat/*, /git/*, /connectors/* and /permissions (permissions.routes.ts): the
+// manager's views across instances.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
 import { BOARD_LANES, BoardItemSchema, NoteSchema } from '../../protocol/dashboard.ts';
 import { StreamLineSchema } from '../../protocol/stream-lines.ts';
-import { authHeaders } from './instance-client.ts';
+import { authHeaders, reachError, send } from './instance-client.ts';
 import { searchMemory } from './federation.ts';
 import { gitDiffSummary, gitFileDiff, gitLog, gitStatus } from './git.ts';
 import type { Connectors } from './connectors.ts';
 import type { InstancesService } from './instances.service.ts';
+import { dashboardPermissionRoutes } from './permissions.routes.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(64) });
 const CONNECTOR_HEADER = 'x-svc-connector';
@@ -25,6 +26,8 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
     return row.workingDir;
   };
   const credential = (headers: Record<string, unknown>) => (typeof headers[CONNECTOR_HEADER] === 'string' ? (headers[CONNECTOR_HEADER] as string) : undefined);
+  // the tool calls waiting for a person in every instance, answered through each instance's own API
+  await app.register(dashboardPermissionRoutes, { instances });
 
   defineRoutes(app, 'dashboard-federation', [
     route({
@@ -57,19 +60,19 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
       handler: async ({ params, body, reply }) => {
         const target = instances.target(params.id);
         const controller = new AbortController();
-        const upstream = await fetch(new URL('/api/message', target.url), {
+        // through the instance client: an https instance the manager started is reached with its certificate pinned
+        const upstream = await send(target, '/api/message', {
           method: 'POST',
           headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
           body: JSON.stringify(body),
           signal: controller.signal,
-        }).catch((err: Error) => {
-          throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${err.message}).`);
+        }).catch((err: unknown) => {
+          throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${reachError(err)}).`);
         });
         reply.hijack();
-        reply.raw.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/x-ndjson', 'cache-control': 'no-store' });
+        reply.raw.writeHead(upstream.status, { 'content-type': upstream.headers['content-type'] ?? 'application/x-ndjson', 'cache-control': 'no-store' });
         reply.raw.on('close', () => controller.abort());
-        if (!upstream.body) return void reply.raw.end();
-        Readable.fromWeb(upstream.body as never).on('error', () => reply.raw.destroy()).pipe(reply.raw);
+        upstream.body.on('error', () => reply.raw.destroy()).pipe(reply.raw);
       },
     }),
     route({

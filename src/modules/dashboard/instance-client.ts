@@ -1,28 +1,82 @@
 // HTTP calls from the manager to one instance's public API, always with the instance's token: the
-// manager never relies on an instance trusting loopback callers.
+// manager never relies on an instance trusting loopback callers. node:http(s) rather than fetch: an
+// instance on HTTPS that the manager knows the certificate of (one it started) is reached with that
+// certificate pinned (src/core/tls.ts), which fetch cannot do; any other https one is verified as usual
+// (the system's CAs and NODE_EXTRA_CA_CERTS).
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
 import { AppError, isErrorCode } from '../../core/errors.ts';
+import { connectionOptions, isCertificateRefusal, PinMismatchError } from '../../core/tls.ts';
 
 export interface Target {
   url: string;
   token: string | null;
+  /** The fingerprint of the certificate an https instance must present, when the manager knows it. */
+  pin?: string;
 }
 
 export const authHeaders = (token: string | null): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
 
+interface Answer {
+  status: number;
+  ok: boolean;
+  headers: IncomingHttpHeaders;
+  /** The body as it streams (for relaying); read it this way or through text(), not both. */
+  body: IncomingMessage;
+  /** The rest of the body as text (rejects when the signal fires or the stream breaks first). */
+  text(): Promise<string>;
+}
+
+/** One request to an instance; resolves once the answer's head arrived. */
+export function send(target: Pick<Target, 'url' | 'pin'>, path: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal: AbortSignal }): Promise<Answer> {
+  const url = new URL(path, target.url);
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(url, { method: init.method ?? 'GET', headers: init.headers, signal: init.signal, ...connectionOptions(url, target.pin) }, (response: IncomingMessage) => {
+      const status = response.statusCode ?? 0;
+      resolve({
+        status,
+        ok: status >= 200 && status < 300,
+        headers: response.headers,
+        body: response,
+        async text() {
+          const chunks: Buffer[] = [];
+          for await (const chunk of response) chunks.push(chunk as Buffer);
+          return Buffer.concat(chunks).toString('utf8');
+        },
+      });
+    });
+    request.on('error', reject);
+    request.end(init.body);
+  });
+}
+
+/**
+ * Why an instance could not be reached, for people. A certificate that failed the usual verification
+ * (one the manager has no pin for) says what to do about it; a pin mismatch says so itself.
+ */
+export function reachError(err: unknown): string {
+  const message = (err as Error).message;
+  if (!isCertificateRefusal(err) || err instanceof PinMismatchError) return message;
+  return `its certificate was refused: ${message}; if it is made with a private CA (mkcert), start the manager with NODE_EXTRA_CA_CERTS=<that CA's certificate>`;
+}
+
 /** GET/POST JSON on an instance; an unreachable instance or an error answer is an AppError naming it. */
 export async function callInstance<T>(target: Target, path: string, init: { method?: string; body?: unknown; timeoutMs?: number } = {}): Promise<T> {
-  let response: Response;
+  const signal = AbortSignal.timeout(init.timeoutMs ?? 5000);
+  let response: Answer;
+  let text: string;
   try {
-    response = await fetch(new URL(path, target.url), {
+    response = await send(target, path, {
       method: init.method ?? 'GET',
       headers: { ...authHeaders(target.token), ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}) },
       body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-      signal: AbortSignal.timeout(init.timeoutMs ?? 5000),
+      signal,
     });
+    text = await response.text();
   } catch (err) {
-    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${(err as Error).message}). Check that it runs.`);
+    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${reachError(err)}). Check that it runs.`);
   }
-  const text = await response.text();
   let body: unknown = text;
   try {
     body = JSON.parse(text);
@@ -76,11 +130,12 @@ export async function readFacts(target: Target, timeoutMs = 3000): Promise<Insta
 }
 
 /** Whether an svc core server answers on this URL (its open liveness route), within the timeout. */
-export async function probeHealth(url: string, timeoutMs: number): Promise<{ version: string; uptimeMs: number } | null> {
+export async function probeHealth(url: string, timeoutMs: number, pin?: string): Promise<{ version: string; uptimeMs: number } | null> {
   try {
-    const response = await fetch(new URL('/api/health', url), { signal: AbortSignal.timeout(timeoutMs) });
+    const response = await send({ url, pin }, '/api/health', { signal: AbortSignal.timeout(timeoutMs) });
+    const text = await response.text();
     if (!response.ok) return null;
-    const body = (await response.json()) as { ok?: unknown; version?: unknown; uptimeMs?: unknown };
+    const body = JSON.parse(text) as { ok?: unknown; version?: unknown; uptimeMs?: unknown };
     return body.ok === true && typeof body.version === 'string' ? { version: body.version, uptimeMs: Number(body.uptimeMs) } : null;
   } catch {
     return null;
@@ -100,7 +155,7 @@ export interface SendOutcome {
  * runs once the instance took the message (the answer's headers), before the agent has answered.
  */
 export async function sendPrompt(target: Target, prompt: string, opts: { timeoutMs: number; signal?: AbortSignal; onAccepted?: () => void }): Promise<SendOutcome> {
-  const response = await fetch(new URL('/api/message', target.url), {
+  const response = await send(target, '/api/message', {
     method: 'POST',
     headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
     body: JSON.stringify({ prompt }),
@@ -132,13 +187,14 @@ export async function dispatchPrompt(target: Target, prompt: string, timeoutMs =
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    const response = await fetch(new URL('/api/message', target.url), {
+    const response = await send(target, '/api/message', {
       method: 'POST',
       headers: { ...authHeaders(target.token), 'content-type': 'application/json' },
       body: JSON.stringify({ prompt }),
       signal: controller.signal,
     });
-    const requestId = response.headers.get('x-request-id');
+    const header = response.headers['x-request-id'];
+    const requestId = typeof header === 'string' ? header : undefined;
     if (!response.ok || !requestId) {
       const text = await response.text();
       throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} refused the message (${response.status}): ${text.slice(0, 200)}`);
@@ -146,7 +202,7 @@ export async function dispatchPrompt(target: Target, prompt: string, timeoutMs =
     return { requestId };
   } catch (err) {
     if (err instanceof AppError) throw err;
-    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not take the message (${(err as Error).message}). Check that it runs.`);
+    throw new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not take the message (${reachError(err)}). Check that it runs.`);
   } finally {
     clearTimeout(timer);
     controller.abort();

@@ -3,6 +3,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { AppError, conflict, notFound } from '../../core/errors.ts';
+import { homePaths } from '../../core/home.ts';
+import { readServerLock } from '../../core/server-lock.ts';
+import type { ServerTls } from '../../core/tls.ts';
 import type { Instance, Latest } from '../../protocol/dashboard.ts';
 import { EventBridge, type BridgeOptions, type RelayedEvent } from './bridge.ts';
 import { callInstance, dispatchPrompt, probeHealth, readFacts, type InstanceFacts, type Target } from './instance-client.ts';
@@ -46,6 +49,8 @@ export interface InstancesOptions {
   probeTimeoutMs?: number;
   bridge?: BridgeOptions;
   startTimeoutMs?: number;
+  /** The manager's own certificate: the instances it starts serve HTTPS with it. */
+  tls?: ServerTls;
 }
 
 interface Live {
@@ -153,8 +158,18 @@ export class InstancesService {
 
   /** The URL and token the manager uses for an instance (the proxy, chat, memory). */
   target(id: string): Target & { id: string } {
-    const r = this.record(id);
-    return { id: r.id, url: r.url, token: r.token };
+    return this.targetOf(this.record(id));
+  }
+
+  /**
+   * An instance the manager started on HTTPS is reached with its certificate pinned: the fingerprint its
+   * lock file records (in the home the manager made), so one restarted with another certificate is still
+   * recognised. Any other https instance is verified by its CA (NODE_EXTRA_CA_CERTS for a private one).
+   */
+  private targetOf(r: InstanceRecord): Target & { id: string } {
+    const lock = r.origin === 'started' && r.home && r.url.startsWith('https:') ? readServerLock(homePaths(r.home).lock) : undefined;
+    const pin = lock?.url === r.url ? lock.certFingerprint : undefined;
+    return { id: r.id, url: r.url, token: r.token, ...(pin ? { pin } : {}) };
   }
 
   /** GET JSON from an instance's API, with its token. */
@@ -216,7 +231,7 @@ export class InstancesService {
       next = { ...this.blank(before), status: 'offline', reason: 'not running (start it again)' };
     } else {
       try {
-        const facts = await readFacts(r);
+        const facts = await readFacts(this.targetOf(r));
         next = { status: 'online', facts, checkedAt: Date.now(), lastActivityAt: before?.lastActivityAt ?? null, busy: facts.busy, pending: facts.pending };
       } catch (err) {
         next = { ...this.blank(before), status: (err as AppError).details?.upstreamStatus === 401 ? 'error' : 'offline', reason: (err as Error).message };
@@ -231,7 +246,8 @@ export class InstancesService {
         this.live.set(id, { ...next, status: 'error', reason: `port taken by another process (pid ${next.facts.pid})` });
         this.bridge.unsubscribe(id);
       } else {
-        this.bridge.subscribe(id, { url: r.url, token: r.token });
+        const { id: _, ...target } = this.targetOf(r);
+        this.bridge.subscribe(id, target);
         this.bridge.nudge(id);
       }
     } else if (next.status === 'error') {
@@ -407,7 +423,7 @@ export class InstancesService {
       const previous = r.url ? Number(new URL(r.url).port) : 0;
       const port = previous && !(await probeHealth(r.url, 300)) ? previous : await freePort();
       try {
-        const launched = await launchInstance({ instanceId: r.id, home: r.home!, port, command: this.o.svcCommand, timeoutMs: this.o.startTimeoutMs });
+        const launched = await launchInstance({ instanceId: r.id, home: r.home!, port, command: this.o.svcCommand, timeoutMs: this.o.startTimeoutMs, tls: this.o.tls });
         this.o.repo.save({ ...r, url: launched.url, token: launched.token, pid: launched.pid });
       } catch (err) {
         this.o.events.activity(action, false, (err as Error).message, r.id);

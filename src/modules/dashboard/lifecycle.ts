@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { AppError } from '../../core/errors.ts';
 import { homePaths } from '../../core/home.ts';
 import { loadOrCreateToken } from '../../core/token.ts';
+import type { ServerTls } from '../../core/tls.ts';
 import { probeHealth } from './instance-client.ts';
 
 export const MARKER_FILE = 'dashboard-managed.json';
@@ -84,15 +85,18 @@ export interface Launched {
  * Starts `svc serve` on `home` and waits until it answers. The token is made before the start (the
  * instance reads it from its home), so the manager holds it without asking the instance.
  */
-export async function launchInstance(opts: { instanceId: string; home: string; port: number; command: readonly string[]; timeoutMs?: number }): Promise<Launched> {
+export async function launchInstance(opts: { instanceId: string; home: string; port: number; command: readonly string[]; timeoutMs?: number; tls?: ServerTls }): Promise<Launched> {
   mkdirSync(opts.home, { recursive: true, mode: 0o700 });
   const token = loadOrCreateToken(homePaths(opts.home).token);
   const log = openSync(join(opts.home, 'dashboard-instance.log'), 'a');
   const [bin, ...args] = opts.command;
-  const child = spawn(bin!, [...args, 'serve', '--home', opts.home, '--port', String(opts.port), '--proxy-port', '0'], {
+  // HTTPS or not is the manager's decision, said on the command line: never inherited from its environment
+  const { SVC_TLS_CERT: _cert, SVC_TLS_KEY: _key, ...env } = process.env;
+  const tlsArgs = opts.tls ? ['--tls-cert', opts.tls.certFile, '--tls-key', opts.tls.keyFile] : [];
+  const child = spawn(bin!, [...args, 'serve', '--home', opts.home, '--port', String(opts.port), '--proxy-port', '0', ...tlsArgs], {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, SVC_HOME: opts.home },
+    env: { ...env, SVC_HOME: opts.home },
   });
   closeSync(log);
   child.unref();
@@ -101,13 +105,13 @@ export async function launchInstance(opts: { instanceId: string; home: string; p
   child.once('error', (err) => (exited = err.message));
   const pid = child.pid;
   if (!pid) throw new AppError(500, 'INSTANCE_START_FAILED', `Could not start ${bin}: ${exited ?? 'no process'}.`);
-  const url = `http://127.0.0.1:${opts.port}`;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${opts.port}`;
   const marker: Marker = { managedBy: 'svc-dashboard', instanceId: opts.instanceId, pid, port: opts.port, token, startedAt: Date.now() };
   writeFileSync(join(opts.home, MARKER_FILE), `${JSON.stringify(marker)}\n`, { mode: 0o600 });
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   while (Date.now() < deadline) {
     if (exited) break;
-    if (await probeHealth(url, 500)) return { pid, port: opts.port, url, token };
+    if (await probeHealth(url, 500, opts.tls?.fingerprint)) return { pid, port: opts.port, url, token };
     await new Promise((r) => setTimeout(r, 150));
   }
   if (!exited) process.kill(-pid, 'SIGKILL');

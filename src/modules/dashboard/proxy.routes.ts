@@ -12,6 +12,7 @@ import { defineRoutes, route, type Access, type Method, type Route } from '../..
 import { parseInput } from '../../http/validate.ts';
 import type { UiFiles } from '../ui/index.ts';
 import { forward, openUpstreamSocket, proxiedPath, PROXY_PREFIX, relaySockets } from './proxy.ts';
+import { reachError } from './instance-client.ts';
 import type { InstancesService } from './instances.service.ts';
 
 const params = z.looseObject({ instanceId: z.string().min(1).max(64) });
@@ -66,7 +67,7 @@ export const proxyRoutes: FastifyPluginAsync<ProxyRouteDeps> = async (app, { ins
         reply.hijack();
         forward(target, path, request.raw, reply.raw, (err) => {
           if (reply.raw.headersSent) return void reply.raw.destroy();
-          const body = new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${err.message}).`).toBody();
+          const body = new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${reachError(err)}).`).toBody();
           reply.raw.writeHead(502, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
         });
       },

@@ -8,7 +8,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { pipeline } from 'node:stream';
 import { WebSocket } from 'ws';
 import { AppError, badRequest, forbidden } from '../../core/errors.ts';
-import { authHeaders, type Target } from './instance-client.ts';
+import { connectionOptions } from '../../core/tls.ts';
+import { authHeaders, reachError, type Target } from './instance-client.ts';
 
 export const PROXY_PREFIX = '/i/';
 
@@ -79,9 +80,11 @@ function upstreamOf(target: Target): { client: typeof http | typeof https; host:
 export function forward(target: Target, path: string, req: IncomingMessage, res: ServerResponse, onError: (err: Error) => void): void {
   const { client, host, port } = upstreamOf(target);
   let answered = false;
-  const upstream = client.request({ host, port, path, method: req.method, headers: forwardedHeaders(req.headers, DROPPED, target.token), agent: false }, (answer) => {
+  const upstream = client.request({ host, port, path, method: req.method, headers: forwardedHeaders(req.headers, DROPPED, target.token), ...connectionOptions(target.url, target.pin) }, (answer) => {
     answered = true;
-    res.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...INERT });
+    // an instance's HSTS is about the instance's host: the caller gets the manager's own, if any
+    const { 'strict-transport-security': _hsts, ...headers } = answer.headers;
+    res.writeHead(answer.statusCode ?? 502, { ...headers, ...INERT });
     // an answer cut off half-way is cut off for the caller too, never passed on as complete
     pipeline(answer, res, () => undefined);
   });
@@ -104,7 +107,9 @@ export function openUpstreamSocket(target: Target, path: string, req: IncomingMe
   const url = `${protocol === 'https:' ? 'wss' : 'ws'}://${host.includes(':') ? `[${host}]` : host}${port ? `:${port}` : ''}${path}`;
   const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, offered, { headers: forwardedHeaders(req.headers, DROPPED_WS, target.token), handshakeTimeout: timeoutMs, followRedirects: false, perMessageDeflate: false });
+    // ws passes the connection options on to node:http(s).request as they are
+    const options = Object.assign({ headers: forwardedHeaders(req.headers, DROPPED_WS, target.token), handshakeTimeout: timeoutMs, followRedirects: false, perMessageDeflate: false }, connectionOptions(url, target.pin));
+    const socket = new WebSocket(url, offered, options);
     // paused until the caller's side is there to relay to: nothing the instance says is lost
     socket.once('open', () => (socket.pause(), resolve(socket)));
     socket.once('unexpected-response', (_request, answer) => {
@@ -113,7 +118,7 @@ export function openUpstreamSocket(target: Target, path: string, req: IncomingMe
       socket.terminate();
       reject(new AppError(status >= 400 && status < 500 ? status : 502, status === 404 ? 'NOT_FOUND' : 'INSTANCE_UNREACHABLE', `The instance at ${target.url} refused the WebSocket on ${path.split('?')[0]} (${status}).`));
     });
-    socket.once('error', (err) => reject(new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${err.message}).`)));
+    socket.once('error', (err) => reject(new AppError(502, 'INSTANCE_UNREACHABLE', `The instance at ${target.url} did not answer (${reachError(err)}).`)));
   });
 }
 

@@ -1,7 +1,9 @@
 // A server-side reader of an instance's event stream (GET /api/events): one HTTP request, frames
 // parsed as they arrive. Reconnecting and cursors are the bridge's business (bridge.ts).
 import http from 'node:http';
-import { authHeaders } from './instance-client.ts';
+import https from 'node:https';
+import { connectionOptions } from '../../core/tls.ts';
+import { authHeaders, type Target } from './instance-client.ts';
 
 export interface Frame {
   id?: string;
@@ -36,16 +38,18 @@ export function parseSseBlock(block: string): Frame | null {
   }
 }
 
-export function openReader(url: string, token: string | null, cursor: string | null, handlers: ReaderHandlers): Reader {
+export function openReader(target: Target, cursor: string | null, handlers: ReaderHandlers): Reader {
   let ended = false;
   const end = (reason: string, status?: number) => {
     if (ended) return;
     ended = true;
     handlers.onEnd(reason, status);
   };
-  const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders(token) };
+  const headers: Record<string, string> = { accept: 'text/event-stream', ...authHeaders(target.token) };
   if (cursor) headers['last-event-id'] = cursor;
-  const request = http.get(new URL('/api/events', url), { headers, agent: false }, (response) => {
+  const url = new URL('/api/events', target.url);
+  const client = url.protocol === 'https:' ? https : http;
+  const request = client.get(url, { headers, ...connectionOptions(url, target.pin) }, (response) => {
     if (response.statusCode !== 200) {
       response.resume();
       end(`HTTP ${response.statusCode}`, response.statusCode);

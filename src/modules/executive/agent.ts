@@ -11,7 +11,7 @@ import type { FailureClass } from '../../agent/providers/types.ts';
 import type { StreamLine } from '../../protocol/stream-lines.ts';
 import type { ExecutiveService } from './executive.service.ts';
 import type { ExecutiveRepo } from './executive.repo.ts';
-import { CEO_MCP_SERVER } from './mcp-script.ts';
+import { CEO_MCP_SERVER, ceoPinEnv } from './mcp-script.ts';
 import { executiveInstructions, turnPrompt } from './prompt.ts';
 import type { CeoSettings } from './settings.ts';
 
@@ -25,6 +25,8 @@ export interface AgentDeps {
   mcpScript: string;
   /** Where the MCP script calls back: this server's URL and token. */
   selfUrl(): string;
+  /** This server's certificate fingerprint when it serves HTTPS: the script pins it (src/core/tls.ts). */
+  selfPin?(): string | undefined;
   token: string | null;
   pidDir: string;
   /** Parent of each run's private directory: in svc's home (gemini ignores settings files below a world-writable /tmp). */
@@ -95,7 +97,7 @@ export class ExecutiveAgent {
                 transport: 'stdio',
                 command: process.execPath,
                 args: [this.d.mcpScript],
-                env: { SVC_CEO_URL: this.d.selfUrl(), SVC_CEO_RUN: credential, ...(this.d.token ? { SVC_CEO_TOKEN: this.d.token } : {}) },
+                env: { SVC_CEO_URL: this.d.selfUrl(), SVC_CEO_RUN: credential, ...(this.d.token ? { SVC_CEO_TOKEN: this.d.token } : {}), ...ceoPinEnv(this.d.selfPin?.()) },
               },
             ],
           },

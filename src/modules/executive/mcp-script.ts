@@ -12,6 +12,13 @@ export const CEO_MCP_SERVER = 'svc-ceo';
 // require.resolve finds the same installed packages from the bundle and from the sources alike.
 export const CEO_MCP_FILE = 'ceo-mcp-server.cjs';
 
+/**
+ * The script's environment for a server on HTTPS: its certificate's fingerprint, which the script pins
+ * (the server's certificate may be made for a phone, with a CA this machine's Node does not know; see
+ * src/core/tls.ts, whose pinned connection the script repeats: it is a standalone file).
+ */
+export const ceoPinEnv = (pin: string | undefined): Record<string, string> => (pin ? { SVC_CEO_PIN: pin } : {});
+
 /** Writes the script into `dir` and returns its path. */
 export function writeCeoMcpScript(dir: string): string {
   const path = join(dir, CEO_MCP_FILE);
@@ -32,8 +39,40 @@ const base = process.env.SVC_CEO_URL;
 const headers = { 'content-type': 'application/json', 'x-svc-run-token': process.env.SVC_CEO_RUN ?? '' };
 if (process.env.SVC_CEO_TOKEN) headers.authorization = 'Bearer ' + process.env.SVC_CEO_TOKEN;
 
+const pin = process.env.SVC_CEO_PIN;
+
+// Over HTTPS with a pin: only the certificate with that SHA-256 fingerprint, checked before the request
+// (and its token) is written.
+function pinnedSend(method, url, body) {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  const createConnection = (_options, done) => {
+    const socket = require('node:tls').connect({ host, port: Number(target.port || 443), rejectUnauthorized: false });
+    socket.once('error', done);
+    socket.once('secureConnect', () => {
+      socket.removeListener('error', done);
+      if (socket.getPeerCertificate().fingerprint256 === pin) return done(null, socket);
+      socket.destroy();
+      done(new Error('the certificate of ' + target.host + ' is not the one svc started this tool with'));
+    });
+  };
+  return new Promise((resolve, reject) => {
+    const request = require('node:https').request(target, { method, headers, createConnection }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => resolve({ ok: response.statusCode >= 200 && response.statusCode < 300, status: response.statusCode, text: async () => text }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 async function call(method, path, body) {
-  const response = await fetch(base + '/api/svc-ceo' + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const url = base + '/api/svc-ceo' + path;
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const response = pin && url.startsWith('https:') ? await pinnedSend(method, url, payload) : await fetch(url, { method, headers, body: payload });
   const text = await response.text();
   if (!response.ok) return { isError: true, content: [{ type: 'text', text: 'Refused (' + response.status + '): ' + text }] };
   // What instances wrote (answers, file contents, command output) is data, never instructions.

@@ -1,5 +1,6 @@
 // How the core server and the `svc browser` client commands start the browser server on demand.
 import { join } from 'node:path';
+import { TLS_PIN_ENV } from '../../../core/tls.ts';
 import { SVC_BIN } from '../../../core/version.ts';
 import { createBrowserClient, type BrowserClient } from './client.ts';
 import { DEFAULT_BROWSER_PORT } from './types.ts';
@@ -11,6 +12,8 @@ export interface BrowserClientSetup {
   parentPid?: number;
   /** The core server's URL, from which the browser server fetches the web-routing rules. */
   coreUrl?: () => string | undefined;
+  /** The fingerprint of its certificate when it serves HTTPS (src/core/tls.ts). */
+  corePin?: () => string | undefined;
 }
 
 export function browserClientFor(options: BrowserClientSetup): BrowserClient {
@@ -23,10 +26,12 @@ export function browserClientFor(options: BrowserClientSetup): BrowserClient {
     // built when the server is started, so it carries the core's URL known by then
     spawn: () => {
       const coreUrl = options.coreUrl?.() ?? process.env.SVC_URL;
+      // the pin goes with the URL it belongs to: the server's own, or the one this CLI was given
+      const corePin = options.coreUrl?.() ? options.corePin?.() : process.env[TLS_PIN_ENV];
       return {
         command: process.execPath,
         args: [SVC_BIN, 'browser', 'serve', '--port', String(port), '--home', options.home, ...(parentPid ? ['--parent-pid', String(parentPid)] : [])],
-        env: { ...process.env, ...(coreUrl ? { SVC_URL: coreUrl } : {}) },
+        env: { ...process.env, ...(coreUrl ? { SVC_URL: coreUrl } : {}), ...(corePin ? { [TLS_PIN_ENV]: corePin } : {}) },
         logFile: join(options.home, 'browser-server.log'),
       };
     },
