@@ -17,7 +17,9 @@ const webDir = join(root, 'web');
 
 /** The apps: where each one's entry and page template are, and where its build goes. */
 export const APPS = {
-  chat: { entry: 'web/src/main.tsx', template: join(webDir, 'index.html'), outDir: join(webDir, 'dist') },
+  // the chat UI installs to a phone's home screen: its manifest, icons and service worker (at stable,
+  // unhashed paths: a service worker's URL is its identity, and the manifest names the icons)
+  chat: { entry: 'web/src/main.tsx', template: join(webDir, 'index.html'), outDir: join(webDir, 'dist'), installable: true },
   dashboard: { entry: 'web/dashboard/main.tsx', template: join(webDir, 'dashboard', 'index.html'), outDir: join(webDir, 'dist-dashboard') },
 };
 
@@ -35,7 +37,7 @@ export async function buildWeb({ dev = false } = {}) {
   return chat;
 }
 
-export async function buildApp({ entry, template: templatePath, outDir }, { dev = false } = {}) {
+export async function buildApp({ entry, template: templatePath, outDir, installable = false }, { dev = false } = {}) {
   const assetsDir = join(outDir, 'assets');
   const started = performance.now();
   mkdirSync(assetsDir, { recursive: true });
@@ -83,6 +85,7 @@ export async function buildApp({ entry, template: templatePath, outDir }, { dev 
     .replace('<!--styles-->', `<link rel="stylesheet" href="${escapeAttr(url(css))}">`)
     .replace('<!--scripts-->', `<script type="module" src="${escapeAttr(url(js))}"></script>`);
   writeAtomic(join(outDir, 'favicon.svg'), readFileSync(join(webDir, 'favicon.svg')));
+  if (installable) await buildInstallable(outDir, { dev });
   writeAtomic(join(outDir, 'index.html'), html);
   // Remove assets of earlier builds (but never another build's temporary files).
   for (const name of readdirSync(assetsDir)) {
@@ -90,6 +93,29 @@ export async function buildApp({ entry, template: templatePath, outDir }, { dev 
   }
   const bytes = result.outputFiles.reduce((sum, f) => sum + f.contents.length, 0);
   return { outDir, js: url(js), css: url(css), bytes, ms: Math.round(performance.now() - started) };
+}
+
+/** The service worker (sw.js, one script), the web app manifest and the PNG icons (scripts/render-icons.mjs). */
+async function buildInstallable(outDir, { dev }) {
+  const worker = await build({
+    absWorkingDir: root,
+    entryPoints: ['web/src/sw.ts'],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['chrome123', 'firefox120', 'safari17.5'],
+    minify: !dev,
+    legalComments: 'none',
+    write: false,
+    outfile: join(outDir, 'sw.js'),
+    logLevel: 'warning',
+  });
+  for (const file of worker.outputFiles) writeAtomic(file.path, file.contents);
+  writeAtomic(join(outDir, 'manifest.webmanifest'), readFileSync(join(webDir, 'manifest.webmanifest')));
+  mkdirSync(join(outDir, 'icons'), { recursive: true });
+  for (const name of readdirSync(join(webDir, 'icons'))) {
+    if (name.endsWith('.png')) writeAtomic(join(outDir, 'icons', name), readFileSync(join(webDir, 'icons', name)));
+  }
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

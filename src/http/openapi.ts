@@ -81,7 +81,7 @@ const ERROR_STATUSES: Record<number, string> = {
  */
 export function errorStatuses(doc: RouteDoc): number[] {
   const statuses = new Set<number>([400, 403, 503, ...(doc.errors ?? [])]);
-  if (doc.access !== 'public') statuses.add(401);
+  if (doc.access !== 'public' && doc.access !== 'capability') statuses.add(401);
   if (doc.params) statuses.add(404);
   if (doc.body || doc.rawBody) statuses.add(413).add(415);
   return [...statuses].sort((a, b) => a - b);
@@ -117,8 +117,9 @@ function operation(doc: RouteDoc): JsonSchema {
     operationId: `${doc.method.toLowerCase()}${openApiPath(doc.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     summary: doc.summary,
     tags: [doc.group],
-    // public routes need nothing from anyone; the others take the document's default (below)
-    ...(doc.access === 'public' ? { security: [] } : {}),
+    // public routes need nothing from anyone, capability routes the capability in their body; the
+    // others take the document's default (below)
+    ...(doc.access === 'public' || doc.access === 'capability' ? { security: [] } : {}),
     parameters: [...pathParameters, ...parameters(doc.query, 'query')],
     ...(doc.body || doc.rawBody
       ? {

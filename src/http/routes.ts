@@ -27,9 +27,11 @@ export type Produces = 'json' | 'ndjson' | 'sse' | 'websocket' | 'file' | 'html'
  * Who may call a route (the guard reads it from the route the router matched): `public` is open to
  * anyone who passes the Host and Origin checks (GET only: liveness and the UI's files); `token` needs
  * the bearer token from peers that are not trusted; `token-or-query` also takes it as `?token=`
- * (event streams, which browsers open without headers).
+ * (event streams, which browsers open without headers); `capability` needs no bearer token because
+ * the body carries a capability the handler checks (never a GET, always a body: a single-use token
+ * bound to one action, e.g. a notification's Allow), and passes the Host and Origin checks like any other.
  */
-export type Access = 'public' | 'token' | 'token-or-query';
+export type Access = 'public' | 'token' | 'token-or-query' | 'capability';
 
 /** The documented part of a route: what the OpenAPI document and the route table are made from. */
 export interface RouteDoc {
@@ -162,6 +164,9 @@ function documentRoute(app: FastifyInstance, group: string, spec: Omit<Route, 'h
   if (!app.hasDecorator('routeDocs')) throw new Error('the server was not made by createServer()');
   const access = spec.access ?? 'token';
   if (access === 'public' && spec.method !== 'GET') throw new Error(`route ${spec.method} ${spec.url}: only GET routes may be public`);
+  if (access === 'capability' && (spec.method === 'GET' || !spec.body || spec.validateBody === false)) {
+    throw new Error(`route ${spec.method} ${spec.url}: a capability route takes its capability in a body it validates, so it is never a GET`);
+  }
   const doc: RouteDoc = {
     method: spec.method,
     url: spec.url,

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { ensureHome, type HomePaths } from '../core/home.ts';
 import { loadOrCreateToken } from '../core/token.ts';
 import { acquireServerLock, type ServerLock } from '../core/server-lock.ts';
+import { TLS_PIN_ENV, type ServerTls } from '../core/tls.ts';
 import { SVC_BIN, VERSION } from '../core/version.ts';
 import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
 import { EventBus } from '../events/bus.ts';
@@ -63,6 +64,7 @@ import {
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
 import { PermissionsRepo, PermissionsService, permissionRoutes } from '../modules/permissions/index.ts';
+import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings } from '../modules/push/index.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
@@ -88,7 +90,7 @@ import {
 } from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings, channels: channelsSettings, voice: voiceSettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings, channels: channelsSettings, voice: voiceSettings, push: pushSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -117,6 +119,8 @@ export interface CoreOptions {
   voiceTools?: Partial<OfflineTools>;
   /** Injectable for tests: the chat channels' connect bound and first retry wait (default 10 s, 5 s). */
   channelTiming?: { connectTimeoutMs?: number; retryBaseMs?: number };
+  /** Serve HTTPS with this certificate (`--tls-cert`/`--tls-key`, read by src/cli/tls-files.ts). */
+  tls?: ServerTls;
 }
 
 /** What the server is made of (for the CLI and for tests that look inside; modules never get this). */
@@ -156,6 +160,8 @@ export interface CoreServices {
   goals: GoalService;
   tasks: TaskService;
   permissions: PermissionsService;
+  /** Web Push to the devices that turned notifications on. */
+  push: PushService;
   /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
   serverUrl?: string;
 }
@@ -217,6 +223,18 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   };
   const credentials = new RunCredentials();
   const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => settings.get().agent.approvalTimeoutSec });
+  const vapid = loadOrCreateVapidKeys(join(home.root, 'push-vapid.json'));
+  const push = new PushService({
+    repo: new PushRepo(db),
+    bus,
+    audit,
+    permissions,
+    settings: () => settings.get().push,
+    vapidPublicKey: vapid.publicKey,
+    send: pushSender(() => vapid, () => settings.get().push.contact || DEFAULT_CONTACT),
+    sessionOfRun: (traceId) => runs.get(traceId)?.chatSessionId,
+    goalObjective: (sessionId) => goals.view(sessionId).goal?.objective,
+  });
   // Detection starts on the first GET /api/cli-status, never on the start-up path.
   const detector = new CliDetector({
     paths: () => settings.get().agent.executables,
@@ -226,7 +244,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     env: providerEnv,
   });
   let serverUrl: string | undefined;
-  const browser = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => serverUrl });
+  // Over HTTPS, the processes this server starts get its certificate's fingerprint with its URL: their
+  // `svc …` commands (and the browser server's rule fetches) pin it, whatever CA it was made with.
+  const pinEnv = (): Record<string, string> => (serverUrl && options.tls ? { [TLS_PIN_ENV]: options.tls.fingerprint } : {});
+  const browser = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => serverUrl, corePin: () => options.tls?.fingerprint });
   const quota = new QuotaReader({
     codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME,
     store: new QuotaObservationRepo(db),
@@ -296,6 +317,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       SVC_BROWSER_PORT: String(browser.port),
       SVC_SERVER_PID: String(process.pid),
       ...(serverUrl ? { SVC_URL: serverUrl } : {}),
+      ...pinEnv(),
     }),
     onProviderOutcome: (provider, outcome) => {
       if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
@@ -342,6 +364,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     defaults: { executable: (provider) => settings.get().agent.executables[provider] ?? provider, env: providerEnv },
     mcpScript: writeCeoMcpScript(home.root),
     selfUrl: () => serverUrl ?? '',
+    selfPin: () => options.tls?.fingerprint,
     token,
     pidDir: home.pids,
     scratchRoot: home.runs,
@@ -377,7 +400,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     settings: () => settings.get().orchestration,
     defaultProvider: () => settings.get().agent.provider,
     executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-    env: () => ({ ...providerEnv(), SVC_HOME: home.root, ...(serverUrl ? { SVC_URL: serverUrl } : {}) }),
+    env: () => ({ ...providerEnv(), SVC_HOME: home.root, ...(serverUrl ? { SVC_URL: serverUrl } : {}), ...pinEnv() }),
     cwd: workingDir,
     pidDir: home.pids,
     deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
@@ -484,6 +507,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     ...(options.channelTiming ? { timing: options.channelTiming } : {}),
     audit,
     bus,
+    permissions,
+    chatOf: (sessionId) => channelSessions.chatOf(sessionId),
     paths: () => ({ workingDir: settings.get().agent.workingDir || cwd, mediaDir: home.media, home: home.root }),
     onInbound: inboundHandler({
       sessions: channelSessions,
@@ -505,6 +530,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     info: { title: 'svc', version: VERSION, description: 'The core server of svc, a local agent runtime.' },
     logLevel: options.logLevel,
     websocket: true,
+    tls: options.tls,
     guard: {
       token,
       classifyPeer: peers,
@@ -596,6 +622,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   });
   await http.register(auditRoutes, { audit });
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
+  await http.register(pushRoutes, { push, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(channelRoutes, { channels, actorOf });
   await http.register(voiceRoutes, {
     voice,
@@ -604,7 +631,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       return { sessionId, ...runtime.submit({ prompt: text, sessionId }) };
     },
   });
-  await http.register(uiRoutes, { version: VERSION, dist: webDistDir() });
+  await http.register(uiRoutes, { version: VERSION, dist: webDistDir(), installable: true });
   await http.ready();
 
   const services: CoreServices = {
@@ -635,6 +662,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     goals,
     tasks,
     permissions,
+    push,
   };
   let closed = false;
   return {
@@ -643,7 +671,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     async listen(port, host) {
       const address = await http.listen({ port, host });
       serverUrl = services.serverUrl = address;
-      lock.listening(address);
+      lock.listening(address, options.tls?.fingerprint);
       // the proxy before anything starts work (runs, channels): a server that cannot have it stops at once
       if (options.proxyPort !== undefined) {
         try {
@@ -657,6 +685,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       // worker runs the last server left: orphaned ones end, undelivered results go out, the queue resumes
       workers.recover();
       goals.start();
+      // notifications follow permission requests (and, by setting, runs, goals and workers) from now on
+      push.start();
       // requests the last process left pending have no CLI waiting any more: denied, and said so
       permissions.start();
       channels.start();
@@ -671,6 +701,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       await workers.close();
       await runtime.close();
       permissions.close();
+      // the last notifications (a run's end denied what it left pending) go out before the database closes
+      await push.close();
       await channels.close();
       await memory.close();
       await detector.close();

@@ -28,7 +28,7 @@ export async function startServer(options: Partial<CoreOptions> & { port?: numbe
   await app.services.memory.started();
   return {
     app,
-    url: `http://127.0.0.1:${port}`,
+    url: `${appOptions.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     home,
     async close({ removeHome = true } = {}) {

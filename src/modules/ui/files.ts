@@ -106,7 +106,20 @@ export interface UiFiles {
   asset(name: string, request: FastifyRequest, reply: FastifyReply): unknown;
   /** favicon.svg, or undefined when there is none. */
   favicon(reply: FastifyReply): Promise<Buffer | undefined>;
+  /** sw.js, manifest.webmanifest or icons/<name>.png of an installable build; undefined when absent. */
+  installable(name: string, reply: FastifyReply): Promise<Buffer | undefined>;
 }
+
+/**
+ * The installable app's files, at stable paths. The service worker and the manifest are revalidated on
+ * each fetch (a browser checks sw.js for updates itself, and an old worker must not outlive a build);
+ * the service worker gets its own CSP (it fetches the server only) and may control the whole origin.
+ */
+const INSTALLABLE: Record<string, { type: string; cache: string; headers?: Record<string, string> }> = {
+  'sw.js': { type: 'text/javascript; charset=utf-8', cache: 'no-cache', headers: { 'Service-Worker-Allowed': '/', 'Content-Security-Policy': "default-src 'none'; connect-src 'self'; img-src 'self'" } },
+  'manifest.webmanifest': { type: 'application/manifest+json; charset=utf-8', cache: 'no-cache' },
+};
+const ICON_NAME = /^icons\/[a-z0-9-]{1,60}\.png$/;
 
 export function uiFiles(version: string, dist: string): UiFiles {
   const index = join(dist, 'index.html');
@@ -135,6 +148,19 @@ export function uiFiles(version: string, dist: string): UiFiles {
       } catch {
         return undefined;
       }
+    },
+    async installable(name, reply) {
+      const kind = INSTALLABLE[name] ?? (ICON_NAME.test(name) ? { type: 'image/png', cache: 'public, max-age=86400' } : undefined);
+      if (!kind) return undefined;
+      let contents: Buffer;
+      try {
+        contents = await readFile(join(dist, name));
+      } catch {
+        return undefined;
+      }
+      void reply.type(kind.type).header('Cache-Control', kind.cache);
+      for (const [header, value] of Object.entries(kind.headers ?? {})) void reply.header(header, value);
+      return contents;
     },
   };
 }

@@ -10,9 +10,11 @@ export interface UiRouteDeps {
   version: string;
   /** The built UI (index.html, favicon.svg, assets/). */
   dist: string;
+  /** The chat UI's build: also its manifest, icons and service worker (the dashboard's page has none). */
+  installable?: boolean;
 }
 
-export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, dist }) => {
+export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, dist, installable = false }) => {
   const files = uiFiles(version, dist);
   defineRoutes(app, 'ui', [
     route({
@@ -34,6 +36,40 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       produces: 'file',
       response: z.unknown(),
       handler: async ({ reply }) => (await files.favicon(reply)) ?? reply.callNotFound(),
+    }),
+  ]);
+  if (!installable) return;
+  // 404 only while the UI is not built (npm run build)
+  defineRoutes(app, 'ui', [
+    route({
+      method: 'GET',
+      url: '/sw.js',
+      access: 'public',
+      summary: 'The service worker: shows push notifications and posts a notification\'s Allow or Deny with its decision token. Caches nothing.',
+      produces: 'file',
+      errors: [404],
+      response: z.unknown(),
+      handler: async ({ reply }) => (await files.installable('sw.js', reply)) ?? reply.callNotFound(),
+    }),
+    route({
+      method: 'GET',
+      url: '/manifest.webmanifest',
+      access: 'public',
+      summary: 'The web app manifest: the chat UI installs to a home screen.',
+      produces: 'file',
+      errors: [404],
+      response: z.unknown(),
+      handler: async ({ reply }) => (await files.installable('manifest.webmanifest', reply)) ?? reply.callNotFound(),
+    }),
+    route({
+      method: 'GET',
+      url: '/icons/:name',
+      access: 'public',
+      summary: 'The app\'s PNG icons (192 and 512 px, maskable, Apple touch icon).',
+      params: z.object({ name: z.string().max(80) }),
+      produces: 'file',
+      response: z.unknown(),
+      handler: async ({ params, reply }) => (await files.installable(`icons/${params.name}`, reply)) ?? reply.callNotFound(),
     }),
   ]);
 };

@@ -14,6 +14,7 @@ import { m010Mcp } from './010-mcp.ts';
 import { m011Skills } from './011-skills.ts';
 import { m012Executive } from './012-executive.ts';
 import { m013Permissions } from './013-permissions.ts';
+import { m014Push } from './014-push.ts';
 
 export type { Migration };
 
@@ -31,4 +32,5 @@ export const migrations: readonly Migration[] = [
   m011Skills,
   m012Executive,
   m013Permissions,
+  m014Push,
 ];

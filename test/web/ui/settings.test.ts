@@ -46,7 +46,7 @@ describe('web UI: the settings page from the schemas', () => {
 
         // every section has its title
         const legends = await page.locator('.setting-section > legend').allTextContents();
-        assert.deepEqual(legends, ['Agent', 'Network', 'Vision clicking', 'Memory', 'Orchestration', 'Goals', 'Chat channels', 'Voice input']);
+        assert.deepEqual(legends, ['Agent', 'Network', 'Vision clicking', 'Memory', 'Orchestration', 'Goals', 'Chat channels', 'Voice input', 'Notifications']);
 
         // labels and help from the schemas, never the raw keys
         assert.deepEqual(await textsOf(page, 'vision.baseUrl'), { label: 'Vision endpoint', help: 'OpenAI-compatible …/v1: Ollama, vLLM, LM Studio, a llama.cpp server or a hosted API.' });

@@ -12,6 +12,7 @@ import { onLiveEvent, setState, useStore } from '../store.ts';
 import { Icon } from '../../ui/icons.tsx';
 import { ConfirmDialog } from '../../ui/components.tsx';
 import { ChannelStatus } from './Channels.tsx';
+import { PushControl } from './PushControl.tsx';
 import { choicesOf, plainError, REDACTED, settingKind, type Choice, type SettingSchema } from '../../../src/protocol/settings-form.ts';
 import './settings.css';
 
@@ -655,6 +656,7 @@ export function Settings() {
                     ) : null,
                   )}
                   {name === 'channels' && <ChannelStatus />}
+                  {name === 'push' && <PushControl />}
                 </fieldset>
               );
             })}
