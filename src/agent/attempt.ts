@@ -17,6 +17,12 @@ import { runDirBase, runDirCandidates } from './run-dir.ts';
  */
 export const NETWORK_WAIT_MS = 120_000;
 
+/**
+ * How long a CLI may take to exit once its turn's result is in and its stdin closed. `gemini --acp` with an
+ * MCP server running never exits by itself (checked with 0.61.0): it is ended then, its result kept.
+ */
+const EXIT_GRACE_MS = 5_000;
+
 export interface AttemptOptions {
   adapter: ProviderAdapter<any>;
   request: Omit<InvocationRequest, 'scratchDir'>;
@@ -72,6 +78,8 @@ export class Attempt {
   private maxTimer?: NodeJS.Timeout;
   /** Runs while the CLI only says it waits for the network; progress clears it. */
   private offlineTimer?: NodeJS.Timeout;
+  /** Runs from the end of the turn (result in, stdin closed) until the CLI exits. */
+  private exitTimer?: NodeJS.Timeout;
   /** The CLI's latest words about the network. */
   private offlineReason = '';
   private exited = false;
@@ -208,6 +216,9 @@ export class Attempt {
     for (const event of output.events) this.emit(event);
     for (const line of output.writes ?? []) this.process?.write(line);
     if (output.closeStdin) this.process?.closeStdin();
+    if (output.closeStdin && this.result && !this.exitTimer) {
+      this.exitTimer = setTimeout(() => this.process?.kill(this.options.killGraceMs), EXIT_GRACE_MS);
+    }
   }
 
   /**
@@ -257,6 +268,7 @@ export class Attempt {
     clearTimeout(this.idleTimer);
     clearTimeout(this.maxTimer);
     clearTimeout(this.offlineTimer);
+    clearTimeout(this.exitTimer);
   }
 
   private armIdleTimer(): void {

@@ -32,7 +32,7 @@ export const agentSettingsSchema = z
     autoApprove: z.boolean().meta({
       title: 'Auto-approve tool use',
       description:
-        'On: every tool runs unasked. Off: Claude Code and Copilot hold each tool call for you to allow or deny (in the chat, the dashboard, Telegram or Discord, a notification); Codex keeps to its sandbox (read-only unless its config says otherwise), Gemini and OpenCode refuse what needs approval, Pi gets its reading tools only.',
+        'On: every tool runs unasked. Off: Claude Code, Copilot, Gemini CLI, OpenCode and Codex hold each tool call for you to allow or deny (in the chat, the dashboard, Telegram or Discord, a notification); Pi gets its reading tools only.',
     }),
     /** How long a held tool call waits for a person before it is denied. */
     approvalTimeoutSec: z.number().int().min(10).max(86_400).meta({ title: 'Approval timeout (s)', description: 'A held tool call nobody answers in this time is denied.' }),

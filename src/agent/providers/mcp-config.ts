@@ -37,6 +37,16 @@ export function geminiMcpServers(servers: readonly RunMcpServer[], trust: boolea
   });
 }
 
+/** The Agent Client Protocol's `McpServer`s (session/new): environment and headers as `{name, value}` pairs. */
+export function acpMcpServers(servers: readonly RunMcpServer[]): Json[] {
+  const pairs = (map: Record<string, string>) => Object.entries(map).map(([name, value]) => ({ name, value }));
+  return servers.map((s) =>
+    s.transport === 'stdio'
+      ? { name: s.name, command: s.command, args: s.args, env: pairs(s.env) }
+      : { type: s.transport, name: s.name, url: s.url, headers: pairs(s.headers) },
+  );
+}
+
 /** OpenCode config `mcp`: local servers take the command line as one array. */
 export function opencodeMcp(servers: readonly RunMcpServer[]): Json {
   return byName(servers, (s) =>

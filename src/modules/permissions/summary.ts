@@ -2,7 +2,8 @@
 // file a write or an edit touches and its change, or the tool's input. Tools are known by what their
 // input holds (a `command`, a file path with content or old/new strings), so every CLI's names work:
 // Bash / bash / run_shell_command / exec_command, Write / create / write_file, Edit / edit / str_replace,
-// and Copilot's ACP requests (`{fileName, diff}` with a unified diff). Pure.
+// and the ACP requests of Copilot (`{fileName, diff}` with a unified diff), OpenCode (`{filepath, diff}`) and
+// Gemini (`{path, content}` or `{path, oldText, newText}`, from its diff block). Pure.
 import type { PermissionSummary } from '../../protocol/permissions.ts';
 
 const MAX_TEXT = 4000;
@@ -21,7 +22,7 @@ export function commandOf(input: Record<string, unknown>): string | undefined {
 
 /** The file a tool's input writes or edits, if it names one. */
 export function pathOf(input: Record<string, unknown>): string | undefined {
-  return str(input.file_path) ?? str(input.filePath) ?? str(input.path) ?? str(input.absolute_path) ?? str(input.fileName);
+  return str(input.file_path) ?? str(input.filePath) ?? str(input.path) ?? str(input.absolute_path) ?? str(input.fileName) ?? str(input.filepath);
 }
 
 /** A unified-looking diff of one replacement: the old lines removed, the new ones added. */
@@ -30,10 +31,10 @@ function replacement(oldText: string, newText: string): string {
   return [...lines(oldText, '-'), ...lines(newText, '+')].join('\n');
 }
 
-/** A unified diff as the CLI made it (Copilot's), without the blank lines around it. */
+/** A unified diff as the CLI made it (Copilot's, OpenCode's), without the blank lines around it. */
 const unifiedDiff = (input: Record<string, unknown>) => str(input.diff)?.trim();
-/** A unified diff that creates its file (old side /dev/null). */
-const createsFile = (diff: string) => /^--- (a\/)?\/?dev\/null$/m.test(diff);
+/** A unified diff that creates its file: old side /dev/null (Copilot), or a first hunk from line 0 (OpenCode). */
+const createsFile = (diff: string) => /^--- (a\/)?\/?dev\/null$/m.test(diff) || /^@@ -0,0 /m.test(diff);
 
 function changeOf(input: Record<string, unknown>): string | undefined {
   const diff = unifiedDiff(input);

@@ -3,36 +3,19 @@
 // "in" lines are fed to parseLine; the adapter's writes must equal the recorded "out" lines.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { classifyRpcError } from '../../../src/agent/providers/acp/conversation.ts';
+import { acpContentText } from '../../../src/agent/providers/acp/updates.ts';
 import {
-  acpContentText,
-  classifyRpcError,
   copilotAdapter,
   INSTRUCTIONS_DIR,
   SYSTEM_PROMPT_FILE,
   type CopilotState,
 } from '../../../src/agent/providers/copilot/adapter.ts';
-import type { AdapterOutput, InvocationRequest, NormalizedEvent } from '../../../src/agent/providers/types.ts';
+import type { InvocationRequest } from '../../../src/agent/providers/types.ts';
+import { driveAcp, finalText, normalizeWrite, ofKind, recordedPrompt, recordedWrites, recording, type Drive as AcpDrive, type Rec } from './acp-recordings.ts';
 
-const FIXTURES = new URL('../../fixtures/protocols/', import.meta.url);
 const CWD = '/home/user/run/work';
-
-type Rec = { dir: 'in' | 'out'; msg: Record<string, unknown> };
-
-function recording(name: string): Rec[] {
-  return readFileSync(new URL(`${name}.jsonl`, FIXTURES), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Rec);
-}
-
-/** The recorded prompt text (first session/prompt the recorder sent). */
-function recordedPrompt(recs: Rec[]): string {
-  const prompt = recs.find((r) => r.dir === 'out' && r.msg.method === 'session/prompt');
-  const params = prompt?.msg.params as { prompt: { text: string }[] };
-  return params.prompt[0]!.text;
-}
 
 function request(overrides: Partial<InvocationRequest> = {}): InvocationRequest {
   return {
@@ -45,49 +28,9 @@ function request(overrides: Partial<InvocationRequest> = {}): InvocationRequest 
   };
 }
 
-/** Our writes and the recorder's, compared without the client's name (the recorder called itself differently). */
-function normalizeWrite(message: Record<string, unknown>): Record<string, unknown> {
-  if (message.method !== 'initialize') return message;
-  const params = { ...(message.params as Record<string, unknown>) };
-  delete params.clientInfo;
-  return { ...message, params };
-}
+type Drive = AcpDrive<CopilotState>;
 
-interface Drive {
-  state: CopilotState;
-  events: NormalizedEvent[];
-  writes: Record<string, unknown>[];
-  outputs: AdapterOutput[];
-  closedAfter?: number;
-}
-
-/** Runs start() and feeds every "in" message of `recs`, collecting events, writes and when stdin was closed. */
-function drive(recs: Rec[], req: InvocationRequest, state = copilotAdapter.initialState(req)): Drive {
-  const d: Drive = { state, events: [], writes: [], outputs: [] };
-  const collect = (out: AdapterOutput, index: number) => {
-    d.outputs.push(out);
-    d.events.push(...out.events);
-    for (const w of out.writes ?? []) d.writes.push(JSON.parse(w) as Record<string, unknown>);
-    if (out.closeStdin) d.closedAfter ??= index;
-  };
-  collect(copilotAdapter.start!(state, req), -1);
-  recs.forEach((r, i) => {
-    if (r.dir === 'in') collect(copilotAdapter.parseLine(state, JSON.stringify(r.msg)), i);
-  });
-  return d;
-}
-
-function recordedWrites(recs: Rec[]) {
-  return recs.filter((r) => r.dir === 'out').map((r) => normalizeWrite(r.msg));
-}
-
-function finalText(events: NormalizedEvent[]): string {
-  return events.map((e) => (e.kind === 'text_delta' ? e.text : '')).join('');
-}
-
-function ofKind<K extends NormalizedEvent['kind']>(events: NormalizedEvent[], kind: K) {
-  return events.filter((e): e is Extract<NormalizedEvent, { kind: K }> => e.kind === kind);
-}
+const drive = (recs: Rec[], req: InvocationRequest, state?: CopilotState): Drive => driveAcp(copilotAdapter, recs, req, state);
 
 /** The toolCallId of the recording's first tool_call (ids differ from one recording run to the next). */
 function toolCallIdOf(recs: Rec[]): string {

@@ -131,7 +131,8 @@ describe('opencode buildInvocation', () => {
   test('adapter identity', () => {
     assert.equal(opencodeAdapter.id, 'opencode');
     assert.equal(opencodeAdapter.steerMode, 'interrupt-resume');
-    assert.equal(opencodeAdapter.start, undefined);
+    // only an ACP run (a person answers permission requests: acp-modes.test.ts) has a conversation to start
+    assert.deepEqual(opencodeAdapter.start!(opencodeAdapter.initialState(request()), request()), { events: [] });
   });
 });
 

@@ -1,7 +1,9 @@
 // What the real-CLI permission tests share: a server whose agent is one real CLI against the fake model,
-// with auto-approve off (a person answers), and the steps of a case: a new chat, a message whose run is
-// awaited, the next permission request, a decision.
-import { mkdtempSync } from 'node:fs';
+// with auto-approve off (a person answers), the steps of a case (a new chat, a message whose run is awaited,
+// the next permission request, a decision), and the cases every CLI with a channel goes through: held then
+// denied, allowed, timed out, remembered for the session.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, type FakeModel } from '../../support/fake-model.ts';
@@ -69,3 +71,60 @@ export async function startPermissionRig(cli: RealCliName, options: RigOptions =
 
 /** The permission_resolved event of a request. */
 export const resolvedOf = (seen: Seen[], id: string) => seen.find((s) => s.name === 'permission_resolved' && s.payload.id === id)!.payload;
+
+/** A call held for a person: its permission request, and the run's end (once it is answered). */
+export interface HeldCall {
+  asked: any;
+  done: Promise<RunEnd>;
+}
+
+export type RunEnd = Awaited<ReturnType<PermissionRig['send']>>;
+
+/** In a new chat, the write (or `prompt`) held for a person: the file is not there yet. */
+export async function holdWrite(rig: PermissionRig, title: string, prompt = WRITE_PROMPT): Promise<HeldCall> {
+  rmSync(writtenFile(rig), { force: true });
+  await rig.newChat(title);
+  const mark = rig.seen.length;
+  const done = rig.send(prompt);
+  const asked = await rig.nextRequest(mark);
+  assert.equal(existsSync(writtenFile(rig)), false, 'held: the tool has not run');
+  return { asked, done };
+}
+
+export const writtenFile = (rig: PermissionRig) => join(rig.cwd, WRITTEN_FILE);
+
+/** A held call's end once a person or the timeout denied it: the run ends, nothing written, resolved `by`. */
+export async function deniedEnd(rig: PermissionRig, { asked, done }: HeldCall, by: 'person' | 'timeout'): Promise<RunEnd> {
+  const answer = await done;
+  assert.equal(answer.status, 'ok');
+  assert.equal(existsSync(writtenFile(rig)), false);
+  const resolved = resolvedOf(rig.seen, asked.id);
+  assert.deepEqual([resolved.decision, resolved.by], ['deny', by]);
+  return answer;
+}
+
+/** Held, allowed by a person: the file lands. */
+export async function allowedWrite(rig: PermissionRig): Promise<void> {
+  const { asked, done } = await holdWrite(rig, 'allow');
+  assert.equal((await rig.decide(asked.id, { decision: 'allow' })).status, 200);
+  assert.equal((await done).status, 'ok');
+  assert.equal(existsSync(writtenFile(rig)), true, 'the tool ran');
+}
+
+/**
+ * Allowed for the session: the same call in the same chat session (a fresh conversation with the CLI, so
+ * the model calls the tool again) is answered by the rule, not asked. Resolves with the rules.
+ */
+export async function rememberedForSession(rig: PermissionRig): Promise<{ asked: any; rules: any[] }> {
+  const { asked, done } = await holdWrite(rig, 'remember');
+  assert.equal((await rig.decide(asked.id, { decision: 'allow', remember: 'session' })).status, 200);
+  await done;
+  const rules = await rig.rules();
+  rmSync(writtenFile(rig), { force: true });
+  assert.equal((await sendJson(`${rig.server.url}/api/session/reset`, 'POST', {})).status, 200);
+  const mark = rig.seen.length;
+  assert.equal((await rig.send('Write the greeting file again. scenario:write')).status, 'ok');
+  assert.equal(existsSync(writtenFile(rig)), true, 'written again');
+  assert.equal(rig.seen.slice(mark).filter((s) => s.name === 'permission_request').length, 0, 'not asked a second time');
+  return { asked, rules };
+}

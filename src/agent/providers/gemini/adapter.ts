@@ -1,12 +1,27 @@
-// Gemini CLI (`gemini --output-format stream-json`) adapter.
+// Gemini CLI adapter: headless (`gemini --prompt=… --output-format stream-json`), or over the Agent
+// Client Protocol (`gemini --acp`, the shared client in ../acp/) when a person answers its permission
+// requests: headless, gemini has nobody to ask and leaves out the tools that need approval.
 //
+// ACP mode (checked with 0.61.0, gemini-acp-permission-*.jsonl): `-m` picks the model as headless; MCP
+// servers go in session/new (gemini reads them from there; a settings file would have to be root-only,
+// see mcpRefusal), untrusted, so their calls are asked too; a resume is `session/load`. 0.61 loads a
+// session a headless run made, but not one made over ACP ("No previous sessions found for this project.",
+// although `gemini --list-sessions` lists it): the runtime then drops the id as stale and the turn starts
+// a fresh session. With an MCP server running it does not exit when stdin closes (the attempt ends it once
+// the answer is in). Its permission request carries no `rawInput`, the change is a diff
+// content block; a reject lets the turn go on (the model reads `Tool "write_file" was canceled by the
+// user.`). Usage is in the prompt answer's `_meta.quota`.
+//
+// Headless output:
 // Every assistant `message` line is a text delta; thoughts are not printed at all in this format.
 // Tool calls are `tool_use` / `tool_result` pairs. A failed run ends with `result` status "error"
 // whose message often lacks the HTTP status, while the exit code is that status modulo 256
 // (500→244, 429→173, 503→247), so a failed result is completed at exit, when the code is known.
 
 import { join } from 'node:path';
-import { geminiMcpServers } from '../mcp-config.ts';
+import { acpMcpServers, geminiMcpServers } from '../mcp-config.ts';
+import { asksPerson, initialAcpState, type AcpState } from '../acp/conversation.ts';
+import { headlessOrAcp } from '../acp/mode.ts';
 
 import type {
   AdapterOutput,
@@ -38,6 +53,8 @@ import {
 } from '../shared.ts';
 
 export interface GeminiState {
+  /** The conversation, when the run is driven over ACP (a person answers permission requests). */
+  acp?: AcpState;
   sessionId?: string;
   /** `auto` at init means a router picks the model; the result's stats say which one answered. */
   modelIsAuto: boolean;
@@ -76,41 +93,50 @@ export const GEMINI_BUILTIN_WRITERS = ['run_shell_command', 'write_file', 'repla
 export const mcpOnlyPolicy = () => GEMINI_BUILTIN_WRITERS.map((tool) => `[[rule]]\ntoolName = "${tool}"\ndecision = "deny"\npriority = 900\n`).join('\n');
 
 function buildInvocation(req: InvocationRequest): Invocation {
+  const acp = asksPerson(req);
   const resuming = Boolean(req.resumeSessionId);
   // `--flag=value` keeps a value that starts with "-" from being read as an option.
-  const args = [`--prompt=${promptWithSystem(req.prompt, req.systemPrompt, resuming)}`, '--output-format', 'stream-json'];
+  const args = acp ? ['--acp'] : [`--prompt=${promptWithSystem(req.prompt, req.systemPrompt, resuming)}`, '--output-format', 'stream-json'];
   if (req.model) args.push(`--model=${req.model}`);
   // Gemini has no effort setting: `req.effort` is ignored.
   // --skip-trust: the working directory is the one the user gave svc. Untrusted, gemini silently downgrades
   // --yolo to the default mode, and without --yolo a headless run fails at once (exit 55).
   // Not auto-approving (or read-only): the default approval mode; headless, gemini leaves out the tools that
-  // would need approval (edits, shell).
+  // would need approval (edits, shell); over ACP it asks for them.
   if (req.autoApprove && !req.readOnly) args.push('--yolo', '--skip-trust');
   else args.push('--approval-mode=default', '--skip-trust');
-  if (req.resumeSessionId) args.push(`--resume=${req.resumeSessionId}`);
+  if (req.resumeSessionId && !acp) args.push(`--resume=${req.resumeSessionId}`);
   if (req.extraArgs) args.push(...req.extraArgs);
-  const invocation: Invocation = { command: req.executable, args, env: {}, stdin: 'close' };
+  const invocation: Invocation = { command: req.executable, args, env: {}, stdin: acp ? 'interactive' : 'close' };
   const files: NonNullable<Invocation['files']> = [];
   if (req.mcpOnly) {
     const path = join(req.scratchDir, MCP_ONLY_POLICY_FILE);
     files.push({ path, content: mcpOnlyPolicy(), mode: 0o600 });
     args.push(`--policy=${path}`);
   }
-  // The run's MCP servers as "system defaults", the lowest settings layer: `mcpServers` is merged by
-  // name with the user's and project's settings, which stay untouched (and win on a name clash).
-  if (req.mcpServers?.length && req.scratchNotRootOnly) {
+  // Over ACP the run's MCP servers go in session/new (initialState).
+  if (!acp) addMcpSettings(req, invocation, files);
+  if (files.length) invocation.files = files;
+  return invocation;
+}
+
+/**
+ * Headless, the run's MCP servers as "system defaults", the lowest settings layer: `mcpServers` is merged
+ * by name with the user's and project's settings, which stay untouched (and win on a name clash).
+ */
+function addMcpSettings(req: InvocationRequest, invocation: Invocation, files: NonNullable<Invocation['files']>): void {
+  if (!req.mcpServers?.length) return;
+  if (req.scratchNotRootOnly) {
     const refusal = mcpRefusal(req.mcpServers.map((s) => s.name), req.scratchNotRootOnly);
     // a run that acts only through its MCP servers could do nothing at all
     if (req.mcpOnly) throw new Error(refusal);
     invocation.notices = [{ name: 'MCP servers', message: refusal }];
-  } else if (req.mcpServers?.length) {
-    const path = join(req.scratchDir, MCP_SETTINGS_FILE);
-    const settings = { mcpServers: geminiMcpServers(req.mcpServers, req.autoApprove) };
-    files.push({ path, content: JSON.stringify(settings), mode: 0o600 });
-    invocation.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = path;
+    return;
   }
-  if (files.length) invocation.files = files;
-  return invocation;
+  const path = join(req.scratchDir, MCP_SETTINGS_FILE);
+  const settings = { mcpServers: geminiMcpServers(req.mcpServers, req.autoApprove) };
+  files.push({ path, content: JSON.stringify(settings), mode: 0o600 });
+  invocation.env.GEMINI_CLI_SYSTEM_DEFAULTS_PATH = path;
 }
 
 /**
@@ -123,8 +149,13 @@ export function mcpRefusal(names: readonly string[], reason: string): string {
     + 'Gemini reads the servers of its user settings from anywhere: export them into ~/.gemini/settings.json with POST /api/mcp/sync {"targets":["gemini"]} (and leave gemini out of their providers to stop this notice).';
 }
 
-function initialState(): GeminiState {
-  return { modelIsAuto: false, text: createTextJoin(), steps: new Map(), resultEmitted: false };
+function initialState(req: InvocationRequest): GeminiState {
+  const state: GeminiState = { modelIsAuto: false, text: createTextJoin(), steps: new Map(), resultEmitted: false };
+  if (asksPerson(req)) {
+    const prompt = promptWithSystem(req.prompt, req.systemPrompt, Boolean(req.resumeSessionId));
+    state.acp = initialAcpState(req, { cli: 'gemini', prompt, mcpServers: acpMcpServers(req.mcpServers ?? []) });
+  }
+  return state;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -321,6 +352,5 @@ export const geminiAdapter: ProviderAdapter<GeminiState> = {
   steerMode: 'interrupt-resume',
   buildInvocation,
   initialState,
-  parseLine,
-  finish,
+  ...headlessOrAcp({ parseLine, finish }),
 };

@@ -1,5 +1,16 @@
-// OpenCode (`opencode run --format json`), checked against opencode-ai 1.18.33.
+// OpenCode, checked against opencode-ai 1.18.33: headless (`opencode run --format json`), or over the
+// Agent Client Protocol (`opencode acp`, the shared client in ../acp/) when a person answers its
+// permission requests: headless, `run` has nobody to ask and rejects each request itself.
 //
+// ACP mode (opencode-acp-permission-*.jsonl): `opencode acp` takes no model or variant flag; both are
+// session settings (`session/set_config_option` model / effort, the ids its session/new lists). The
+// system prompt, MCP servers and the `ask` permissions go in OPENCODE_CONFIG_CONTENT as headless, so
+// session/new gets no MCP servers. A resume is `session/load` (an unknown id answers -32603 with
+// `data.service: "session"`). Its permission request carries `rawInput {filepath, diff}`; a reject ends
+// the turn. opencode asks `fs/write_text_file` although svc announced no such capability, and writes
+// the file itself on the "Method not found" answer.
+//
+// Headless:
 // Invocation choices (see test/agent/providers/opencode.test.ts for the recordings behind them):
 // - The prompt goes on stdin, not as a positional argument: `opencode run` wraps every message
 //   argument that contains a space in literal double quotes (the model received
@@ -22,6 +33,8 @@
 
 import { join } from 'node:path';
 import { opencodeMcp } from '../mcp-config.ts';
+import { asksPerson, initialAcpState, type AcpState } from '../acp/conversation.ts';
+import { headlessOrAcp } from '../acp/mode.ts';
 import type {
   ExitInfo,
   FailureClass,
@@ -49,6 +62,8 @@ import {
 } from '../shared.ts';
 
 export interface OpencodeState {
+  /** The conversation, when the run is driven over ACP (a person answers permission requests). */
+  acp?: AcpState;
   /** True when this run resumes a session, so "Session not found" means a stale id. */
   resuming: boolean;
   sessionId?: string;
@@ -87,22 +102,21 @@ export const OPENCODE_BUILTIN_WRITERS = ['bash', 'edit', 'write', 'multiedit', '
 /** opencode's permission config that asks before edits, commands and web fetches (checked with opencode 1.18). */
 export const OPENCODE_ASK = { edit: 'ask', bash: 'ask', webfetch: 'ask' };
 
-function buildInvocation(req: InvocationRequest): Invocation {
-  // opencode run has no read-only mode or sandbox flag: refusing beats pretending.
-  if (req.readOnly) throw new Error('opencode cannot be run read-only (it has no permission mode or sandbox flag for `run`); use claude, codex, gemini or copilot for a read-only worker');
+function headlessArgs(req: InvocationRequest): string[] {
   const args = ['run', '--format', 'json', '--thinking'];
   if (req.autoApprove) args.push('--auto');
   if (req.model) args.push('-m', req.model);
   if (req.effort) args.push('--variant', req.effort);
   if (req.resumeSessionId) args.push('--session', req.resumeSessionId);
-  args.push(...(req.extraArgs ?? []));
-  const invocation: Invocation = {
-    command: req.executable,
-    args,
-    env: {},
-    stdin: 'write-close',
-    stdinText: req.prompt,
-  };
+  return [...args, ...(req.extraArgs ?? [])];
+}
+
+function buildInvocation(req: InvocationRequest): Invocation {
+  // opencode run has no read-only mode or sandbox flag: refusing beats pretending.
+  if (req.readOnly) throw new Error('opencode cannot be run read-only (it has no permission mode or sandbox flag for `run`); use claude, codex, gemini or copilot for a read-only worker');
+  const invocation: Invocation = asksPerson(req)
+    ? { command: req.executable, args: ['acp', ...(req.extraArgs ?? [])], env: {}, stdin: 'interactive' }
+    : { command: req.executable, args: headlessArgs(req), env: {}, stdin: 'write-close', stdinText: req.prompt };
   // OPENCODE_CONFIG_CONTENT is merged over the user's config for this process only.
   const config: Record<string, unknown> = {};
   if (req.systemPrompt) {
@@ -114,20 +128,31 @@ function buildInvocation(req: InvocationRequest): Invocation {
   // MCP only: its own tools off by name (the config's `tools` map; checked with opencode 1.18)
   if (req.mcpOnly) config.tools = Object.fromEntries(OPENCODE_BUILTIN_WRITERS.map((t) => [t, false]));
   // Not auto-approving: opencode's own defaults allow edits and commands unasked; with `ask`, `run`
-  // rejects them itself ("permission requested: edit (…); auto-rejecting"), as it has nobody to ask.
+  // rejects them itself ("permission requested: edit (…); auto-rejecting"), as it has nobody to ask,
+  // and `acp` asks svc.
   if (!req.autoApprove) config.permission = OPENCODE_ASK;
   if (Object.keys(config).length) invocation.env.OPENCODE_CONFIG_CONTENT = JSON.stringify(config);
   return invocation;
 }
 
+/** The session settings `opencode acp` takes instead of `-m` and `--variant`. */
+function acpConfigOptions(req: InvocationRequest): { configId: string; value: string }[] {
+  return [
+    ...(req.model ? [{ configId: 'model', value: req.model }] : []),
+    ...(req.effort ? [{ configId: 'effort', value: req.effort }] : []),
+  ];
+}
+
 function initialState(req: InvocationRequest): OpencodeState {
-  return {
+  const state: OpencodeState = {
     resuming: Boolean(req.resumeSessionId),
     text: createTextJoin(),
     seenParts: new Set(),
     steps: new Map(),
     resultEmitted: false,
   };
+  if (asksPerson(req)) state.acp = initialAcpState(req, { cli: 'opencode', prompt: req.prompt, configOptions: acpConfigOptions(req) });
+  return state;
 }
 
 /** Every line carries `sessionID`; the first one announces the session (also on an error line). */
@@ -298,6 +323,5 @@ export const opencodeAdapter: ProviderAdapter<OpencodeState> = {
   steerMode: 'interrupt-resume',
   buildInvocation,
   initialState,
-  parseLine,
-  finish,
+  ...headlessOrAcp({ parseLine, finish }),
 };
