@@ -17,6 +17,41 @@ import { join } from 'node:path';
 const run = { sessionId: 'ses_push', runId: 'tr_push', provider: 'claude' };
 const bash = (command: string) => ({ tool: 'Bash', input: { command } });
 
+/** A PushService on an in-memory database, sending to a fake push service; `close()` ends all of it. */
+async function pushRig(overrides: Partial<ConstructorParameters<typeof PushService>[0]> = {}) {
+  const pushService = await startFakePushService();
+  const home = mkdtempSync(join(tmpdir(), 'svc-push-'));
+  const db = openDatabase(':memory:');
+  const bus = new EventBus();
+  const audit = new SecurityAudit(db);
+  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => 60 });
+  const vapid = loadOrCreateVapidKeys(join(home, 'push-vapid.json'));
+  const push = new PushService({
+    repo: new PushRepo(db),
+    bus,
+    audit,
+    permissions,
+    settings: () => pushSettings.defaults,
+    vapidPublicKey: vapid.publicKey,
+    send: pushSender(() => vapid, () => 'mailto:test@example.org'),
+    ...overrides,
+  });
+  push.start();
+  return {
+    pushService,
+    bus,
+    permissions,
+    push,
+    async close() {
+      await push.close();
+      permissions.close();
+      db.close();
+      rmSync(home, { recursive: true, force: true });
+      await pushService.close();
+    },
+  };
+}
+
 test('a permission request is pushed encrypted and VAPID-signed; its Allow token decides it once', async () => {
   const pushService = await startFakePushService();
   const server = await startServer();
@@ -76,25 +111,9 @@ test('a permission request is pushed encrypted and VAPID-signed; its Allow token
 });
 
 test('an expired decision token is refused; a subscription its push service says is gone is removed', async () => {
-  const pushService = await startFakePushService();
-  const home = mkdtempSync(join(tmpdir(), 'svc-push-'));
-  const db = openDatabase(':memory:');
-  const bus = new EventBus();
-  const audit = new SecurityAudit(db);
-  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => 60 });
-  const vapid = loadOrCreateVapidKeys(join(home, 'push-vapid.json'));
   let now = Date.now();
-  const push = new PushService({
-    repo: new PushRepo(db),
-    bus,
-    audit,
-    permissions,
-    settings: () => pushSettings.defaults,
-    vapidPublicKey: vapid.publicKey,
-    send: pushSender(() => vapid, () => 'mailto:test@example.org'),
-    now: () => now,
-  });
-  push.start();
+  const rig = await pushRig({ now: () => now });
+  const { pushService, permissions, push } = rig;
   try {
     const browser = pushService.subscribe();
     const { id: subscriptionId } = push.subscribe(browser.subscription, 'Mozilla/5.0 (Linux; Android 14) Chrome/130.0', 'test');
@@ -111,11 +130,7 @@ test('an expired decision token is refused; a subscription its push service says
     await push.idle();
     assert.equal(push.list().length, 0, `subscription ${subscriptionId} answered 410 and is removed`);
   } finally {
-    await push.close();
-    permissions.close();
-    db.close();
-    rmSync(home, { recursive: true, force: true });
-    await pushService.close();
+    await rig.close();
   }
 });
 
@@ -154,16 +169,9 @@ test('subscriptions: 201 with an id, listed without keys, deleted once; http off
 });
 
 test('goals done and workers that need attention notify only when their setting is on', async () => {
-  const pushService = await startFakePushService();
-  const home = mkdtempSync(join(tmpdir(), 'svc-push-'));
-  const db = openDatabase(':memory:');
-  const bus = new EventBus();
-  const audit = new SecurityAudit(db);
-  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => 60 });
-  const vapid = loadOrCreateVapidKeys(join(home, 'push-vapid.json'));
   let settings = { ...pushSettings.defaults };
-  const push = new PushService({ repo: new PushRepo(db), bus, audit, permissions, settings: () => settings, vapidPublicKey: vapid.publicKey, send: pushSender(() => vapid, () => 'mailto:test@example.org'), goalObjective: () => 'Ship the release' });
-  push.start();
+  const rig = await pushRig({ settings: () => settings, goalObjective: () => 'Ship the release' });
+  const { pushService, bus, push } = rig;
   try {
     push.subscribe(pushService.subscribe().subscription, undefined, 'test');
     bus.publish('goal_done', { goalId: 'goal_1', sessionId: 'ses_1' });
@@ -178,10 +186,6 @@ test('goals done and workers that need attention notify only when their setting 
     assert.deepEqual([worker!.payload.kind, worker!.payload.title], ['worker_attention', 'A worker stalled']);
     assert.ok(goal!.ttl > 0, 'a TTL is set');
   } finally {
-    await push.close();
-    permissions.close();
-    db.close();
-    rmSync(home, { recursive: true, force: true });
-    await pushService.close();
+    await rig.close();
   }
 });
