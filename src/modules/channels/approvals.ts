@@ -5,13 +5,14 @@
 import type { Decider, DecisionBody, PermissionRequest } from '../../protocol/permissions.ts';
 import { CHANNEL_LABELS, type Button, type ChannelName } from './adapter.ts';
 import { escapeHtml } from './format.ts';
+import { decisionBody, type PermissionAnswer } from '../../protocol/permissions-text.ts';
 
 /** The answers a button gives; the code is what its data carries. */
 export const CHOICES = {
   once: { code: 'o', label: 'Allow once' },
   session: { code: 's', label: 'Allow for this session' },
   deny: { code: 'd', label: 'Deny' },
-} as const;
+} as const satisfies Record<PermissionAnswer, { code: string; label: string }>;
 export type Choice = keyof typeof CHOICES;
 
 /** Telegram's callback_data holds at most 64 bytes (Discord's custom_id 100). */
@@ -40,8 +41,7 @@ export function promptButtons(requestId: string): Button[][] {
 
 /** The decision a press makes; a deny says where it came from and who pressed (the agent reads it). */
 export function decisionOf(choice: Choice, channel: ChannelName, who: string): DecisionBody {
-  if (choice === 'deny') return { decision: 'deny', reason: `Denied from ${CHANNEL_LABELS[channel]} by ${who}.` };
-  return choice === 'session' ? { decision: 'allow', remember: 'session' } : { decision: 'allow' };
+  return decisionBody(choice, choice === 'deny' ? `Denied from ${CHANNEL_LABELS[channel]} by ${who}.` : '');
 }
 
 /** Who pressed a button of this prompt, kept until the request's resolution is shown. */
