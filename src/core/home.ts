@@ -28,6 +28,8 @@ export interface HomePaths {
   piAgent: string;
   /** Runs' private directories (files, MCP configs, skill links), each deleted when its run ends. */
   runs: string;
+  /** Worker worktrees (git worktrees of the user's repository, one per isolated run; made on first use). */
+  worktrees: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -51,6 +53,7 @@ export function homePaths(root: string): HomePaths {
     skillsNpm: join(root, 'skills-npm'),
     piAgent: join(root, 'pi-agent'),
     runs: join(root, 'runs'),
+    worktrees: join(root, 'worktrees'),
   };
 }
 

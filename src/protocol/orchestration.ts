@@ -122,6 +122,9 @@ export const PlanBodySchema = z.strictObject({
 // ── employees ──────────────────────────────────────────────────────────────────────────────
 
 export const CAPABILITIES = ['read-only', 'mutable'] as const;
+/** none: the worker writes in the working directory; worktree: in a git worktree of its own under svc's home, on branch svc/<runId>. */
+export const ISOLATIONS = ['none', 'worktree'] as const;
+export type Isolation = (typeof ISOLATIONS)[number];
 export const EMPLOYEE_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 
 export const EmployeeFieldsSchema = z.strictObject({
@@ -136,6 +139,8 @@ export const EmployeeFieldsSchema = z.strictObject({
   scope: z.array(z.string().min(1).max(1000)).max(50).optional(),
   /** The structured verdict its runs end with, which the server records for the gate (audit: A → B, verification: B → C). */
   verdict: z.enum(['audit', 'verification']).optional(),
+  /** Where a mutable worker writes: its own git worktree, or the working directory itself (see ISOLATIONS). */
+  isolation: z.enum(ISOLATIONS).optional(),
 });
 export const EmployeeSchema = EmployeeFieldsSchema.extend({
   id: z.string().regex(EMPLOYEE_ID),
@@ -154,6 +159,20 @@ export const TERMINAL_STATUSES: readonly WorkerRunStatus[] = ['succeeded', 'fail
 
 export const WorkerStepSchema = z.object({ stepId: z.string(), name: z.string(), status: z.enum(['running', 'ok', 'error']) });
 
+export const MERGE_STATES = ['open', 'merged', 'discarded'] as const;
+export type MergeState = (typeof MERGE_STATES)[number];
+/** The worktree a run wrote in (a follow-up run shares its first run's). */
+export const RunWorktreeSchema = z.object({
+  branch: z.string(),
+  /** The commit it started from (the user's HEAD then). */
+  base: z.string(),
+  state: z.enum(MERGE_STATES),
+  /** The commit on the user's branch that landed it. */
+  mergedCommit: z.string().optional(),
+  /** The user had uncommitted changes when it was made: they are not in the worktree. */
+  uncommittedLeftOut: z.boolean(),
+});
+
 export const WorkerRunSchema = z.object({
   runId: z.string(),
   sessionId: z.string(),
@@ -170,6 +189,10 @@ export const WorkerRunSchema = z.object({
   verdict: z.string().optional(),
   /** Files a scoped mutable worker changed outside its scope. */
   scopeViolations: z.array(z.string()).optional(),
+  isolation: z.enum(ISOLATIONS),
+  worktree: RunWorktreeSchema.optional(),
+  /** The run whose review asked for this one (changes requested). */
+  reviewOf: z.string().optional(),
   steps: z.array(WorkerStepSchema),
   outputChars: z.number().int(),
   createdAt: z.number(),
@@ -192,6 +215,8 @@ const DispatchFieldsSchema = z.strictObject({
     affectedFiles: z.array(z.string().min(1).max(1000)).max(200).optional(),
     /** The verdict to read from its answer, when not the employee's own. */
     verdict: z.enum(['audit', 'verification']).optional(),
+    /** Overrides the employee's; by default a mutable worker of phase B in a git repository gets a worktree. */
+    isolation: z.enum(ISOLATIONS).optional(),
     sessionId: z.string().min(1).max(100).optional(),
 });
 const oneWorker = { message: 'give exactly one of employee or virtual', path: ['employee'] };
@@ -229,4 +254,53 @@ export const WorkerProgressSchema = z.object({
   name: z.string(),
   current: WorkerProgressItemSchema.nullable(),
   previous: WorkerProgressItemSchema.nullable(),
+});
+
+// ── worktrees: a worker's changes reviewed before they land ───────────────────────────────
+
+export const WorktreeDiffFileSchema = z.object({
+  path: z.string(),
+  /** A rename's old path. */
+  oldPath: z.string().optional(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  additions: z.number().int(),
+  deletions: z.number().int(),
+  /** Named, not inlined, in the patch. */
+  binary: z.boolean(),
+});
+export type WorktreeDiffFile = z.infer<typeof WorktreeDiffFileSchema>;
+
+export const WorktreeDiffSchema = z.object({
+  runId: z.string(),
+  branch: z.string(),
+  base: z.string(),
+  state: z.enum(MERGE_STATES),
+  files: z.array(WorktreeDiffFileSchema),
+  patch: z.string(),
+  truncated: z.boolean(),
+  note: z.string().optional(),
+});
+
+export const MergeResultSchema = z.object({ runId: z.string(), merged: z.literal(true), commit: z.string(), branch: z.string(), files: z.array(WorktreeDiffFileSchema) });
+
+export const ReviewCommentSchema = z.strictObject({
+  path: z.string().min(1).max(1000),
+  line: z.number().int().min(1).optional(),
+  body: z.string().trim().min(1, 'a comment says something').max(4000),
+});
+export type ReviewComment = z.infer<typeof ReviewCommentSchema>;
+export const ReviewBodySchema = z.strictObject({
+  decision: z.enum(['approve', 'changes_requested']),
+  comments: z.array(ReviewCommentSchema).max(100).default([]),
+});
+
+export const WorktreeListItemSchema = z.object({
+  runId: z.string(),
+  sessionId: z.string(),
+  branch: z.string(),
+  path: z.string(),
+  state: z.enum(MERGE_STATES),
+  /** Its last run did not end on its own (the server stopped mid-run), or its directory is gone: discard it, or review what is there. */
+  orphaned: z.boolean(),
+  createdAt: z.number(),
 });

@@ -87,6 +87,8 @@ import {
   WorkerRunRepo,
   WorkerService,
   workerRoutes,
+  WorktreeRepo,
+  WorktreeService,
 } from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
@@ -386,6 +388,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     env: providerEnv,
     pidDir: home.pids,
     cancelWorkers: (sessionId, reason) => workers.cancelSession(sessionId, reason),
+    openWorktrees: (sessionId): string[] => workers.openWorktrees().filter((w: { sessionId: string }) => w.sessionId === sessionId).map((w: { runId: string }) => w.runId),
     audit,
   });
   const employees = new EmployeeRepo(db);
@@ -410,9 +413,11 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     memoryContext: async (task) => (await memory.workerContext(task)).text,
     killGraceMs: options.killGraceMs,
     audit,
+    worktrees: new WorktreeService({ repo: new WorktreeRepo(db), root: home.worktrees }),
   });
   const goals: GoalService = new GoalService({
     db,
+    mergedRun: (runId) => workers.get(runId)?.worktree?.state === 'merged',
     repo: new GoalRepo(db),
     bus,
     agent: { submit: (input): { requestId: string } => runtime.submit(input) },

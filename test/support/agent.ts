@@ -27,7 +27,7 @@ export function readInvocations(stateDir: string): Invocation[] {
 
 export interface AgentTestServer extends TestServer {
   stateDir: string;
-  invocations(): { provider: string; args: string[]; prompt: string; resume?: string; file: string; pid: number; runToken?: string }[];
+  invocations(): { provider: string; args: string[]; prompt: string; resume?: string; file: string; pid: number; runToken?: string; cwd: string }[];
 }
 
 /** `app`: more options of the server (e.g. `home`, to restart on the data of an earlier one). */

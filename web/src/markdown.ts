@@ -39,6 +39,9 @@ const languages = {
 };
 for (const [name, language] of Object.entries(languages)) hljs.registerLanguage(name, language);
 
+/** The highlighter with these languages (the review's diffs use it too). */
+export { hljs };
+
 /** Code longer than this is not highlighted (it would cost a long frame). */
 const MAX_HIGHLIGHT_CHARS = 60_000;
 

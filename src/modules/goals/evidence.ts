@@ -14,10 +14,21 @@ function inside(root: string, path: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-/** Each named file, and whether it exists under the root. A path that leaves the root is refused. */
-export function checkFiles(root: string, paths: readonly string[]): Checkpoint['evidence'] {
+/** Evidence that names a worker run (`run:tr_…`) rather than a file: it counts once the run's worktree was merged. */
+const RUN_EVIDENCE = /^run:(tr_[A-Za-z0-9_-]{4,40})$/;
+
+/** Whether a worker run's changes were merged into the user's tree (orchestration's worktrees). */
+export type MergedRun = (runId: string) => boolean;
+
+/**
+ * Each named file, and whether it exists under the root; or a merged run (`run:<runId>`), and whether
+ * its worktree was merged. A path that leaves the root is refused.
+ */
+export function checkFiles(root: string, paths: readonly string[], mergedRun: MergedRun = () => false): Checkpoint['evidence'] {
   const realRoot = realpathSync(root);
   return paths.map((path) => {
+    const run = RUN_EVIDENCE.exec(path)?.[1];
+    if (run) return { path, exists: mergedRun(run) };
     const full = resolve(realRoot, path);
     if (!inside(realRoot, full)) throw badRequest('VALIDATION_FAILED', `Evidence '${path}' is outside the project root ${realRoot}; name files under it.`);
     if (!existsSync(full)) return { path, exists: false };
@@ -62,13 +73,13 @@ export function runCheck(command: string, cwd: string, timeoutMs = CHECK_TIMEOUT
 }
 
 /** Whether the latest checkpoint proves completion now (its files still exist, or its check passed). */
-export function verdict(checkpoint: Checkpoint | null, root: string): { ok: true } | { ok: false; reason: string } {
+export function verdict(checkpoint: Checkpoint | null, root: string, mergedRun?: MergedRun): { ok: true } | { ok: false; reason: string } {
   if (!checkpoint) return { ok: false, reason: 'no checkpoint yet: record one with evidence (`svc goal update "<summary>" --evidence <file>` or `--check "<command>"`)' };
   if (checkpoint.check && checkpoint.check.exitCode === 0) return { ok: true };
   const named = checkpoint.evidence.map((e) => e.path);
-  const present = named.length ? checkFiles(root, named).filter((e) => e.exists) : [];
+  const present = named.length ? checkFiles(root, named, mergedRun).filter((e) => e.exists) : [];
   if (present.length) return { ok: true };
   if (checkpoint.check) return { ok: false, reason: `the latest checkpoint's check \`${checkpoint.check.command}\` exited with ${checkpoint.check.exitCode ?? 'no code'}` };
-  if (named.length) return { ok: false, reason: `none of the latest checkpoint's evidence files exist under ${root}: ${named.join(', ')}` };
+  if (named.length) return { ok: false, reason: `none of the latest checkpoint's evidence exists (files under ${root}, or merged runs): ${named.join(', ')}` };
   return { ok: false, reason: 'the latest checkpoint names no evidence: add files under the project root (--evidence) or a check command (--check)' };
 }

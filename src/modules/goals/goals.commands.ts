@@ -10,7 +10,7 @@ import { GOAL_RUN_MODES, type Budget, type GoalRunMode } from '../../protocol/go
 import { describeGoal, describeHistory, describeRun } from '../../protocol/goals-text.ts';
 import type { GoalRunAction, GoalService } from './goals.service.ts';
 
-const USAGE = '/goal [status] | set <objective> [--root <dir>] [--turns N] [--minutes N] [--dispatches N] [--replace] | update <summary> [--next <action>] [--evidence <file>] [--check <cmd>] | refine <objective> | done | cancel | pause | resume | clear | history | run [preflight|start|approve|pause|resume|stop|complete] [--mode <mode>]';
+const USAGE = '/goal [status] | set <objective> [--root <dir>] [--turns N] [--minutes N] [--dispatches N] [--replace] | update <summary> [--next <action>] [--evidence <file or run:<runId>>] [--check <cmd>] | refine <objective> | done | cancel | pause | resume | clear | history | run [preflight|start|approve|pause|resume|stop|complete] [--mode <mode>]';
 const RUN_ACTIONS = ['preflight', 'start', 'approve', 'pause', 'resume', 'stop', 'complete'] as const;
 
 function count(value: string | undefined, name: string): number | undefined {

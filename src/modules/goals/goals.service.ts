@@ -15,7 +15,7 @@ import {
 } from '../../protocol/goals.ts';
 import { assertActor, OPEN_GATE, transition, type Actor, type GoalEvent, type Transition } from './machine.ts';
 import { budgetExceeded, continuationPrompt, decide, GOAL_POLICY, type OrchestrationView, type TurnKind } from './continuation.ts';
-import { assertDirectory, checkFiles, runCheck, verdict } from './evidence.ts';
+import { assertDirectory, checkFiles, runCheck, verdict, type MergedRun } from './evidence.ts';
 import type { GoalRepo } from './goals.repo.ts';
 import { TurnScheduler, type TurnJob } from './scheduler.ts';
 import type { Db } from '../../store/db.ts';
@@ -37,6 +37,8 @@ export interface GoalServiceDeps {
   defaultRoot(): string;
   /** The `goals` settings section as it is now. */
   settings(): GoalSettings;
+  /** Whether a worker run's worktree was merged (evidence `run:<runId>`). */
+  mergedRun?: MergedRun;
   now?: () => number;
 }
 
@@ -127,7 +129,7 @@ export class GoalService {
       case 'update': {
         transition(goal, { kind: 'update', actor: caller.actor }, now); // refuses a paused or ended goal before the check runs
         const root = this.rootOf(goal);
-        const evidence = checkFiles(root, input.evidence ?? []);
+        const evidence = checkFiles(root, input.evidence ?? [], this.deps.mergedRun);
         const check = input.check ? await runCheck(input.check, root) : null;
         repo.addCheckpoint(goal.id, { summary: input.summary, nextAction: input.nextAction ?? '', evidence, check, actor: caller.actor }, now);
         const missing = evidence.filter((e) => !e.exists).map((e) => e.path);
@@ -141,7 +143,7 @@ export class GoalService {
         return { ...this.view(sessionId), outcome: t.outcome };
       }
       case 'done': {
-        const t = this.apply(goal, { kind: 'done', actor: caller.actor, evidence: verdict(repo.checkpoints(goal.id, 1)[0] ?? null, this.rootOf(goal)) }, now, { note: input.note });
+        const t = this.apply(goal, { kind: 'done', actor: caller.actor, evidence: verdict(repo.checkpoints(goal.id, 1)[0] ?? null, this.rootOf(goal), this.deps.mergedRun) }, now, { note: input.note });
         if (t.rejected) throw conflict('GOAL_DONE_REJECTED', `The goal is not complete: ${t.rejected}.`, { reason: t.rejected });
         return { ...this.view(sessionId), outcome: t.outcome };
       }
@@ -417,7 +419,7 @@ export class GoalService {
         return done('goal-run stopped; the goal stays as it is');
       }
       case 'complete': {
-        const t = this.apply(goal, { kind: 'done', actor: 'human', evidence: verdict(repo.checkpoints(goal.id, 1)[0] ?? null, this.rootOf(goal)) }, now);
+        const t = this.apply(goal, { kind: 'done', actor: 'human', evidence: verdict(repo.checkpoints(goal.id, 1)[0] ?? null, this.rootOf(goal), this.deps.mergedRun) }, now);
         if (t.rejected) throw conflict('GOAL_DONE_REJECTED', `The goal is not complete: ${t.rejected}.`, { reason: t.rejected });
         return done('goal complete');
       }

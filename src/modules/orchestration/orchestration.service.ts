@@ -24,6 +24,8 @@ export interface OrchestrationDeps {
   pidDir: string;
   /** Cancels the session's queued and running worker runs (a reset). */
   cancelWorkers?(sessionId: string, reason: string): void;
+  /** The session's isolated runs whose worktrees are neither merged nor discarded yet. */
+  openWorktrees?(sessionId: string): string[];
   /** Approvals, rejections, resets and refused credentials are security audit entries. */
   audit?: AuditSink;
   now?(): number;
@@ -136,6 +138,11 @@ export class OrchestrationService {
     const { checkCommand, checkTimeoutSec } = this.deps.settings();
     if (!checkCommand.trim()) {
       throw new AppError(409, 'CHECK_NOT_SET', 'No check command is set: set orchestration.checkCommand (e.g. "npm test") in the settings, or have a human approve D.', { gate: 'check' });
+    }
+    // the check runs in the working directory: what a worker built in a worktree counts once it is merged there
+    const open = this.deps.openWorktrees?.(sessionId) ?? [];
+    if (open.length) {
+      throw new AppError(409, 'UNMERGED_WORKTREES', `The check runs against your tree, and worker runs ${open.join(', ')} still hold changes in their worktrees: review and merge or discard them first.`, { gate: 'check', runIds: open });
     }
     const round = this.state(sessionId).round;
     const result = await runCheck({ command: checkCommand, cwd: this.deps.cwd(), env: this.deps.env(), pidDir: this.deps.pidDir, timeoutMs: checkTimeoutSec * 1000 });

@@ -1,20 +1,13 @@
 // The scope check of a mutable worker with a path scope: the files it changed (those changed after its
 // run that were not before, by `git status`) must lie under its scope. Reported, not undone.
 import { execFileSync } from 'node:child_process';
+import { parseStatusPaths } from './worktrees/parse.ts';
 
 /** The changed and untracked files of the git work tree at cwd; undefined outside a work tree. */
 export function changedFiles(cwd: string): Set<string> | undefined {
   try {
     const out = execFileSync('git', ['status', '--porcelain=v1', '-z', '--untracked-files=all'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 });
-    const files = new Set<string>();
-    const parts = out.split('\0');
-    for (let i = 0; i < parts.length; i++) {
-      const entry = parts[i]!;
-      if (entry.length < 4) continue;
-      files.add(entry.slice(3));
-      if (entry[0] === 'R' || entry[0] === 'C') i++; // the rename's source follows
-    }
-    return files;
+    return new Set(parseStatusPaths(out));
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
-// Employees, dispatch (single and batch, asynchronous first), worker runs and worker progress.
+// Employees, dispatch (single and batch, asynchronous first), worker runs and worker progress, and
+// isolated runs' worktrees (worktrees/worktrees.routes.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
@@ -22,6 +23,7 @@ import type { OrchestrationService } from './orchestration.service.ts';
 import type { EmployeeRepo } from './employees.ts';
 import { publicRun } from './workers.repo.ts';
 import type { WorkerService } from './workers.service.ts';
+import { worktreeRoutes } from './worktrees/worktrees.routes.ts';
 
 export interface WorkerRouteDeps {
   orchestration: OrchestrationService;
@@ -225,5 +227,6 @@ export const workerRoutes: FastifyPluginAsync<WorkerRouteDeps> = async (app, dep
         return progressOf(employee.id, employee.name);
       },
     }),
+    ...worktreeRoutes(deps),
   ]);
 };

@@ -4,6 +4,7 @@
 // agent exactly once (claimed in the same SQLite transaction that saves the turn). Runs are rows from
 // the moment they are dispatched, so a restart finds them.
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { AppError, badRequest, conflict } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { EventBus } from '../../events/bus.ts';
@@ -19,6 +20,9 @@ import {
   type BatchEntry,
   type DispatchBody,
   type Employee,
+  type Isolation,
+  type Phase,
+  type ReviewComment,
   type WorkerRunStatus,
 } from '../../protocol/orchestration.ts';
 import type { AuditSink } from '../security-audit/index.ts';
@@ -32,6 +36,9 @@ import { parseAudit, parseVerification } from './verdict.ts';
 import { changedFiles, outsideScope } from './scope.ts';
 import { setupFailureOf, setupNote } from './setup-failure.ts';
 import { providerEvents, providerStatus, type ProviderEEvent, type ProviderEWho } from './provider-events.ts';
+import { repositoryOf, requireRepository, type WorktreeService } from './worktrees/worktrees.service.ts';
+import type { Worktree } from './worktrees/worktrees.repo.ts';
+import { followUpTask, mergeMessage } from './worktrees/review.ts';
 
 /** Providers whose CLI svc can hold to read-only (see each adapter's `readOnly`). */
 export const READ_ONLY_PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot'];
@@ -66,6 +73,15 @@ export interface WorkerDeps {
   killGraceMs?: number;
   /** Every dispatch is a security audit entry (a worker is a provider CLI run with its own permissions). */
   audit?: AuditSink;
+  /** Isolated workers' git worktrees. */
+  worktrees: WorktreeService;
+}
+
+/** What a dispatch resolved: who works, the verdict read from it, and where it writes. */
+interface Prepared {
+  employee: Employee;
+  verdict?: VerdictKind;
+  isolation: Isolation;
 }
 
 interface Live {
@@ -79,6 +95,8 @@ interface Live {
   /** Why it is being ended by svc (cancel, stall policy). */
   endReason?: { status: WorkerRunStatus; reason: string };
   scopeBefore?: Set<string>;
+  /** Where its CLI runs: the working directory, or its worktree. */
+  cwd: string;
 }
 
 /** Whose the run's agent:provider-e:* events are. */
@@ -101,7 +119,7 @@ export class WorkerService {
 
   /** Queues one run (and starts it when a slot is free). */
   dispatch(acting: Acting, body: Omit<DispatchBody, 'wait' | 'sessionId'>): StoredRun {
-    const prepared = this.prepare(body);
+    const prepared = this.prepare(body, this.deps.orchestration.state(acting.sessionId).phase);
     const runId = this.insert(acting.sessionId, prepared, body);
     this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.dispatch', target: acting.sessionId, outcome: 'ok', details: dispatched(runId, prepared.employee, body) });
     this.pump();
@@ -110,9 +128,10 @@ export class WorkerService {
 
   /** Validates every entry first, then queues them all; overlapping affectedFiles run in order. */
   dispatchBatch(acting: Acting, entries: BatchEntry[]): Batch {
+    const phase = this.deps.orchestration.state(acting.sessionId).phase;
     const prepared = entries.map((entry, index) => {
       try {
-        return this.prepare(entry);
+        return this.prepare(entry, phase);
       } catch (err) {
         if (err instanceof AppError) throw new AppError(err.status, err.code, `runs[${index}]: ${err.message}`, { ...err.details, index });
         throw err;
@@ -139,7 +158,7 @@ export class WorkerService {
     });
   }
 
-  private prepare(body: Omit<DispatchBody, 'wait' | 'sessionId'>): { employee: Employee; verdict?: VerdictKind } {
+  private prepare(body: Omit<DispatchBody, 'wait' | 'sessionId'>, sessionPhase: Phase): Prepared {
     const base: Employee = body.employee
       ? this.deps.employees.require(body.employee)
       : { id: 'virtual', preset: false, ...body.virtual!, name: body.virtual!.name ?? 'virtual worker' };
@@ -151,10 +170,23 @@ export class WorkerService {
       throw badRequest('READ_ONLY_UNSUPPORTED', `${provider} cannot be held to read-only by svc; give this worker one of ${READ_ONLY_PROVIDERS.join(', ')}, or make it mutable.`);
     }
     const verdict = body.verdict ?? base.verdict ?? (body.phase === 'A' ? 'audit' : undefined);
-    return { employee: { ...base, provider }, ...(verdict ? { verdict } : {}) };
+    return { employee: { ...base, provider }, ...(verdict ? { verdict } : {}), isolation: this.isolationOf(base, body, sessionPhase) };
   }
 
-  private insert(sessionId: string, prepared: { employee: Employee; verdict?: VerdictKind }, body: Omit<DispatchBody, 'wait' | 'sessionId'>, batch?: { batchId: string; batchIndex: number }): string {
+  /**
+   * Where a mutable worker writes: as asked (the dispatch, else its employee); unasked, in a worktree
+   * when it builds (phase B), where parallel writers would otherwise step on each other, and the
+   * working directory is a git repository. A read-only worker writes nothing and needs none.
+   */
+  private isolationOf(employee: Pick<Employee, 'capability' | 'isolation'>, body: { isolation?: Isolation; phase?: Phase }, sessionPhase: Phase): Isolation {
+    if (employee.capability !== 'mutable') return 'none';
+    const asked = body.isolation ?? employee.isolation;
+    if (asked === 'worktree') requireRepository(this.deps.cwd());
+    if (asked) return asked;
+    return (body.phase ?? sessionPhase) === 'B' && repositoryOf(this.deps.cwd()) ? 'worktree' : 'none';
+  }
+
+  private insert(sessionId: string, prepared: Prepared, body: Omit<DispatchBody, 'wait' | 'sessionId'>, batch?: { batchId: string; batchIndex: number }, followUp?: { worktreeId: string; reviewOf: string }): string {
     const runId = newId('tr', 12);
     const state = this.deps.orchestration.state(sessionId);
     const employee = prepared.verdict ? { ...prepared.employee, verdict: prepared.verdict } : prepared.employee;
@@ -168,9 +200,11 @@ export class WorkerService {
       affectedFiles: body.affectedFiles,
       planVersion: state.plan?.version,
       round: state.round,
+      isolation: prepared.isolation,
+      ...followUp,
       createdAt: Date.now(),
     });
-    this.deps.bus.publish('worker_run', { runId, sessionId, status: 'queued', employeeId: employee.id, ...(batch ? { batchId: batch.batchId } : {}) });
+    this.publishRun(runId, batch ? { batchId: batch.batchId } : {});
     return runId;
   }
 
@@ -193,14 +227,25 @@ export class WorkerService {
   private async start(run: StoredRun): Promise<void> {
     const { deps } = this;
     const now = Date.now();
-    const live: Live = { output: '', steps: [], lastActivityAt: now, lastPersistAt: now, stalled: false };
+    const live: Live = { output: '', steps: [], lastActivityAt: now, lastPersistAt: now, stalled: false, cwd: deps.cwd() };
     this.live.set(run.runId, live);
     deps.repo.started(run.runId, now);
     deps.recorder.begin(run.runId);
-    deps.bus.publish('worker_run', { runId: run.runId, sessionId: run.sessionId, status: 'running', employeeId: run.employeeId });
     const employee = run.employee;
     const readOnly = employee.capability === 'read-only';
-    const cwd = deps.cwd();
+    let worktree: Worktree | undefined;
+    if (run.isolation === 'worktree') {
+      try {
+        worktree = await this.worktreeOf(run);
+      } catch (err) {
+        live.endReason = { status: 'failed', reason: `setup: its git worktree could not be made: ${(err as Error).message}` };
+        this.publishRun(run.runId);
+        return this.end(run, live, { status: 'stopped', text: '', reason: live.endReason.reason });
+      }
+    }
+    this.publishRun(run.runId);
+    const cwd = worktree ? deps.worktrees.workdir(worktree) : deps.cwd();
+    live.cwd = cwd;
     if (!readOnly && employee.scope?.length) live.scopeBefore = changedFiles(cwd);
     const settings = deps.settings();
     const provider = employee.provider as ProviderId;
@@ -216,7 +261,7 @@ export class WorkerService {
       {
         adapter: adapterOf(provider),
         request: {
-          prompt: workerPrompt({ task: run.task, plan: plan?.version === run.planVersion ? plan : null, verdict: employee.verdict, readOnly, scope: employee.scope }),
+          prompt: workerPrompt({ task: run.task, plan: plan?.version === run.planVersion ? plan : null, verdict: employee.verdict, readOnly, scope: employee.scope, ...(worktree ? { worktree } : {}) }),
           cwd,
           executable: deps.executable(provider),
           model: employee.model || undefined,
@@ -262,6 +307,111 @@ export class WorkerService {
     const outcome = await attempt.done;
     clearTimeout(live.stallTimer);
     await this.end(run, live, outcome);
+  }
+
+  /** A `worker_run` update: the run's state as stored, with where it writes and what became of its worktree. */
+  private publishRun(runId: string, extra: { reason?: string; verdict?: string; batchId?: string } = {}): void {
+    const run = this.deps.repo.get(runId);
+    if (!run) return;
+    this.deps.bus.publish('worker_run', {
+      runId,
+      sessionId: run.sessionId,
+      status: run.status,
+      employeeId: run.employeeId,
+      isolation: run.isolation,
+      ...(run.worktree ? { branch: run.worktree.branch, mergeState: run.worktree.state } : {}),
+      ...(run.reviewOf ? { reviewOf: run.reviewOf } : {}),
+      ...extra,
+    });
+  }
+
+  // ── worktrees ──────────────────────────────────────────────────────────────────────────
+
+  /** A follow-up works in its first run's worktree; any other isolated run gets one of its own now. */
+  private async worktreeOf(run: StoredRun): Promise<Worktree> {
+    const { worktrees } = this.deps;
+    if (run.worktreeId) {
+      const shared = worktrees.get(run.worktreeId);
+      if (shared?.state !== 'open') throw new Error(`the worktree of ${run.worktreeId} was ${shared?.state ?? 'never made'}`);
+      return shared;
+    }
+    const made = await worktrees.create(run.runId, run.sessionId, this.deps.cwd());
+    this.deps.repo.setWorktree(run.runId, made.id);
+    return made;
+  }
+
+  /** Commits what a run left in its worktree on the worktree's branch, so its diff is whole once it ended. */
+  private async commitWorktree(runId: string): Promise<void> {
+    const run = this.deps.repo.get(runId);
+    const worktree = run?.worktreeId ? this.deps.worktrees.get(run.worktreeId) : undefined;
+    if (!run || worktree?.state !== 'open') return;
+    await this.deps.worktrees.commit(worktree, `svc: worker run ${run.runId} (${run.employee.id})`).catch((err: Error) => {
+      this.deps.bus.publish('orchestrate_warning', { sessionId: run.sessionId, runId, message: `The changes of worker run ${runId} could not be committed in its worktree: ${err.message}` });
+    });
+  }
+
+  /** The run's open worktree, once no run in it is still going. */
+  private settledWorktree(runId: string): { run: StoredRun; worktree: Worktree } {
+    const run = this.deps.repo.get(runId);
+    if (!run) throw new AppError(404, 'NOT_FOUND', `Worker run '${runId}' not found.`);
+    const worktree = run.worktreeId ? this.deps.worktrees.get(run.worktreeId) : undefined;
+    if (!worktree) throw conflict('NO_WORKTREE', `Worker run ${runId} has no worktree: it ran with isolation "${run.isolation}".`, { isolation: run.isolation });
+    const going = this.deps.repo.inWorktree(worktree.id).find((r) => !TERMINAL_STATUSES.includes(r.status));
+    if (going) throw conflict('WORKTREE_BUSY', `Worker run ${going.runId} is still ${going.status} in this worktree: wait for it to end, or cancel it.`, { runId: going.runId, status: going.status });
+    return { run, worktree };
+  }
+
+  /** The diff of the run's worktree branch against where it started. */
+  async diff(runId: string) {
+    const { worktree } = this.settledWorktree(runId);
+    return { worktree, ...(await this.deps.worktrees.diff(worktree)) };
+  }
+
+  /** Lands the run's worktree on the user's current branch (one commit naming it); audited either way. */
+  async merge(acting: Pick<Acting, 'actor' | 'runId'>, runId: string) {
+    const { run, worktree } = this.settledWorktree(runId);
+    const target = { runId, branch: worktree.branch };
+    try {
+      const merged = await this.deps.worktrees.merge(worktree, mergeMessage(this.deps.repo.inWorktree(worktree.id).at(-1) ?? run));
+      this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.merge', target: runId, outcome: 'ok', details: { ...target, commit: merged.commit, files: merged.files.length } });
+      this.publishWorktree(worktree.id);
+      return { runId, merged: true as const, commit: merged.commit, branch: worktree.branch, files: merged.files };
+    } catch (err) {
+      const code = err instanceof AppError ? err.code : 'GIT_FAILED';
+      this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.merge', target: runId, outcome: code === 'MERGE_CONFLICT' ? 'refused' : 'failed', details: { ...target, error: code } });
+      throw err;
+    }
+  }
+
+  /** Removes the run's worktree and its branch, whatever they hold; audited. */
+  async discard(acting: Pick<Acting, 'actor' | 'runId'>, runId: string): Promise<void> {
+    const { worktree } = this.settledWorktree(runId);
+    await this.deps.worktrees.discard(worktree);
+    this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.discard', target: runId, outcome: 'ok', details: { runId, branch: worktree.branch } });
+    this.publishWorktree(worktree.id);
+  }
+
+  /** Changes requested: a follow-up run of the same employee in the same worktree, told the comments. */
+  requestChanges(acting: Pick<Acting, 'actor' | 'runId'>, runId: string, comments: ReviewComment[]): StoredRun {
+    const { run, worktree } = this.settledWorktree(runId);
+    if (!comments.length) throw badRequest('VALIDATION_FAILED', 'Changes requested without a comment: say what to change (comments: [{path, line?, body}]).');
+    const followUp = this.insert(run.sessionId, { employee: run.employee, isolation: 'worktree' }, { employee: run.employeeId, task: followUpTask(run, comments), ...(run.phase ? { phase: run.phase } : {}) }, undefined, { worktreeId: worktree.id, reviewOf: runId });
+    this.deps.audit?.record({ actor: auditActor(acting), action: 'orchestrate.review', target: runId, outcome: 'ok', details: { runId, decision: 'changes_requested', comments: comments.length, followUp } });
+    this.pump();
+    return this.deps.repo.get(followUp)!;
+  }
+
+  /** Every run that worked in the worktree hears what became of it. */
+  private publishWorktree(worktreeId: string): void {
+    for (const run of this.deps.repo.inWorktree(worktreeId)) this.publishRun(run.runId);
+  }
+
+  /** The worktrees still open, and whether each is orphaned (its last run did not end on its own, or its directory is gone). */
+  openWorktrees() {
+    return this.deps.worktrees.open().map((w) => {
+      const last = this.deps.repo.inWorktree(w.id).at(-1);
+      return { runId: w.id, sessionId: w.sessionId, branch: w.branch, path: w.path, state: w.state, orphaned: !last || last.status === 'orphaned' || !existsSync(w.path), createdAt: w.createdAt };
+    });
   }
 
   private publishProviderE(e: ProviderEEvent): void {
@@ -310,12 +460,13 @@ export class WorkerService {
     const verdict = this.recordVerdict(run, status === 'succeeded', text, reason);
     let scopeViolations: string[] | undefined;
     if (live.scopeBefore && run.employee.scope?.length) {
-      const after = changedFiles(deps.cwd());
+      const after = changedFiles(live.cwd);
       scopeViolations = after ? outsideScope(live.scopeBefore, after, run.employee.scope) : undefined;
       if (scopeViolations?.length) {
         deps.bus.publish('orchestrate_warning', { sessionId: run.sessionId, runId: run.runId, message: `Worker ${run.employee.id} changed files outside its scope: ${scopeViolations.join(', ')}`, scopeViolations });
       }
     }
+    await this.commitWorktree(run.runId);
     deps.repo.progress(run.runId, { steps: live.steps, output: text, lastActivityAt: live.lastActivityAt });
     deps.repo.end(run.runId, { status, reason, verdict, scopeViolations, at: Date.now() });
     this.live.delete(run.runId);
@@ -324,7 +475,7 @@ export class WorkerService {
     // the process died on its own (not stopped, not timed out): disconnected
     else if (status === 'failed' && !live.endReason && outcome.status === 'error' && outcome.failure === 'crash') deps.bus.publish('worker_disconnected', { runId: run.runId, sessionId: run.sessionId, reason });
     this.publishProviderE(providerStatus(providerWho(run), status, reason));
-    deps.bus.publish('worker_run', { runId: run.runId, sessionId: run.sessionId, status, reason, employeeId: run.employeeId, ...(verdict ? { verdict } : {}) });
+    this.publishRun(run.runId, { reason, ...(verdict ? { verdict } : {}) });
     // a server going down delivers nothing (the runtime is stopping too): the next start does
     if (!this.closed) this.deliver(run.runId);
     const ended = deps.repo.get(run.runId)!;
@@ -414,7 +565,7 @@ export class WorkerService {
       live.endReason ??= { status: 'cancelled', reason };
       live.attempt?.stop(reason);
     } else if (this.deps.repo.end(runId, { status: 'cancelled', reason, at: Date.now() })) {
-      this.deps.bus.publish('worker_run', { runId, sessionId: run.sessionId, status: 'cancelled', reason, employeeId: run.employeeId });
+      this.publishRun(runId, { reason });
       this.deliver(runId);
       if (run.batchId) this.batchEnded(run.batchId);
       this.pump();
@@ -437,10 +588,11 @@ export class WorkerService {
    * queue resumes.
    */
   recover(): void {
+    void this.deps.worktrees.recover();
     for (const runId of this.deps.repo.markOrphaned(Date.now())) {
       const run = this.deps.repo.get(runId)!;
       this.deps.bus.publish('worker_disconnected', { runId, sessionId: run.sessionId, reason: run.reason ?? 'orphaned' });
-      this.deps.bus.publish('worker_run', { runId, sessionId: run.sessionId, status: 'orphaned', reason: run.reason, employeeId: run.employeeId });
+      this.publishRun(runId, { reason: run.reason });
     }
     for (const run of this.deps.repo.undelivered()) this.deliver(run.runId);
     this.pump();

@@ -15,6 +15,7 @@ import { m011Skills } from './011-skills.ts';
 import { m012Executive } from './012-executive.ts';
 import { m013Permissions } from './013-permissions.ts';
 import { m014Push } from './014-push.ts';
+import { m015Worktrees } from './015-worktrees.ts';
 
 export type { Migration };
 
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   m012Executive,
   m013Permissions,
   m014Push,
+  m015Worktrees,
 ];

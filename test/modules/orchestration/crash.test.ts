@@ -1,9 +1,10 @@
 // kill -9 of the server while a worker runs: after restart the run is orphaned with a reason, its
-// process (and the process's child) is gone, and its result is delivered once, never twice.
+// process (and the process's child) is gone, and its result is delivered once, never twice; an isolated
+// worker's worktree survives it, without the locks a killed git leaves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAKE_CLIS, isAlive, readInvocations } from '../../support/agent.ts';
@@ -74,5 +75,59 @@ test('a server killed with -9 during a worker run: orphaned after restart, proce
     assert.equal(messages.filter((m) => m.content.includes(`Run ${runId!}`)).length, 1, 'not delivered again by the next start');
   } finally {
     await third.close({ removeHome: false });
+  }
+});
+
+test('a server killed with -9 while an isolated worker writes: after restart its worktree is listed as orphaned, no lock is left, its diff is served and it can be discarded', { timeout: 120_000 }, async (t) => {
+  const home = tempHome();
+  const stateDir = mkdtempSync(join(tmpdir(), 'svc-fake-state-'));
+  const repo = mkdtempSync(join(tmpdir(), 'svc-crash-repo-'));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' });
+  git('init', '-q', '-b', 'main');
+  writeFileSync(join(repo, 'README.md'), 'start\n');
+  git('add', '.');
+  git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'start');
+  t.after(() => {
+    for (const dir of [home, stateDir, repo]) rmSync(dir, { recursive: true, force: true });
+  });
+  const port = await freePort();
+  const child = await serve(home, port);
+  const target = { url: `http://127.0.0.1:${port}` };
+  let runId: string;
+  try {
+    const settings = await call(target, 'PUT', '/api/settings', { agent: { workingDir: repo, executables: { claude: join(FAKE_CLIS, 'claude') }, env: { FAKE_CLI_STATE: stateDir } } });
+    assert.equal(settings.status, 200, JSON.stringify(settings.body));
+    const writer = { name: 'w', role: 'r', provider: 'claude', model: '', instructions: '', capability: 'mutable' };
+    const accepted = await call(target, 'POST', '/api/orchestrate/dispatch', { virtual: writer, isolation: 'worktree', task: 'half done write:half.txt=half hang' });
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    runId = accepted.body.runId;
+    await waitFor(async () => (await call(target, 'GET', `/api/orchestrate/worker-runs/${runId}`)).body.status === 'running' || undefined, 'running');
+    await waitFor(() => readInvocations(stateDir)[0]?.pid, 'the worker CLI');
+    await waitFor(() => existsSync(join(home, 'worktrees', runId, 'half.txt')), 'its first write');
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+  }
+  // what a git killed mid-commit in the worktree leaves behind
+  const gitdir = join(repo, '.git', 'worktrees', runId!);
+  writeFileSync(join(gitdir, 'index.lock'), '');
+  writeFileSync(join(gitdir, 'locked'), 'initializing');
+
+  const second = await startServer({ home, killGraceMs: 300 });
+  try {
+    const listed = await waitFor(async () => {
+      const [w] = (await call(second, 'GET', '/api/orchestrate/worktrees')).body.worktrees;
+      return w?.orphaned ? w : undefined;
+    }, 'the orphaned worktree');
+    assert.equal(listed.runId, runId!);
+    assert.equal(existsSync(join(gitdir, 'index.lock')), false, 'the stale index lock is gone');
+    assert.doesNotMatch(git('worktree', 'list', '--porcelain'), /^locked/m);
+    const diff = (await call(second, 'GET', `/api/orchestrate/worker-runs/${runId!}/diff`)).body;
+    assert.deepEqual(diff.files.map((f: { path: string }) => f.path), ['half.txt']);
+    assert.equal((await call(second, 'DELETE', `/api/orchestrate/worker-runs/${runId!}/worktree`)).status, 200);
+    assert.equal(git('branch', '--list', 'svc/*'), '');
+    assert.doesNotMatch(git('worktree', 'list'), new RegExp(runId!));
+  } finally {
+    await second.close({ removeHome: false });
   }
 });

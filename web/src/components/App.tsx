@@ -13,6 +13,7 @@ import { MemoryPanel } from './Memory.tsx';
 import { PhaseStepper } from './Orchestration.tsx';
 import { GoalBanner } from './Goal.tsx';
 import { SkillsPanel } from './Skills.tsx';
+import { ReviewPanel } from './Review.tsx';
 import { McpPanel } from './Mcp.tsx';
 import { ProviderPicker } from './ProviderPicker.tsx';
 import { blocked, missingTitle, readinessOf, SetupHelp, type ReadinessState } from './Readiness.tsx';
@@ -349,6 +350,7 @@ export function App() {
       <TokenDialog />
       <MemoryPanel />
       <SkillsPanel />
+      <ReviewPanel />
       <McpPanel />
     </div>
   );

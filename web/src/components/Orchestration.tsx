@@ -1,12 +1,14 @@
 // The orchestration bar under the header: the phases I P A B C D with the current one marked and the
 // passed ones checked, what the next move waits on in words, Approve and Send back (each asks first,
 // saying exactly what it does), and the workers panel (the session's worker runs with their tool
-// steps and output, and a cancel button). It follows the live events through useOrchestration.
+// steps and output, a cancel button, and Review changes for an isolated run's worktree). It follows
+// the live events through useOrchestration.
 import { useState } from 'preact/hooks';
 import { errorText } from '../api.ts';
 import { orcApi, useOrchestration, type OrcState, type Phase, type WorkerRun } from '../orchestration.ts';
 import { GATE_TEXT, NEXT_PHASE, PHASE_NAMES, SEND_BACK } from '../../../src/protocol/orchestration-text.ts';
 import { Badge, Button, ConfirmDialog } from '../../ui/components.tsx';
+import { openReview } from '../review.ts';
 import './orchestration.css';
 
 const STEPS: Phase[] = ['I', 'P', 'A', 'B', 'C', 'D'];
@@ -129,6 +131,8 @@ function WorkerItem({ run, onChange }: { run: WorkerRun; onChange: () => void })
       <div class="orc-run-head">
         <strong>{run.employee.name}</strong> <Badge tone={STATUS_TONE[run.status] ?? 'neutral'}>{run.status}</Badge>
         {run.verdict && <Badge tone={run.verdict === 'pass' || run.verdict === 'done' ? 'ok' : 'warn'}>verdict {run.verdict}</Badge>}
+        {run.worktree && <Badge tone={run.worktree.state === 'merged' ? 'ok' : run.worktree.state === 'discarded' ? 'warn' : 'neutral'} title={`branch ${run.worktree.branch}`}>worktree {run.worktree.state}</Badge>}
+        {run.reviewOf && <span class="muted">follow-up of {run.reviewOf}</span>}
         <span class="muted orc-run-task">{run.task.slice(0, 120)}</span>
       </div>
       {run.steps.length > 0 && (
@@ -148,6 +152,11 @@ function WorkerItem({ run, onChange }: { run: WorkerRun; onChange: () => void })
         {live && (
           <Button small variant="danger-outline" class="orc-cancel" onClick={() => void orcApi.cancel(run.runId).finally(onChange)}>
             Cancel
+          </Button>
+        )}
+        {run.worktree?.state === 'open' && !live && (
+          <Button small variant="primary" class="orc-review" onClick={() => openReview(run.runId)}>
+            Review changes
           </Button>
         )}
       </div>
