@@ -304,3 +304,4 @@ export const WorktreeListItemSchema = z.object({
   orphaned: z.boolean(),
   createdAt: z.number(),
 });
+export type WorktreeListItem = z.infer<typeof WorktreeListItemSchema>;

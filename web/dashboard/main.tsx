@@ -15,6 +15,7 @@ import { FeedbackHost, toast } from './feedback.tsx';
 import { Instances } from './instances.tsx';
 import { Memory } from './memory.tsx';
 import { permissionEvents, Permissions, usePendingPermissions } from './permissions.tsx';
+import { ChangesToReview, worktreeEvents } from './review.tsx';
 import { Schedule } from './schedule.tsx';
 import { Settings } from './settings.tsx';
 import '../ui/ui.css';
@@ -99,6 +100,7 @@ function useData() {
         }
         if (e.name === 'message') note(e.ts, 'message', true, data.role === 'user' ? 'a message came in' : 'answered', id);
         if (live && (e.name === 'permission_request' || e.name === 'permission_resolved')) permissionEvents.dispatchEvent(new Event('change'));
+        if (live && e.name === 'worker_run' && (data.mergeState !== undefined || data.isolation === 'worktree')) worktreeEvents.dispatchEvent(new Event('change'));
       } else if (e.event === 'instance_status') {
         note(e.ts, 'status', e.status !== 'error', statusChange(String(e.status), String(e.change)), String(e.instanceId));
         if (live) void reload();
@@ -205,6 +207,7 @@ function App() {
       <main id="main" class="dash-main" tabIndex={-1}>
         <Instances instances={instances} latest={latest} jobs={jobs} reload={reload} />
         <Permissions {...permissions} />
+        <ChangesToReview />
         <Executive instances={instances} />
         <Board items={board} instances={instances} reload={reload} />
         <div class="dash-pair">

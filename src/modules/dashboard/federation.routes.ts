@@ -1,17 +1,19 @@
-// /api/dashboard/memory/*, /chat/*, /git/*, /connectors/* and /permissions (permissions.routes.ts): the
-// manager's views across instances.
+// /api/dashboard/memory/*, /chat/*, /git/*, /connectors/*, /worktrees and /permissions
+// (permissions.routes.ts): the manager's views across instances.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
 import { BOARD_LANES, BoardItemSchema, NoteSchema } from '../../protocol/dashboard.ts';
 import { StreamLineSchema } from '../../protocol/stream-lines.ts';
+import { WorktreeListItemSchema, type WorktreeListItem } from '../../protocol/orchestration.ts';
 import { authHeaders, reachError, send } from './instance-client.ts';
 import { searchMemory } from './federation.ts';
 import { gitDiffSummary, gitFileDiff, gitLog, gitStatus } from './git.ts';
 import type { Connectors } from './connectors.ts';
 import type { InstancesService } from './instances.service.ts';
 import { dashboardPermissionRoutes } from './permissions.routes.ts';
+import { askEvery } from './across.ts';
 
 const idParams = z.strictObject({ id: z.string().min(1).max(64) });
 const CONNECTOR_HEADER = 'x-svc-connector';
@@ -30,6 +32,21 @@ export const federationRoutes: FastifyPluginAsync<{ instances: InstancesService;
   await app.register(dashboardPermissionRoutes, { instances });
 
   defineRoutes(app, 'dashboard-federation', [
+    route({
+      method: 'GET',
+      url: '/api/dashboard/worktrees',
+      summary: 'The worker worktrees waiting for a review in every online instance (each one\'s GET /api/orchestrate/worktrees), newest first, each with its instance\'s id and label; the review itself is the instance\'s own page, /i/<id>/#review=<runId>. An instance that did not answer is named in errors.',
+      response: z.object({
+        worktrees: z.array(WorktreeListItemSchema.extend({ instanceId: z.string(), instanceLabel: z.string() })),
+        asked: z.number().int(),
+        errors: z.array(z.object({ instanceId: z.string(), instanceLabel: z.string(), message: z.string() })),
+      }),
+      handler: async () => {
+        const online = instances.list().filter((i) => i.status === 'online').map((row) => ({ row, target: instances.target(row.id) }));
+        const { items, ...rest } = await askEvery(online, '/api/orchestrate/worktrees', (answer: { worktrees: WorktreeListItem[] }) => answer.worktrees);
+        return { worktrees: items.sort((a, b) => b.createdAt - a.createdAt), ...rest };
+      },
+    }),
     route({
       method: 'GET',
       url: '/api/dashboard/memory/search',

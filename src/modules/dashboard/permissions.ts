@@ -5,32 +5,18 @@
 import type { Instance } from '../../protocol/dashboard.ts';
 import type { DecisionBody, PermissionRequest } from '../../protocol/permissions.ts';
 import { callInstance, type Target } from './instance-client.ts';
+import { askEvery, type Across, type FromInstance } from './across.ts';
 
-export type InstancePermission = PermissionRequest & { instanceId: string; instanceLabel: string };
+export type InstancePermission = FromInstance<PermissionRequest>;
 
-export interface PendingAcross {
+export interface PendingAcross extends Omit<Across<PermissionRequest>, 'items'> {
   requests: InstancePermission[];
-  /** How many instances were asked (the online ones). */
-  asked: number;
-  /** The instances that did not answer, and why. */
-  errors: { instanceId: string; instanceLabel: string; message: string }[];
 }
 
 /** Every online instance's pending requests, oldest first; an instance that fails is named, never fatal. */
 export async function pendingAcross(instances: { row: Instance; target: Target }[], timeoutMs = 5000): Promise<PendingAcross> {
-  const errors: PendingAcross['errors'] = [];
-  const lists = await Promise.all(
-    instances.map(async ({ row, target }) => {
-      try {
-        const answer = await callInstance<{ requests: PermissionRequest[] }>(target, '/api/permissions', { timeoutMs });
-        return answer.requests.map((r): InstancePermission => ({ ...r, instanceId: row.id, instanceLabel: row.label }));
-      } catch (err) {
-        errors.push({ instanceId: row.id, instanceLabel: row.label, message: (err as Error).message });
-        return [];
-      }
-    }),
-  );
-  return { requests: lists.flat().sort((a, b) => a.createdAt - b.createdAt), asked: instances.length, errors };
+  const { items, ...rest } = await askEvery(instances, '/api/permissions', (answer: { requests: PermissionRequest[] }) => answer.requests, timeoutMs);
+  return { requests: items.sort((a, b) => a.createdAt - b.createdAt), ...rest };
 }
 
 /**

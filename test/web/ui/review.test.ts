@@ -1,7 +1,7 @@
 // The review of an isolated worker run in real Chromium against the real server (fake CLIs, real git):
 // opened from the workers panel and from its link, the files and the highlighted diff, a line comment
 // by keyboard, Request changes threading the follow-up under it, Approve merging into the tree, and
-// Discard on a phone's width without anything sticking out.
+// Discard on a phone's width without anything sticking out; and the dashboard's link to it.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
 import { sendJson } from '../../support/server.ts';
+import { startManager } from '../../modules/dashboard/helpers.ts';
 import { buildWeb, documentedShot, launch, openPage, realErrors, until } from './helpers.ts';
 import { everyControlTabbable, overflowing, tabTo } from './keyboard.ts';
 
@@ -130,4 +131,36 @@ describe('web UI: reviewing a worker\'s changes', () => {
       await context.close();
     }
   });
+});
+
+test('the dashboard lists an instance\'s changes to review, and its link opens the review in the instance\'s page', { timeout: 90_000 }, async () => {
+  buildWeb();
+  const repo = mkdtempSync(join(tmpdir(), 'svc-review-dash-'));
+  writeFileSync(join(repo, 'README.md'), '# project\n');
+  for (const args of [['init', '-q', '-b', 'main'], ['add', '.'], ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'start']]) execFileSync('git', args, { cwd: repo });
+  const instance = await startAgentServer({ workingDir: repo });
+  const manager = await startManager();
+  const browser = await launch();
+  try {
+    const id = (await sendJson(`${manager.url}/api/dashboard/instances`, 'POST', { url: instance.url, token: instance.app.services.token, label: 'alpha' })).body.id as string;
+    const { page: dashboard, context, errors } = await openPage(browser, manager);
+    const card = dashboard.getByRole('region', { name: 'Changes to review' });
+    await card.getByText('Nothing to review').waitFor();
+    const runId = (await sendJson(`${instance.url}/api/orchestrate/dispatch`, 'POST', { virtual: writer, isolation: 'worktree', task: 'x scenario:text write:x.txt=x', wait: true })).body.runId as string;
+    // the instance's worker_run event, relayed by the manager, refreshes the card
+    const link = card.getByRole('link', { name: `Review svc/${runId} on alpha (new tab)` });
+    await link.waitFor({ timeout: 15_000 });
+    assert.equal(await link.getAttribute('href'), `/i/${id}/#review=${runId}`);
+    const [chat] = await Promise.all([context.waitForEvent('page'), link.focus().then(() => dashboard.keyboard.press('Enter'))]);
+    await chat.waitForSelector('#app[data-ready]', { timeout: 15_000 });
+    const dialog = chat.getByRole('dialog', { name: /Review · Greeter/ });
+    await dialog.waitFor();
+    await until(async () => (await dialog.locator('.review-files li').count()) === 1, 'the file, through the proxy');
+    assert.deepEqual(realErrors(errors), []);
+  } finally {
+    await browser.close();
+    await manager.close();
+    await instance.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
 });
