@@ -1,5 +1,7 @@
-// Batch rules, pure: which queued runs may start (a run waits for every earlier run of its batch
-// whose affected files overlap its own), and the batch's aggregate verdict.
+// Batch rules, pure: which queued runs may start (a run that writes in place waits for every earlier
+// run of its batch that writes in place and whose affected files overlap its own; a run in a worktree of
+// its own waits for none and holds none up: its changes reach the tree only through a merge), and the
+// batch's aggregate verdict.
 import { TERMINAL_STATUSES, type Batch, type WorkerRun } from '../../protocol/orchestration.ts';
 
 const norm = (path: string) => path.replace(/^\.\/+/, '').replace(/\/+$/, '');
@@ -14,12 +16,15 @@ export function overlaps(a: readonly string[] | undefined, b: readonly string[] 
   }));
 }
 
-type BatchRun = Pick<WorkerRun, 'runId' | 'batchId' | 'affectedFiles' | 'status'> & { batchIndex?: number };
+type BatchRun = Pick<WorkerRun, 'runId' | 'batchId' | 'affectedFiles' | 'status'> & { batchIndex?: number; isolation?: WorkerRun['isolation'] };
+
+const inPlace = (run: BatchRun) => run.isolation !== 'worktree';
 
 /** May this queued run start now, given the other runs of its batch? */
 export function mayStart(run: BatchRun, batchRuns: readonly BatchRun[]): boolean {
-  if (!run.batchId) return true;
+  if (!run.batchId || !inPlace(run)) return true;
   return !batchRuns.some((other) =>
+    inPlace(other) &&
     other.runId !== run.runId && (other.batchIndex ?? 0) < (run.batchIndex ?? 0) && !TERMINAL_STATUSES.includes(other.status) && overlaps(other.affectedFiles, run.affectedFiles),
   );
 }

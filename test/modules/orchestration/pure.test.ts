@@ -32,6 +32,10 @@ test('affected files overlap on the same path or a directory holding it', () => 
   ];
   assert.deepEqual(runs.map((r) => mayStart(r, runs)), [true, true, false]);
   assert.equal(mayStart(runs[2]!, [{ ...runs[0]!, status: 'succeeded' }, runs[1]!, runs[2]!]), true);
+  // a run in a worktree of its own neither waits for an overlapping run nor holds one up
+  const isolated = [{ ...runs[0]!, isolation: 'worktree' as const }, runs[1]!, { ...runs[2]!, isolation: 'worktree' as const }];
+  assert.deepEqual(isolated.map((r) => mayStart(r, isolated)), [true, true, true]);
+  assert.equal(mayStart(runs[2]!, [{ ...runs[0]!, isolation: 'worktree' as const }, runs[1]!, runs[2]!]), true);
 });
 
 test('the aggregate verdict: any fail fails, an execution failure voids a pass', () => {
