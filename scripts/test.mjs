@@ -23,9 +23,17 @@ const files = collect('test')
 // test) is cancelled and reported by its path, and the other files go on. The slowest files (real
 // Chromium) take about two minutes on a loaded 2-core machine; env SVC_TEST_FILE_TIMEOUT_MS overrides.
 const fileTimeoutMs = Number(process.env.SVC_TEST_FILE_TIMEOUT_MS) || 240_000;
+// The browser UI tests need web/dist built from the current sources: built here once, not by each of
+// their files (test/web/ui/helpers.ts buildWeb skips the build when SVC_TEST_WEB_BUILT says it is done).
+const env = { ...process.env, NODE_ENV: 'test' };
+if (files.some((f) => f.startsWith(join('test', 'web', 'ui')))) {
+  const build = spawnSync(process.execPath, [join('scripts', 'build-web.mjs')], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  env.SVC_TEST_WEB_BUILT = '1';
+}
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${fileTimeoutMs}`, '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  { stdio: 'inherit', env },
 );
 process.exit(result.status ?? 1);

@@ -51,11 +51,12 @@ test('start, re-adopt after a manager restart, restart and stop an owned instanc
     assert.equal(restarted.status, 'online');
     assert.notEqual(restarted.pid, inst.pid);
     assert.equal(restarted.url, inst.url, 'the same port again');
-    assert.equal(isAlive(inst.pid), false);
+    // stopped means no longer the instance; the exited process is reaped by its parent (this test process) a moment later
+    await until(async () => (isAlive(inst.pid) ? undefined : true), 'the stopped process gone');
 
     const stopped = (await sendJson(`${manager.url}/api/dashboard/instances/${inst.id}/stop`, 'POST', {})).body;
     assert.equal(stopped.status, 'offline');
-    assert.equal(isAlive(restarted.pid), false);
+    await until(async () => (isAlive(restarted.pid) ? undefined : true), 'the stopped process gone');
     assert.equal(existsSync(markerPath), false);
     assert.equal((await getJson(`${manager.url}/api/dashboard/instances`)).body.instances.length, 1, 'a stopped instance stays registered');
   } finally {
@@ -130,7 +131,7 @@ test('a running owned instance is still recognised as its process: removal is re
     assert.match(refused.body.message, /stop it before removing it/);
     assert.ok(isAlive(pid!));
     assert.equal((await sendJson(`${manager.url}/api/dashboard/instances/${started.id}/stop`, 'POST', {})).status, 200);
-    assert.equal(isAlive(pid!), false);
+    await until(async () => (isAlive(pid!) ? undefined : true), 'the stopped process gone');
     assert.equal((await getJson(`${manager.url}/api/dashboard/instances/${started.id}`, { method: 'DELETE' })).status, 200);
   } finally {
     if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');

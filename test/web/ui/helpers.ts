@@ -10,8 +10,13 @@ export const ROOT = join(import.meta.dirname, '..', '..', '..');
 export const CHROMIUM = process.env.SVC_CHROMIUM ?? '/usr/bin/chromium';
 export const SHOTS = join(ROOT, 'test-output', 'ui');
 
-/** Builds the UI into web/dist (the real build script; atomic writes, safe in parallel). */
+/**
+ * Builds the UI into web/dist (the real build script; atomic writes, safe in parallel). scripts/test.mjs
+ * runs that same build once before it starts the files and says so in SVC_TEST_WEB_BUILT, so the files
+ * it runs skip it (each build takes seconds, and some 25 files would repeat it).
+ */
 export function buildWeb(): void {
+  if (process.env.SVC_TEST_WEB_BUILT === '1') return;
   execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-web.mjs')], { cwd: ROOT, stdio: 'pipe' });
 }
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { getJson, sendJson, startServer, type TestServer } from '../../../support/server.ts';
 import { postNdjson } from '../../../support/ndjson.ts';
 import { freePort } from '../../../support/ports.ts';
-import { CODE_BLOCKS, profileFileFor, startChatSite, type ChatSite } from '../../../fixtures/web-ai/chat-sites.ts';
+import { CODE_BLOCKS, FAKE_SITE_STABLE_MS, profileFileFor, startChatSite, type ChatSite } from '../../../fixtures/web-ai/chat-sites.ts';
 
 const BIN = join(import.meta.dirname, '../../../../bin/svc.js');
 
@@ -44,7 +44,7 @@ describe('web-ai through the core server', { timeout: 300_000 }, () => {
     chatgpt = await startChatSite('chatgpt');
     claude = await startChatSite('claude');
     server = await startServer({ browserPort: await freePort(), cwd: work });
-    writeFileSync(join(server.home, 'web-ai-profiles.json'), profileFileFor({ chatgpt, claude }));
+    writeFileSync(join(server.home, 'web-ai-profiles.json'), profileFileFor({ chatgpt, claude }, { chatgpt: { stableMs: FAKE_SITE_STABLE_MS }, claude: { stableMs: FAKE_SITE_STABLE_MS } }));
   });
   after(async () => {
     await server?.close();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rejectsWith, startHarness, type Harness } from '../../../fixtures/browser/harness.ts';
-import { CODE_BLOCKS, profileFileFor, startChatSite, type ChatSite, type Vendor } from '../../../fixtures/web-ai/chat-sites.ts';
+import { CODE_BLOCKS, FAKE_SITE_STABLE_MS, profileFileFor, startChatSite, type ChatSite, type Vendor } from '../../../fixtures/web-ai/chat-sites.ts';
 import { webAiClient, type WebAiApi } from '../../../../src/modules/automation/web-ai/index.ts';
 import type { Answer } from '../../../../src/modules/automation/web-ai/types.ts';
 
@@ -31,7 +31,8 @@ describe('web-ai: the built-in profiles on their fake sites', { timeout: 300_000
   before(async () => {
     h = await startHarness();
     for (const v of VENDORS) sites[v] = await startChatSite(v as Vendor);
-    writeFileSync(join(h.home, 'web-ai-profiles.json'), profileFileFor(sites));
+    // the built-in profiles on the fake sites; only stableMs is set (see FAKE_SITE_STABLE_MS)
+    writeFileSync(join(h.home, 'web-ai-profiles.json'), profileFileFor(sites, Object.fromEntries(VENDORS.map((v) => [v, { stableMs: FAKE_SITE_STABLE_MS }]))));
     api = webAiClient((method, path, body, timeoutMs) => h.client.request(method, path, body, timeoutMs));
   });
   after(async () => {
