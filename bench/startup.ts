@@ -1,74 +1,102 @@
-// Start-up: `svc serve` as a user runs it (the built CLI) beside a bare node:http server, started
-// alternately in the same run: process start → first 200 (from /api/health; from / for the bare
-// one) and the RSS of the process tree 5 s later, medians of 12 runs each. Then the client commands
-// (`svc status`, `svc token`, `svc --help`, `svc --version`) beside a bare `node -e ''`, the same way.
-import { rmSync } from 'node:fs';
+// Start-up as a user's machine runs it (the method is in bench/support/start-probe.ts): `svc serve`
+// through the executable, beside a bare node:http server, started alternately in one run: process start
+// → first 200 (/api/health; / for the bare one), the CPU time of the process tree up to then, and its
+// RSS after IDLE_MS idle. Then the client commands (`svc --help`, `svc --version`, `svc status` with no
+// server and with one, `svc token`) beside a bare `node -e ''`, alternately too. Medians of RUNS each.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from '../test/support/ports.ts';
-import { tempHome } from '../test/support/server.ts';
-import { bareServerScript, median, svcCommand, timeCommand, timeServerStart, type StartSample } from '../test/support/startup.ts';
-import { isMain, ratio } from './support/stats.ts';
+import { svcCommand } from '../test/support/startup.ts';
+import { cleanEnv, getStatus, measureCommand, measureServerStart, type CommandSample, type ServerSample } from './support/start-probe.ts';
+import { isMain, median, ratio, sleep } from './support/stats.ts';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 12);
-const RSS_AFTER_MS = 5000;
+const IDLE_MS = Number(process.env.BENCH_STARTUP_IDLE_MS ?? 1000);
 
 const round = (x: number) => Number(x.toFixed(1));
-const summary = (samples: StartSample[]) => ({
-  firstOkMs: round(median(samples.map((s) => s.firstOkMs))),
-  idleRssMb: round(median(samples.map((s) => s.rssMb))),
-});
+const tempDir = () => mkdtempSync(join(tmpdir(), 'svc-bench-'));
 
-async function serverStarts() {
-  const bareScript = bareServerScript();
-  const bare: StartSample[] = [];
-  const svc: StartSample[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    bare.push(await timeServerStart((port) => ({ command: process.execPath, args: [bareScript, String(port)] }), '/', RSS_AFTER_MS));
-    const home = tempHome('svc-bench-');
-    const proxyPort = await freePort();
-    svc.push(await timeServerStart((port) => svcCommand(['serve', '--port', String(port), '--home', home, '--proxy-port', String(proxyPort)]), '/api/health', RSS_AFTER_MS));
-    rmSync(home, { recursive: true, force: true });
-  }
-  const s = summary(svc);
-  const b = summary(bare);
-  return { svc: s, bareNodeHttp: b, ratio: { firstOk: ratio(s.firstOkMs, b.firstOkMs), idleRss: ratio(s.idleRssMb, b.idleRssMb) } };
+function medians<T extends object>(samples: T[]): { [K in keyof T]: number } {
+  const keys = Object.keys(samples[0]!) as (keyof T)[];
+  return Object.fromEntries(keys.map((k) => [k, round(median(samples.map((s) => s[k] as number)))])) as { [K in keyof T]: number };
 }
 
-/** The client commands against a running svc, each beside `node -e ''` in turn. */
+async function serverStarts() {
+  const dir = tempDir();
+  const bareScript = join(dir, 'bare.mjs');
+  writeFileSync(bareScript, "import http from 'node:http'; http.createServer((q, r) => r.end('{}')).listen(Number(process.argv[2]), '127.0.0.1');");
+  const bare: ServerSample[] = [];
+  const svc: ServerSample[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      bare.push(await measureServerStart((port) => ({ command: process.execPath, args: [bareScript, String(port)] }), '/', IDLE_MS));
+      const home = join(dir, `home-${i}`);
+      const proxyPort = await freePort();
+      svc.push(await measureServerStart((port) => svcCommand(['serve', '--port', String(port), '--home', home, '--proxy-port', String(proxyPort)]), '/api/health', IDLE_MS));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const s = medians(svc);
+  const b = medians(bare);
+  return { svc: s, bareNodeHttp: b, ratio: { firstOk: ratio(s.wallMs, b.wallMs), cpu: ratio(s.cpuMs, b.cpuMs), idleRss: ratio(s.rssMb, b.rssMb) } };
+}
+
+/** The client commands, each beside `node -e ''` in turn; `status` both with no server and against one. */
 async function clientCommands() {
-  const home = tempHome('svc-bench-');
+  const noServerHome = tempDir();
+  const home = tempDir();
   const port = await freePort();
   const server = svcCommand(['serve', '--port', String(port), '--home', home, '--proxy-port', '0']);
   const { spawn } = await import('node:child_process');
-  const child = spawn(server.command, server.args, { stdio: 'ignore' });
+  const child = spawn(server.command, server.args, { stdio: 'ignore', env: cleanEnv() });
   try {
-    for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok).catch(() => false);
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const env = { SVC_HOME: home, SVC_URL: '', SVC_PORT: '' };
-    const commands: Record<string, string[]> = { status: ['status'], token: ['token'], help: ['--help'], version: ['--version'] };
-    const times: Record<string, number[]> = { bareNode: [], ...Object.fromEntries(Object.keys(commands).map((k) => [k, []])) };
+    while ((await getStatus(port, '/api/health')) !== 200) await sleep(20);
+    // a free port nobody listens on: `svc status` finds no server (it exits 1 then)
+    const noServer = { SVC_HOME: noServerHome, SVC_URL: '', SVC_PORT: String(await freePort()) };
+    const withServer = { SVC_HOME: home, SVC_URL: '', SVC_PORT: '' };
+    const commands: Record<string, { args: string[]; env: NodeJS.ProcessEnv; exit?: number }> = {
+      help: { args: ['--help'], env: noServer },
+      version: { args: ['--version'], env: noServer },
+      statusNoServer: { args: ['status'], env: noServer, exit: 1 },
+      statusWithServer: { args: ['status'], env: withServer },
+      token: { args: ['token'], env: withServer },
+    };
+    const samples: Record<string, CommandSample[]> = { bareNode: [], ...Object.fromEntries(Object.keys(commands).map((k) => [k, []])) };
     for (let i = 0; i < RUNS; i++) {
-      times.bareNode!.push(timeCommand(process.execPath, ['-e', '']));
-      for (const [name, args] of Object.entries(commands)) {
+      for (const [name, { args, env, exit }] of Object.entries(commands)) {
+        samples.bareNode!.push(measureCommand(process.execPath, ['-e', ''], env));
         const { command, args: full } = svcCommand(args);
-        times[name]!.push(timeCommand(command, full, env));
+        samples[name]!.push(measureCommand(command, full, env, exit));
       }
     }
-    const bareMs = median(times.bareNode!);
+    const bare = medians(samples.bareNode!);
     return {
-      bareNodeMs: round(bareMs),
-      ...Object.fromEntries(Object.keys(commands).map((name) => [name, { ms: round(median(times[name]!)), ratio: ratio(median(times[name]!), bareMs) }])),
+      bareNode: bare,
+      ...Object.fromEntries(
+        Object.keys(commands).map((name) => {
+          const m = medians(samples[name]!);
+          return [name, { ...m, ratio: { wall: ratio(m.wallMs, bare.wallMs), cpu: ratio(m.cpuMs, bare.cpuMs) } }];
+        }),
+      ),
     };
   } finally {
     child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
     rmSync(home, { recursive: true, force: true });
+    rmSync(noServerHome, { recursive: true, force: true });
   }
 }
 
 export async function benchStartup() {
-  return { runs: RUNS, rssAfterMs: RSS_AFTER_MS, serve: await serverStarts(), commands: await clientCommands() };
+  return {
+    method: 'clean env (no NODE_EXTRA_CA_CERTS/NODE_OPTIONS), bin/svc.js as installed, raw node:http poll every 5 ms, alternating with the baseline; CPU = schedstat of the process tree at the first 200 (servers), wait4 rusage via bash time (commands)',
+    runs: RUNS,
+    idleMs: IDLE_MS,
+    serve: await serverStarts(),
+    commands: await clientCommands(),
+  };
 }
 
 if (isMain(import.meta.url)) console.log(JSON.stringify(await benchStartup(), null, 2));

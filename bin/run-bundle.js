@@ -7,22 +7,23 @@
 // `svc serve` saves its cache once it has run a while, so the cache holds the code of listening and
 // of the first requests too; other commands save theirs as they exit. A cache that cannot be written
 // (a read-only install) is skipped: svc then starts as fast as an uncached script does.
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { Script } from 'node:vm';
+'use strict';
+const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname, join } = require('node:path');
+const { Script } = require('node:vm');
 
-export const CACHE_DIR = '.cache';
+const CACHE_DIR = '.cache';
 const SERVE_SAVE_AFTER_MS = 2000;
 
 /** The node flags on the shebang line of bin/svc.js (`#!/usr/bin/env -S node --flag …`). */
-export function nodeFlagsOf(binSource) {
+function nodeFlagsOf(binSource) {
   const match = /^#!.*\bnode((?:[ \t]+--\S+)*)[ \t]*$/m.exec(binSource.split('\n', 1)[0]);
   return match ? match[1].trim().split(/\s+/).filter(Boolean) : [];
 }
 
 /** Runs the bundle as the command `role` ('serve' or 'cli': each keeps its own cache). */
-export function runBundle(file, role) {
+function runBundle(file, role) {
   const cacheFile = join(dirname(file), CACHE_DIR, `${role}-${cacheKey(file)}.v8`);
   const script = new Script(readFileSync(file, 'utf8'), { filename: file, cachedData: readIfPresent(cacheFile) });
   // undefined: there was no cache; true: V8 refused it
@@ -69,3 +70,5 @@ function saveCache(script, cacheFile) {
     // a read-only install: run uncached
   }
 }
+
+module.exports = { CACHE_DIR, nodeFlagsOf, runBundle };

@@ -1,19 +1,30 @@
 #!/usr/bin/env -S node --max-semi-space-size=1
-// The `svc` executable. It runs the built CLI (dist/cli.bundle.js, made by `npm install` / `npm run
-// build`) through bin/run-bundle.js; in a checkout without a build, the TypeScript sources through tsx.
+// The `svc` executable. It runs the built CLI (dist/cli.bundle.js or dist/client.bundle.js, made by
+// `npm install` / `npm run build`) through bin/run-bundle.js; in a checkout without a build, the
+// TypeScript sources through tsx.
 //
 // The flag on the first line caps V8's young generation at 1 MB a half: by default it grows to 16 MB
 // while svc starts and stays committed, which an idle `svc serve` pays for in memory (about 6 MB).
 // V8 sizes its heap before any code runs, so the flag has to be on the command line.
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+//
+// It is CommonJS (bin/package.json): Node 20 sets up its ES module loader for an ES module entry,
+// which a command that lives for 50 ms pays for at every start.
+'use strict';
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
 
-const bundle = fileURLToPath(new URL('../dist/cli.bundle.js', import.meta.url));
-if (existsSync(bundle)) {
-  const { runBundle } = await import('./run-bundle.js');
-  runBundle(bundle, process.argv[2] === 'serve' ? 'serve' : 'cli');
+// The servers run from the whole build; the client commands from the one without the servers
+// (scripts/build.mjs), which is quicker to load.
+const command = process.argv[2];
+const server = command === 'serve' || command === 'dashboard';
+const bundle = join(__dirname, '../dist/cli.bundle.js');
+const client = join(__dirname, '../dist/client.bundle.js');
+if (existsSync(bundle) && (server || existsSync(client))) {
+  require('./run-bundle.js').runBundle(server ? bundle : client, command === 'serve' ? 'serve' : 'cli');
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(new URL('../src/cli/main.ts', import.meta.url).href);
+  // a checkout without a build: the TypeScript sources through tsx
+  import('tsx/esm/api').then(({ register }) => {
+    register();
+    return import(require('node:url').pathToFileURL(join(__dirname, '../src/cli/main.ts')).href);
+  });
 }

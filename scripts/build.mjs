@@ -1,6 +1,6 @@
 // Builds everything `svc` serves and runs: the browser UI into web/dist (scripts/build-web.mjs), and
 // the server and CLI into one script, dist/cli.bundle.js, that bin/svc.js runs through V8's code
-// cache (bin/run-bundle.js). Then it runs `svc serve` and `svc --help` once, so the first real start
+// cache (bin/run-bundle.js). Then it runs `svc serve` and `svc status` once, so the first real start
 // finds its code cache made.
 //
 // Start-up time and idle memory follow the amount of code a command loads and compiles, so:
@@ -12,7 +12,13 @@
 // - Fastify requires its schema compilers (ajv, fast-json-stringify), pino and light-my-request only
 //   when a route has a Fastify schema, a Fastify logger is configured, or inject() is called; svc
 //   validates with zod, logs on its own and injects only in tests, so they stay external too;
-// - zod's 40 translations of its messages: svc speaks English (src/core/zod-locales.ts).
+// - zod's 40 translations of its messages: svc speaks English (src/core/zod-locales.ts);
+// - commander requires node:child_process (and with it net and streams) for subcommands run as
+//   separate executables, which svc has none of, and Fastify node:http2 for an HTTP/2 server, which
+//   svc does not make: each gets it on first use;
+// - the client commands run from a second bundle, dist/client.bundle.js, without the servers (`svc
+//   serve`, `svc dashboard serve`): less to read and to check against the code cache at every `svc …`
+//   the agent runs. bin/svc.js picks the bundle by the command.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +28,7 @@ import { buildWeb } from './build-web.mjs';
 import { CACHE_DIR, nodeFlagsOf } from '../bin/run-bundle.js';
 
 const BUNDLE = 'dist/cli.bundle.js';
+const CLIENT_BUNDLE = 'dist/client.bundle.js';
 const BIN = 'bin/svc.js';
 
 await buildWeb();
@@ -36,12 +43,46 @@ const englishZod = {
   },
 };
 
+/**
+ * Node modules a package requires at its start and uses only in code svc never runs, required on first use
+ * instead: commander's child_process (subcommands run as separate executables), Fastify's http2 (an HTTP/2
+ * server).
+ */
+const LAZY_BUILTINS = { commander: ['child_process'], fastify: ['http2'] };
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_0-9]+$/ }, (args) => {
+      const name = args.path.replace(/^node:/, '');
+      const owner = Object.keys(LAZY_BUILTINS).find((pkg) => args.importer.includes(join('node_modules', pkg, '')));
+      return owner && LAZY_BUILTINS[owner].includes(name) ? { path: name, namespace: 'lazy-builtins' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => ({
+      contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:${args.path}')[key] });`,
+      loader: 'js',
+    }));
+  },
+};
+
+/** The client bundle: the servers' entry modules (imported by src/cli/main.ts) are left out. */
+const withoutServers = {
+  name: 'without-servers',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/(serve|dashboard)\.ts$/ }, (args) =>
+      args.importer.endsWith(join('src', 'cli', 'main.ts')) ? { path: args.path, namespace: 'without-servers' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'without-servers' }, (args) => ({
+      contents: `throw new Error('${args.path} is in ${BUNDLE}: bin/svc.js runs the servers from there');`,
+      loader: 'js',
+    }));
+  },
+};
+
 // Builds of earlier layouts (ES module chunks) and code caches of earlier bundles go.
 for (const stale of ['dist/chunks', 'dist/cli.js', 'dist/cli.js.map', join('dist', CACHE_DIR)]) rmSync(stale, { recursive: true, force: true });
 
-await build({
+const bundleOptions = {
   entryPoints: ['src/cli/main.ts'],
-  outfile: BUNDLE,
   bundle: true,
   platform: 'node',
   format: 'cjs',
@@ -56,24 +97,27 @@ await build({
     // the chat channels' SDKs load only when a channel is enabled
     'grammy', 'discord.js',
   ],
-  plugins: [englishZod],
+  plugins: [englishZod, lazyBuiltins],
   // The script is one function expression: run-bundle.js calls it with what a CommonJS module gets.
   banner: { js: '(function (require, module, exports, __filename, __dirname) {const __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   footer: { js: '})' },
   define: { 'import.meta.url': '__svcImportMetaUrl' },
   sourcemap: 'linked',
   logLevel: 'warning',
-});
+};
+await build({ ...bundleOptions, outfile: BUNDLE });
+await build({ ...bundleOptions, outfile: CLIENT_BUNDLE, plugins: [...bundleOptions.plugins, withoutServers] });
 
 await warmCodeCache();
 
 /**
  * Runs the two kinds of start once with the flags `svc` runs with, so each leaves its code cache
- * (bin/run-bundle.js): `svc serve` until it has answered a request, and `svc --help`.
+ * (bin/run-bundle.js): `svc serve` until it has answered a request, and `svc status` against it. A client
+ * command's cache holds the code that command ran: status's (the HTTP client, finding the server) is what the
+ * `svc …` commands an agent runs have in common; `--help` adds little of its own.
  */
 async function warmCodeCache() {
   const flags = nodeFlagsOf(readFileSync(BIN, 'utf8'));
-  spawnSync(process.execPath, [...flags, BIN, '--help'], { stdio: 'ignore', timeout: 30_000 });
   const home = mkdtempSync(join(tmpdir(), 'svc-build-'));
   const server = spawn(process.execPath, [...flags, BIN, 'serve', '--port', '0', '--home', home, '--proxy-port', '0'], {
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -90,6 +134,7 @@ async function warmCodeCache() {
       setTimeout(() => reject(new Error('svc serve did not listen within 30 s')), 30_000).unref();
     });
     for (const path of ['/api/health', '/', '/api/sessions']) await fetch(`${url}${path}`).catch(() => undefined);
+    spawnSync(process.execPath, [...flags, BIN, 'status', '--home', home], { stdio: 'ignore', timeout: 30_000 });
     const cacheDir = join('dist', CACHE_DIR);
     for (const start = Date.now(); Date.now() - start < 10_000; await new Promise((r) => setTimeout(r, 50))) {
       if (existsSync(cacheDir) && readdirSync(cacheDir).some((name) => name.startsWith('serve-'))) break;

@@ -11,6 +11,12 @@ export function summarize(samples: number[], digits = 3): { n: number; p50: numb
   return { n: sorted.length, p50: round(percentile(sorted, 50)), p99: round(percentile(sorted, 99)), max: round(sorted.at(-1) ?? NaN) };
 }
 
+export const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 export const ratio = (value: number, baseline: number) => Number((value / baseline).toFixed(2));
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable across local processes. */

@@ -2,7 +2,6 @@
 // 40 ms (half again a bare `node -e ''`); node:http loads in a few, so the commands that ask a
 // running server (`svc status`, `svc token`, `svc chat` …) use it instead.
 import type { IncomingMessage } from 'node:http';
-import { connectionOptions } from '../core/tls.ts';
 
 export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -18,7 +17,8 @@ export interface RequestOptions {
 export async function request(url: string, options: RequestOptions = {}): Promise<IncomingMessage> {
   const target = new URL(url);
   const { request: send } = target.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  const pinned = options.pin ? connectionOptions(target, options.pin) : {};
+  // TLS code loads only for a pinned https server
+  const pinned = options.pin ? (await import('../core/tls.ts')).connectionOptions(target, options.pin) : {};
   return new Promise((resolve, reject) => {
     const req = send(target, { method: options.method ?? 'GET', headers: options.headers, ...pinned }, resolve);
     req.on('error', reject);

@@ -3,7 +3,8 @@
 // Help never needs a server and never writes a file.
 import { Command, InvalidArgumentError } from 'commander';
 import { VERSION } from '../core/version.ts';
-import { DEFAULT_PORT, resolveTarget, TargetError, type ServerTarget, type TargetOptions } from './target.ts';
+import { DEFAULT_PORT } from './defaults.ts';
+import type { ServerTarget, TargetOptions } from './target.ts';
 import type { TlsFileOptions } from './tls-files.ts';
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -41,6 +42,8 @@ function serverOptions(command: Command): Command {
 
 /** Runs a client command against its server; a bad address is a one-line error, exit 2. */
 async function withTarget(options: TargetOptions, run: (target: ServerTarget) => Promise<number>): Promise<void> {
+  // loaded here, not at start: `svc --help` does not need the lock file and TLS code it brings
+  const { resolveTarget, TargetError } = await import('./target.ts');
   let target: ServerTarget;
   try {
     target = resolveTarget(options);

@@ -10,10 +10,9 @@
 // by --url is verified the usual way (the system's CAs, NODE_EXTRA_CA_CERTS).
 import { defaultHome, homePaths } from '../core/home.ts';
 import { readServerLock } from '../core/server-lock.ts';
-import { TLS_PIN_ENV } from '../core/tls.ts';
+import { TLS_PIN_ENV } from '../core/tls-pin-env.ts';
 import { RUN_TOKEN_ENV, RUN_TOKEN_HEADER } from '../protocol/caller.ts';
-
-export const DEFAULT_PORT = 3457;
+import { DEFAULT_PORT } from './defaults.ts';
 
 export interface ServerTarget {
   url: string;

@@ -20,11 +20,7 @@ export interface ServerTls {
   fingerprint: string;
 }
 
-/**
- * The fingerprint of the certificate of the server SVC_URL names, given by the server to the processes it
- * starts (provider CLIs, workers, the browser server) so that their `svc …` commands can reach it.
- */
-export const TLS_PIN_ENV = 'SVC_TLS_FINGERPRINT';
+export { TLS_PIN_ENV } from './tls-pin-env.ts';
 
 export const fingerprintOf = (pem: Buffer | string): string => new X509Certificate(pem).fingerprint256;
 

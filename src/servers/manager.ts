@@ -40,7 +40,7 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 
@@ -149,7 +149,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     scope: 'manager',
     workDir: join(options.home, 'ceo-work'),
     settings: () => executive.settings(),
-    mcpScript: writeCeoMcpScript(options.home),
+    mcpScript: ceoMcpScript(options.home),
     selfUrl: () => `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     selfPin: () => options.tls?.fingerprint,
     token,

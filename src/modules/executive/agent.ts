@@ -22,7 +22,8 @@ export interface AgentDeps {
   settings(): CeoSettings;
   /** The executable and environment a provider runs with when the executive's settings name none. */
   defaults?: { executable(provider: ProviderId): string; env(): Record<string, string | undefined> };
-  mcpScript: string;
+  /** The path of the MCP script its runs get (ceoMcpScript: written on the first call, not at start). */
+  mcpScript(): string;
   /** Where the MCP script calls back: this server's URL and token. */
   selfUrl(): string;
   /** This server's certificate fingerprint when it serves HTTPS: the script pins it (src/core/tls.ts). */
@@ -96,7 +97,7 @@ export class ExecutiveAgent {
                 name: CEO_MCP_SERVER,
                 transport: 'stdio',
                 command: process.execPath,
-                args: [this.d.mcpScript],
+                args: [this.d.mcpScript()],
                 env: { SVC_CEO_URL: this.d.selfUrl(), SVC_CEO_RUN: credential, ...(this.d.token ? { SVC_CEO_TOKEN: this.d.token } : {}), ...ceoPinEnv(this.d.selfPin?.()) },
               },
             ],

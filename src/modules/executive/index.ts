@@ -7,6 +7,6 @@ export { managerFleet } from './fleet-manager.ts';
 export { selfFleet, SELF_ID } from './fleet-self.ts';
 export type { Fleet, FleetInstance } from './fleet.ts';
 export { ExecutiveAgent } from './agent.ts';
-export { writeCeoMcpScript } from './mcp-script.ts';
+export { ceoMcpScript } from './mcp-script.ts';
 export { RealtimeVoice } from './realtime-voice.ts';
 export { voiceInstructions } from './prompt.ts';

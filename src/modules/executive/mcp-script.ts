@@ -19,8 +19,16 @@ export const CEO_MCP_FILE = 'ceo-mcp-server.cjs';
  */
 export const ceoPinEnv = (pin: string | undefined): Record<string, string> => (pin ? { SVC_CEO_PIN: pin } : {});
 
-/** Writes the script into `dir` and returns its path. */
-export function writeCeoMcpScript(dir: string): string {
+/**
+ * The script in `dir`: written on the first call and its path returned, then the path. Rendering the
+ * tools' JSON schemas is a cost a server's start does not pay when no executive run comes.
+ */
+export function ceoMcpScript(dir: string): () => string {
+  let path: string | undefined;
+  return () => (path ??= writeCeoMcpScript(dir));
+}
+
+function writeCeoMcpScript(dir: string): string {
   const path = join(dir, CEO_MCP_FILE);
   const { resolve } = createRequire(import.meta.url);
   const sdk = (file: string) => resolve(`@modelcontextprotocol/sdk/server/${file}`);
