@@ -20,7 +20,13 @@ export class TraceRecorder {
   private readonly open = new Map<string, OpenTrace>();
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly dir: string, bus: EventBus, private readonly secrets: () => readonly string[]) {
+  constructor(
+    private readonly dir: string,
+    bus: EventBus,
+    private readonly secrets: () => readonly string[],
+    /** Told of each trace once it is on disk (trace retention counts its size); awaited by end(). */
+    private readonly onClosed: (traceId: string) => Promise<void> = async () => {},
+  ) {
     this.unsubscribe = bus.subscribe((event) => this.record(event));
   }
 
@@ -34,7 +40,15 @@ export class TraceRecorder {
     const trace = this.open.get(traceId);
     if (!trace) return Promise.resolve(0);
     this.open.delete(traceId);
-    return new Promise((resolve) => trace.stream.end(() => resolve(trace.seq)));
+    return new Promise<void>((resolve) => trace.stream.end(resolve)).then(async () => {
+      await this.onClosed(traceId);
+      return trace.seq;
+    });
+  }
+
+  /** Whether the trace's run is still writing it. */
+  isOpen(traceId: string): boolean {
+    return this.open.has(traceId);
   }
 
   private record(event: BusEvent): void {

@@ -2,6 +2,8 @@
 // what to do about those that are not).
 import { requestText } from './http-client.ts';
 import { authHeaders, type ServerTarget } from './target.ts';
+import { formatSize } from '../protocol/media-limits.ts';
+import type { DiskReport } from '../protocol/disk.ts';
 
 interface ProviderStatus {
   state: 'detecting' | 'ready';
@@ -13,10 +15,10 @@ export async function status(target: ServerTarget, json: boolean): Promise<numbe
   const { url } = target;
   const get = (path: string) => fetchJson(`${url}${path}`, authHeaders(target), target.pin);
   try {
-    const [health, runtime] = await Promise.all([get('/api/health'), get('/api/runtime').catch(() => undefined)]);
+    const [health, runtime, disk] = await Promise.all([get('/api/health'), get('/api/runtime').catch(() => undefined), get('/api/disk').catch(() => undefined)]);
     const providers = await settledProviders(get);
     if (json) {
-      console.log(JSON.stringify({ health, runtime, providers }, null, 2));
+      console.log(JSON.stringify({ health, runtime, disk, providers }, null, 2));
       return 0;
     }
     const h = health as { version: string; uptimeMs: number };
@@ -26,6 +28,7 @@ export async function status(target: ServerTarget, json: boolean): Promise<numbe
       console.log(`pid ${r.pid}, data directory ${r.home}, memory ${Math.round(r.rssBytes / 1048576)} MB`);
       console.log(`event listeners: ${r.events.sseListeners} SSE, ${r.events.wsListeners} WebSocket`);
     }
+    if (disk) for (const line of diskLines(disk as DiskReport)) console.log(line);
     if (providers) {
       console.log('providers:');
       for (const [id, p] of Object.entries(providers)) {
@@ -38,6 +41,21 @@ export async function status(target: ServerTarget, json: boolean): Promise<numbe
     console.error(`svc is not reachable at ${url}: ${(err as Error).message}. Start it with \`svc serve\`.`);
     return 1;
   }
+}
+
+/** The home's use by part (the parts that hold anything), and trace retention's bounds and last pass. */
+export function diskLines(disk: DiskReport): string[] {
+  const t = disk.traces;
+  const bound = [t.maxBytes ? `at most ${formatSize(t.maxBytes)}` : 'no size limit', t.maxAgeDays ? `${t.maxAgeDays} days` : 'no age limit'].join(', ');
+  const last = t.lastPrune ? `last removed ${t.lastPrune.count} (${formatSize(t.lastPrune.bytes)}) at ${new Date(t.lastPrune.at).toISOString()}` : 'none removed yet';
+  const notes: Record<string, string> = {
+    database: `audit log ${formatSize(disk.database.auditBytes)}, ${disk.database.auditEntries} entries`,
+    traces: `${t.count} traces, ${t.pinned} pinned; ${bound}; ${last}`,
+  };
+  return [
+    `disk use: ${formatSize(disk.totalBytes)}`,
+    ...disk.parts.filter((p) => p.bytes > 0 || p.part === 'traces').map((p) => `  ${p.part.padEnd(9)} ${formatSize(p.bytes).padStart(9)}${notes[p.part] ? `  (${notes[p.part]})` : ''}`),
+  ];
 }
 
 /** The provider detection, waited for a few seconds when the server has only just started it. */

@@ -65,6 +65,8 @@ export const ERROR_CODES = [
   'QUERY_REFUSED', 'DOCS_EDIT_REFUSED', 'PATCH_NOT_APPLIED', 'EXECUTIVE_BUSY', 'REALTIME_NOT_CONFIGURED', 'REALTIME_FAILED', 'PERSON_REQUIRED',
   // tool permissions answered by a person
   'ALREADY_DECIDED', 'DECISION_TOKEN_INVALID',
+  // trace retention (src/modules/traces)
+  'TRACE_REMOVED',
   // worker worktrees (src/modules/orchestration/worktrees)
   'NOT_A_GIT_REPOSITORY', 'NO_WORKTREE', 'WORKTREE_BUSY', 'MERGE_CONFLICT', 'GIT_FAILED', 'UNMERGED_WORKTREES',
 ] as const;

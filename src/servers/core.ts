@@ -35,10 +35,12 @@ import { runCommands, runRoutes } from '../modules/runs/index.ts';
 import { systemRoutes } from '../modules/system/index.ts';
 import { eventRoutes } from '../modules/events/index.ts';
 import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
-import { traceRoutes } from '../modules/traces/index.ts';
+import { TracePinRepo, TraceRetention, traceRoutes, traceSettings } from '../modules/traces/index.ts';
+import { DiskUsage, diskRoutes } from '../modules/disk/index.ts';
+import { reclaimFreePages } from '../store/vacuum.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
 import { SkillRegistry, SkillsRepo, skillInstructions, skillRoutes, skillsCommand } from '../modules/skills/index.ts';
-import { PiProfiles, piRoutes } from '../modules/pi/index.ts';
+import { PiProfiles, piRoutes, prunePiSessions } from '../modules/pi/index.ts';
 import { McpInstaller, McpRepo, McpService, mcpRoutes, syncMcp } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
@@ -65,7 +67,7 @@ import {
 import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
 import { PermissionsRepo, PermissionsService, permissionRoutes } from '../modules/permissions/index.ts';
 import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings } from '../modules/push/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, writeCeoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
@@ -92,10 +94,12 @@ import {
 } from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings, channels: channelsSettings, voice: voiceSettings, push: pushSettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings, channels: channelsSettings, voice: voiceSettings, push: pushSettings, traces: traceSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
+/** How often Pi's old sessions are looked for (as the traces' age bound is). */
+const PI_SESSIONS_CHECK_MS = 3_600_000;
 
 export interface CoreOptions {
   home: string;
@@ -164,6 +168,8 @@ export interface CoreServices {
   permissions: PermissionsService;
   /** Web Push to the devices that turned notifications on. */
   push: PushService;
+  /** Trace retention (the oldest traces beyond the `traces` settings go). */
+  traceRetention: TraceRetention;
   /** Set once the server listens; given to provider CLIs as SVC_URL so skills can call back. */
   serverUrl?: string;
 }
@@ -214,7 +220,14 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const token = loadOrCreateToken(home.token);
   const mcp = new McpService({ repo: new McpRepo(db), bus, isProvider: isProviderId });
   const piProfiles = new PiProfiles(home.piAgent);
-  const recorder = new TraceRecorder(home.traces, bus, () => [token, ...coreSettings.secretValues(settings.get()), ...mcp.secretValues(), ...piProfiles.secretValues()]);
+  const recorder: TraceRecorder = new TraceRecorder(
+    home.traces,
+    bus,
+    () => [token, ...coreSettings.secretValues(settings.get()), ...mcp.secretValues(), ...piProfiles.secretValues()],
+    (traceId): Promise<void> => retention.ended(traceId),
+  );
+  // the traces stay within the `traces` settings; the directory is scanned once, after listen
+  const retention: TraceRetention = new TraceRetention({ dir: home.traces, settings: () => settings.get().traces, pins: new TracePinRepo(db), inFlight: (id): boolean => recorder.isOpen(id) });
   const shimDir = writeSvcShim(home.root);
   // A credential reaches a CLI only from the runtime, for its own run: never inherited from the
   // server's environment or set in agent.env.
@@ -364,7 +377,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     workDir: join(home.root, 'ceo-work'),
     settings: () => executive.settings(),
     defaults: { executable: (provider) => settings.get().agent.executables[provider] ?? provider, env: providerEnv },
-    mcpScript: writeCeoMcpScript(home.root),
+    mcpScript: ceoMcpScript(home.root),
     selfUrl: () => serverUrl ?? '',
     selfPin: () => options.tls?.fingerprint,
     token,
@@ -467,6 +480,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   // What detection read may have changed (a path, the custom command, a key in agent.env).
   bus.subscribe((event) => {
     if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('agent')) detector.invalidate();
+    if (event.name === 'settings_changed' && (event.payload.sections as string[]).includes('traces')) void retention.prune();
+    // a deleted or emptied chat frees pages: given back to the disk after the answer has gone
+    if (event.name === 'session_deleted' || event.name === 'chat_cleared') setImmediate(() => db.open && reclaimFreePages(db));
   });
   // The chat's queue count is the shown session's own: another session shown, another count (told after
   // the switch itself has reached every listener, so clients see the switch first).
@@ -586,7 +602,16 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });
-  await http.register(traceRoutes, { runs, dir: home.traces });
+  await http.register(traceRoutes, {
+    runs,
+    dir: home.traces,
+    retention,
+    knownRun: (runId) => runs.get(runId) !== undefined || workerRuns.get(runId) !== undefined,
+    inFlight: (runId) => recorder.isOpen(runId),
+    resolveRun: (runToken) => credentials.resolve(runToken),
+  });
+  const disk = new DiskUsage({ home, db, traces: () => retention.stats(), traceSettings: () => settings.get().traces });
+  await http.register(diskRoutes, { disk });
   await http.register(skillRoutes, { skills, actorOf });
   await http.register(piRoutes, { profiles: piProfiles });
   await http.register(mcpRoutes, {
@@ -600,7 +625,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   await http.register(browserRoutes, { api: browser });
   await http.register(visionClickRoutes, { service: visionClick });
   await http.register(webAiRoutes, { api: webAi });
-  await http.register(mediaRoutes, { media });
+  await http.register(mediaRoutes, { media, resolveRun: (runToken) => credentials.resolve(runToken) });
   await http.register(goalRoutes, { goals, resolveRun: (token) => credentials.resolve(token) });
   await http.register(taskRoutes, { tasks });
   await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
@@ -668,8 +693,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     tasks,
     permissions,
     push,
+    traceRetention: retention,
   };
   let closed = false;
+  let piSessionsTimer: NodeJS.Timeout | undefined;
   return {
     services,
     http,
@@ -695,6 +722,12 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       // requests the last process left pending have no CLI waiting any more: denied, and said so
       permissions.start();
       channels.start();
+      // the one scan of the traces directory (thousands of files) waits for the server to be answering
+      setImmediate(() => void retention.start());
+      // Pi's sessions age out with the traces (modules/pi/sessions.ts)
+      const prunePi = () => void prunePiSessions(home.piAgent, settings.get().traces.maxAgeDays).catch((err: Error) => console.error('svc: pruning Pi sessions failed:', err.message));
+      setImmediate(prunePi);
+      piSessionsTimer = setInterval(prunePi, PI_SESSIONS_CHECK_MS).unref();
       return address;
     },
     async close() {
@@ -717,6 +750,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       // a browser server this process started goes with it; one the user started stays
       if (browser.spawnedServer) await browser.shutdown();
       await recorder.close();
+      retention.close();
+      clearInterval(piSessionsTimer);
       stream.close();
       closeDatabase(db);
       lock.release();

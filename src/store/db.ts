@@ -12,6 +12,9 @@ export interface OpenOptions {
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = new Database(path);
+  // takes effect on a new database only (before its first table): freed pages can then be given back
+  // without a VACUUM (src/store/vacuum.ts switches an older one, once, after a large deletion)
+  db.pragma('auto_vacuum = INCREMENTAL');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL'); // safe with WAL: a crash loses at most the last transactions, never corrupts
   db.pragma('foreign_keys = ON');

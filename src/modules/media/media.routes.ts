@@ -6,7 +6,9 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/routes.ts';
 import { parseInput } from '../../http/validate.ts';
-import { AppError, badRequest } from '../../core/errors.ts';
+import { AppError, badRequest, forbidden } from '../../core/errors.ts';
+import { callerOf } from '../../http/caller.ts';
+import type { RunIdentity } from '../../protocol/caller.ts';
 import { UPLOAD_LIMIT_BYTES, UploadedFileSchema } from '../../protocol/media.ts';
 import { mediaType, type MediaStore } from './media.service.ts';
 
@@ -32,8 +34,24 @@ async function checkUpload(request: FastifyRequest): Promise<void> {
   parseInput(uploadQuery, request.query, 'query');
 }
 
-export const mediaRoutes: FastifyPluginAsync<{ media: MediaStore }> = async (app, { media }) => {
+export interface MediaRouteDeps {
+  media: MediaStore;
+  resolveRun(token: string): RunIdentity | undefined;
+}
+
+export const mediaRoutes: FastifyPluginAsync<MediaRouteDeps> = async (app, { media, resolveRun }) => {
   defineRoutes(app, 'media', [
+    route({
+      method: 'DELETE',
+      url: '/api/media',
+      summary: 'Removes the uploads and screenshots not changed for olderThanDays days (a person only): chat messages linking to them show them missing.',
+      query: z.strictObject({ olderThanDays: z.coerce.number().int().min(1).max(36500) }),
+      response: z.object({ removed: z.number().int(), bytes: z.number() }),
+      handler: ({ query, request }) => {
+        if (callerOf(request, resolveRun).kind === 'agent') throw forbidden('PERSON_REQUIRED', 'Only a person removes media files: an agent run\'s credential cannot.');
+        return media.removeOlderThan(query.olderThanDays);
+      },
+    }),
     route({
       method: 'GET',
       url: '/media/:filename',

@@ -2,7 +2,7 @@
 // again by name, never outside the directory (links are followed only when they stay inside).
 import { randomBytes } from 'node:crypto';
 import { readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { link, rm, writeFile } from 'node:fs/promises';
+import { link, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { extname, join, sep } from 'node:path';
 import { badRequest, notFound } from '../../core/errors.ts';
 import type { UploadedFile } from '../../protocol/media.ts';
@@ -67,6 +67,26 @@ export class MediaStore {
     const partials = readdirSync(this.dir).filter((name) => PARTIAL.test(name));
     for (const name of partials) rmSync(join(this.dir, name), { force: true });
     return partials.length;
+  }
+
+  /**
+   * The user's cleanup (Settings › Traces and disk use): removes the stored files not changed for `days`
+   * days. Media are never removed otherwise: chat messages link to them.
+   */
+  async removeOlderThan(days: number, now = Date.now()): Promise<{ removed: number; bytes: number }> {
+    const cutoff = now - days * 86_400_000;
+    let removed = 0;
+    let bytes = 0;
+    for (const name of await readdir(this.dir)) {
+      if (!SAFE_MEDIA_NAME.test(name)) continue;
+      const path = join(this.dir, name);
+      const facts = await stat(path).catch(() => undefined);
+      if (!facts?.isFile() || facts.mtimeMs >= cutoff) continue;
+      await rm(path, { force: true });
+      removed += 1;
+      bytes += facts.size;
+    }
+    return { removed, bytes };
   }
 
   /** The absolute path of a stored file (400 for a name that is not a plain file name, 404 when absent). */

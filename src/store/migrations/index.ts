@@ -16,6 +16,7 @@ import { m012Executive } from './012-executive.ts';
 import { m013Permissions } from './013-permissions.ts';
 import { m014Push } from './014-push.ts';
 import { m015Worktrees } from './015-worktrees.ts';
+import { m016TracePins } from './016-trace-pins.ts';
 
 export type { Migration };
 
@@ -35,4 +36,5 @@ export const migrations: readonly Migration[] = [
   m013Permissions,
   m014Push,
   m015Worktrees,
+  m016TracePins,
 ];

@@ -46,7 +46,20 @@ describe('web UI: the settings page from the schemas', () => {
 
         // every section has its title
         const legends = await page.locator('.setting-section > legend').allTextContents();
-        assert.deepEqual(legends, ['Agent', 'Network', 'Vision clicking', 'Memory', 'Orchestration', 'Goals', 'Chat channels', 'Voice input', 'Notifications']);
+        assert.deepEqual(legends, ['Agent', 'Network', 'Vision clicking', 'Memory', 'Orchestration', 'Goals', 'Chat channels', 'Voice input', 'Notifications', 'Traces and disk use']);
+        // under the retention fields, the data directory's use by part (GET /api/disk)
+        const disk = page.locator('[data-section="traces"] .disk-use[data-disk="ready"]');
+        await disk.waitFor();
+        assert.match((await disk.locator('h3').textContent()) ?? '', /^Disk use \d/);
+        assert.match((await disk.locator('[data-part="database"]').textContent()) ?? '', /^Database\d/);
+        assert.match((await disk.locator('[data-traces]').textContent()) ?? '', /Kept: up to 1\.0 GB, 30 days/);
+        assert.equal(await page.locator('#set-traces-maxAgeDays').inputValue(), '30');
+        // the media cleanup asks first; Escape keeps the files
+        await tabTo(page, '.disk-use .setting-actions button');
+        await page.keyboard.press('Enter');
+        await page.locator('dialog.ui-dialog[open]').waitFor();
+        await page.keyboard.press('Escape');
+        await until(async () => (await page.locator('dialog.ui-dialog[open]').count()) === 0, 'the dialog closed');
 
         // labels and help from the schemas, never the raw keys
         assert.deepEqual(await textsOf(page, 'vision.baseUrl'), { label: 'Vision endpoint', help: 'OpenAI-compatible …/v1: Ollama, vLLM, LM Studio, a llama.cpp server or a hosted API.' });

@@ -13,6 +13,7 @@ import { Icon } from '../../ui/icons.tsx';
 import { ConfirmDialog } from '../../ui/components.tsx';
 import { ChannelStatus } from './Channels.tsx';
 import { PushControl } from './PushControl.tsx';
+import { DiskUse } from './DiskUse.tsx';
 import { choicesOf, plainError, REDACTED, settingKind, type Choice, type SettingSchema } from '../../../src/protocol/settings-form.ts';
 import './settings.css';
 
@@ -657,6 +658,7 @@ export function Settings() {
                   )}
                   {name === 'channels' && <ChannelStatus />}
                   {name === 'push' && <PushControl />}
+                  {name === 'traces' && <DiskUse />}
                 </fieldset>
               );
             })}

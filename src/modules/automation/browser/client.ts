@@ -4,7 +4,7 @@
 // (server errors keep their status and code, so the core route passes them on unchanged).
 // No playwright import: loading this costs the core server nothing.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { dirname } from 'node:path';
 import { AppError, isErrorCode } from '../../../core/errors.ts';
@@ -162,6 +162,7 @@ export class BrowserClient {
     let out: number | 'ignore' = 'ignore';
     if (sp.logFile) {
       mkdirSync(dirname(sp.logFile), { recursive: true });
+      rotateLog(sp.logFile);
       out = openSync(sp.logFile, 'a');
     }
     let exited: { code: number | null; signal: string | null } | null = null;
@@ -326,4 +327,17 @@ export async function ensureServer(opts: { port?: number; spawn: SpawnCommand; s
   const client = new BrowserClient(opts);
   await client.ensureServer();
   return client;
+}
+
+/** The browser server's log is appended to at each start: beyond LOG_MAX_BYTES it becomes `<log>.1` (the one before is dropped), so it never holds more than twice that. */
+export const LOG_MAX_BYTES = 5 * 1024 * 1024;
+export function rotateLog(file: string, maxBytes = LOG_MAX_BYTES): void {
+  const size = (() => {
+    try {
+      return statSync(file).size;
+    } catch {
+      return 0;
+    }
+  })();
+  if (size > maxBytes) renameSync(file, `${file}.1`);
 }
