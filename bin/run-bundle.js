@@ -16,12 +16,6 @@ const { Script } = require('node:vm');
 const CACHE_DIR = '.cache';
 const SERVE_SAVE_AFTER_MS = 2000;
 
-/** The node flags on the shebang line of bin/svc.js (`#!/usr/bin/env -S node --flag …`). */
-function nodeFlagsOf(binSource) {
-  const match = /^#!.*\bnode((?:[ \t]+--\S+)*)[ \t]*$/m.exec(binSource.split('\n', 1)[0]);
-  return match ? match[1].trim().split(/\s+/).filter(Boolean) : [];
-}
-
 /** Runs the bundle as the command `role` ('serve' or 'cli': each keeps its own cache). */
 function runBundle(file, role) {
   const cacheFile = join(dirname(file), CACHE_DIR, `${role}-${cacheKey(file)}.v8`);
@@ -71,4 +65,4 @@ function saveCache(script, cacheFile) {
   }
 }
 
-module.exports = { CACHE_DIR, nodeFlagsOf, runBundle };
+module.exports = { CACHE_DIR, runBundle };

@@ -20,12 +20,12 @@
 //   serve`, `svc dashboard serve`): less to read and to check against the code cache at every `svc …`
 //   the agent runs. bin/svc.js picks the bundle by the command.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { buildWeb } from './build-web.mjs';
-import { CACHE_DIR, nodeFlagsOf } from '../bin/run-bundle.js';
+import { CACHE_DIR } from '../bin/run-bundle.js';
 
 const BUNDLE = 'dist/cli.bundle.js';
 const CLIENT_BUNDLE = 'dist/client.bundle.js';
@@ -111,15 +111,14 @@ await build({ ...bundleOptions, outfile: CLIENT_BUNDLE, plugins: [...bundleOptio
 await warmCodeCache();
 
 /**
- * Runs the two kinds of start once with the flags `svc` runs with, so each leaves its code cache
+ * Runs the two kinds of start once as `svc` runs them, so each leaves its code cache
  * (bin/run-bundle.js): `svc serve` until it has answered a request, and `svc status` against it. A client
  * command's cache holds the code that command ran: status's (the HTTP client, finding the server) is what the
  * `svc …` commands an agent runs have in common; `--help` adds little of its own.
  */
 async function warmCodeCache() {
-  const flags = nodeFlagsOf(readFileSync(BIN, 'utf8'));
   const home = mkdtempSync(join(tmpdir(), 'svc-build-'));
-  const server = spawn(process.execPath, [...flags, BIN, 'serve', '--port', '0', '--home', home, '--proxy-port', '0'], {
+  const server = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--home', home, '--proxy-port', '0'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   try {
@@ -134,7 +133,7 @@ async function warmCodeCache() {
       setTimeout(() => reject(new Error('svc serve did not listen within 30 s')), 30_000).unref();
     });
     for (const path of ['/api/health', '/', '/api/sessions']) await fetch(`${url}${path}`).catch(() => undefined);
-    spawnSync(process.execPath, [...flags, BIN, 'status', '--home', home], { stdio: 'ignore', timeout: 30_000 });
+    spawnSync(process.execPath, [BIN, 'status', '--home', home], { stdio: 'ignore', timeout: 30_000 });
     const cacheDir = join('dist', CACHE_DIR);
     for (const start = Date.now(); Date.now() - start < 10_000; await new Promise((r) => setTimeout(r, 50))) {
       if (existsSync(cacheDir) && readdirSync(cacheDir).some((name) => name.startsWith('serve-'))) break;

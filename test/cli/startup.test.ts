@@ -1,4 +1,4 @@
-// Start-up as a user meets it: the executable `svc` itself (its shebang line carries its node flags) on
+// Start-up as a user meets it: the executable `svc` itself on
 // the built CLI. `svc serve` comes up and answers, and the client commands run and exit 0. How fast
 // they start is measured by bench/startup.ts beside bare Node (the figures and targets are in the
 // README): a timing limit here would fail `npm test` whenever the machine is busy, whatever the code.
