@@ -8,6 +8,7 @@ import { startBrowserServer } from '../src/servers/browser.ts';
 import { createCoreServer } from '../src/servers/core.ts';
 import { createManagerServer } from '../src/servers/manager.ts';
 import { accessTable, routeTable } from '../src/http/route-table.ts';
+import { loadAllRoutes } from '../src/http/lazy-routes.ts';
 import { tempHome } from '../test/support/server.ts';
 
 type Block = 'routes' | 'dashboard-routes' | 'access';
@@ -22,6 +23,8 @@ const files: Record<Block, string> = {
 const core = await createCoreServer({ home: tempHome('svc-routes-'), logLevel: 'silent' });
 const manager = await createManagerServer({ home: tempHome('svc-routes-'), scan: { from: 1, count: 0 }, logLevel: 'silent' });
 const browser = await startBrowserServer({ port: 0, home: tempHome('svc-routes-') });
+// the core's lazy groups document their routes once loaded
+await loadAllRoutes(core.http);
 const sections: Record<Block, string> = {
   routes: routeTable(core.http.routeDocs),
   'dashboard-routes': routeTable(manager.http.routeDocs),

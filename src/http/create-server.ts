@@ -14,7 +14,8 @@ import { createGuard, markRefusedTarget, type GuardOptions } from './guard.ts';
 import { canonicalTarget } from './canonical-path.ts';
 import { lingerOnClose } from './lingering-close.ts';
 import { BODY_LIMIT_BYTES, errorHandler, writeClientError } from './error-handler.ts';
-import { defineRoutes, type Method } from './routes.ts';
+import { defineRoutes, type Method, type RouteDoc } from './routes.ts';
+import { loadAllRoutes } from './lazy-routes.ts';
 import { openApiDocument, type ApiInfo } from './openapi.ts';
 
 export interface ServerKitOptions {
@@ -46,7 +47,7 @@ export interface RegisteredRoute {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route Fastify registered (documented or not), for the route-count test. */
+    /** Every route Fastify registered (documented or not) and every lazy route loaded, for the route-count test. */
     routeTable: RegisteredRoute[];
     /** The server's log (src/core/log.ts). */
     svcLog: Log;
@@ -118,10 +119,14 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
     // The bearer token may ride in ?token= on the two streaming paths: log paths, never queries.
     app.addHook('onResponse', async (request, reply) => log.info(`${request.method} ${request.url.split('?')[0]} ${reply.statusCode} ${Math.round(reply.elapsedTime)} ms`));
   }
-  app.decorate('routeDocs', []);
+  const routeSections: RouteDoc[][] = [];
+  app.decorate('routeSections', routeSections);
+  app.decorate('routeDocs', { getter: () => routeSections.flat() });
   const routeTable: RegisteredRoute[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
+    // a lazy group's catch-all routes stand for the routes its load adds (lazy-routes.ts)
+    if (route.config?.lazy) return;
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method: method as Method, url: route.url });
   });
   if (options.websocket) await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
@@ -132,7 +137,10 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
       url: '/api/openapi.json',
       summary: 'This OpenAPI 3.1 document: every route with its parameters, bodies and answers.',
       response: z.record(z.string(), z.unknown()),
-      handler: () => openApiDocument(app.routeDocs, options.info),
+      handler: async () => {
+        await loadAllRoutes(app);
+        return openApiDocument(app.routeDocs, options.info);
+      },
     },
   ]);
   return app;

@@ -1,12 +1,14 @@
 // The request guard, run before any body is read: the canonical path (canonical-path.ts), the Host
 // check (DNS rebinding), cross-origin refusal, and bearer-token auth for peers that are not trusted.
 // Whether a request needs the token is read from the route the router matched (its declared
-// `access`, routes.ts), never from the URL's spelling. See the README's "Trust model".
+// `access`, routes.ts; for a lazy group, the route its own router matched, lazy-routes.ts), never from
+// the URL's spelling. See the README's "Trust model".
 import type { FastifyRequest } from 'fastify';
 import { tokensEqual } from '../core/token.ts';
 import { bearerToken, isAllowedHost, isAllowedOrigin, type PeerClassifier, type PeerKind } from './peers.ts';
 import { AppError, badRequest, forbidden, unauthorized } from '../core/errors.ts';
 import type { Access } from './routes.ts';
+import { lazyRouteOf, resolveLazyRoute } from './lazy-routes.ts';
 
 export interface GuardOptions {
   /** The bearer token of callers that are not trusted; a server without one answers only on loopback. */
@@ -34,6 +36,8 @@ export function markRefusedTarget(raw: object, message: string): void {
 
 /** A matched route's declared access; a request no route matched (the not-found answer) needs the token. */
 export function accessOf(request: FastifyRequest): Access {
+  const lazy = lazyRouteOf(request);
+  if (lazy) return lazy.entry?.doc.access ?? 'token';
   return request.routeOptions.config?.access ?? 'token';
 }
 
@@ -44,6 +48,8 @@ export function peerKind(request: FastifyRequest, classify: PeerClassifier): Pee
 export function createGuard(options: GuardOptions) {
   const check = checker(options);
   return async function guard(request: FastifyRequest): Promise<void> {
+    // the route of a lazy group is matched first: its errors (a malformed path) are the router's, not refusals
+    await resolveLazyRoute(request);
     try {
       check(request);
     } catch (err) {

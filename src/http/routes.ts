@@ -6,7 +6,7 @@
 //
 // Under `NODE_ENV=test` each JSON answer is checked against its declared schema, so the whole test
 // suite keeps the published schemas true.
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
@@ -106,8 +106,13 @@ export function route<
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Every route declared with defineRoutes(), in order of registration (one list per server). */
-    routeDocs: RouteDoc[];
+    /**
+     * Every route declared so far, in order of declaration: one section per defineRoutes() call, and one
+     * per group of lazy routes, empty until the group is loaded (loadAllRoutes() loads them all).
+     */
+    routeSections: RouteDoc[][];
+    /** The routes of routeSections, flat. */
+    readonly routeDocs: RouteDoc[];
   }
   interface FastifyContextConfig {
     /** The declared access of the route (see Access), for the guard. */
@@ -115,12 +120,38 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * Where a module's routes end up closing what they hold open (event streams, sessions) when the server
+ * closes: a preClose hook for routes registered at start, the lazy group's own list otherwise.
+ */
+export interface RouteScope {
+  onClose(close: () => Promise<void> | void): void;
+}
+
+/**
+ * A module's routes as a Fastify plugin that can also give its declarations without a server: the core
+ * server registers some of them lazily (lazy-routes.ts), building their declarations on the first request.
+ */
+export type RouteModule<D extends object> = FastifyPluginAsync<D> & { readonly group: string; build(deps: D, scope: RouteScope): readonly Route[] };
+
+/** Declares a module's routes: `group` names them (an OpenAPI tag), `build` makes them from the module's dependencies. */
+export function routeGroup<D extends object>(group: string, build: (deps: D, scope: RouteScope) => readonly Route[]): RouteModule<D> {
+  const plugin: FastifyPluginAsync<D> = async (app, deps) => {
+    defineRoutes(app, group, build(deps, { onClose: (close) => void app.addHook('preClose', async () => close()) }));
+  };
+  return Object.assign(plugin, { group, build });
+}
+
 const checkAnswers = process.env.NODE_ENV === 'test';
 
 /** Registers a module's routes on `app` and records their documentation. */
 export function defineRoutes(app: FastifyInstance, group: string, routes: readonly Route[]): void {
+  if (!app.hasDecorator('routeSections')) throw new Error('the server was not made by createServer()');
+  const section: RouteDoc[] = [];
+  app.routeSections.push(section);
   for (const spec of routes) {
-    const doc = documentRoute(app, group, spec);
+    const doc = documentRoute(group, spec);
+    section.push(doc);
     if (spec.websocket && !spec.handler) {
       app.route({
         method: 'GET',
@@ -134,40 +165,47 @@ export function defineRoutes(app: FastifyInstance, group: string, routes: readon
       });
       continue;
     }
-    const handler = spec.handler;
-    if (!handler) throw new Error(`route ${spec.method} ${spec.url} has no handler`);
     app.route({
       method: spec.method,
       url: spec.url,
       config: { access: doc.access },
       ...(spec.bodyLimit !== undefined ? { bodyLimit: spec.bodyLimit } : {}),
       ...(spec.websocket ? { wsHandler: spec.websocket, onRequest: [checkHandshake, ...(spec.onRequest ? [spec.onRequest] : [])] } : spec.onRequest ? { onRequest: spec.onRequest } : {}),
-      handler: async (request, reply) => {
-        // the rule holds for what a schema does not declare, and for bodies a handler reads itself
-        refuseControlCharacters(request.params, 'params');
-        refuseControlCharacters(request.query, 'query');
-        if (!spec.rawBody) refuseControlCharacters(request.body, 'body');
-        const params = spec.params ? parseInput(spec.params, request.params, 'params') : undefined;
-        const query = spec.query ? parseInput(spec.query, request.query, 'query') : undefined;
-        const body = spec.body && spec.validateBody !== false ? parseInput(spec.body, request.body, 'body') : request.body;
-        if (spec.status) void reply.code(spec.status);
-        const answer = await handler({ params, query, body, request, reply });
-        if (checkAnswers && doc.produces === 'json' && doc.response && !reply.sent) checkAnswer(doc, answer);
-        return answer;
-      },
+      handler: routeHandler(spec, doc),
     });
   }
 }
 
-/** Records a route's documentation (the OpenAPI document, the route table, the public-route list). */
-function documentRoute(app: FastifyInstance, group: string, spec: Omit<Route, 'handler' | 'websocket'> & Pick<Route, 'websocket'>): RouteDoc {
-  if (!app.hasDecorator('routeDocs')) throw new Error('the server was not made by createServer()');
+/**
+ * What runs a declared route's request: the control-character rule, its schemas' parsing, its handler,
+ * and (in tests) the check of its answer. The router has set `request.params`.
+ */
+export function routeHandler(spec: Route, doc: RouteDoc): RouteHandlerMethod {
+  const handler = spec.handler;
+  if (!handler) throw new Error(`route ${spec.method} ${spec.url} has no handler`);
+  return async (request, reply) => {
+    // the rule holds for what a schema does not declare, and for bodies a handler reads itself
+    refuseControlCharacters(request.params, 'params');
+    refuseControlCharacters(request.query, 'query');
+    if (!spec.rawBody) refuseControlCharacters(request.body, 'body');
+    const params = spec.params ? parseInput(spec.params, request.params, 'params') : undefined;
+    const query = spec.query ? parseInput(spec.query, request.query, 'query') : undefined;
+    const body = spec.body && spec.validateBody !== false ? parseInput(spec.body, request.body, 'body') : request.body;
+    if (spec.status) void reply.code(spec.status);
+    const answer = await handler({ params, query, body, request, reply });
+    if (checkAnswers && doc.produces === 'json' && doc.response && !reply.sent) checkAnswer(doc, answer);
+    return answer;
+  };
+}
+
+/** A route's documentation (the OpenAPI document, the route table, the public-route list), checked. */
+export function documentRoute(group: string, spec: Omit<Route, 'handler' | 'websocket'> & Pick<Route, 'websocket'>): RouteDoc {
   const access = spec.access ?? 'token';
   if (access === 'public' && spec.method !== 'GET') throw new Error(`route ${spec.method} ${spec.url}: only GET routes may be public`);
   if (access === 'capability' && (spec.method === 'GET' || !spec.body || spec.validateBody === false)) {
     throw new Error(`route ${spec.method} ${spec.url}: a capability route takes its capability in a body it validates, so it is never a GET`);
   }
-  const doc: RouteDoc = {
+  return {
     method: spec.method,
     url: spec.url,
     group,
@@ -183,8 +221,6 @@ function documentRoute(app: FastifyInstance, group: string, spec: Omit<Route, 'h
     ...(spec.item ? { item: spec.item } : {}),
     ...(spec.errors ? { errors: spec.errors } : {}),
   };
-  app.routeDocs.push(doc);
-  return doc;
 }
 
 /**

@@ -13,9 +13,11 @@ import { TLS_PIN_ENV } from '../core/tls.ts';
 import { VERSION } from '../core/version.ts';
 import { classifyPeer } from '../http/peers.ts';
 import { createServer } from '../http/create-server.ts';
-import { browserRoutes, DEFAULT_BROWSER_PORT, isPidAlive, loadBrowserDriver, type BrowserSession, type SessionOptions } from '../modules/automation/browser/index.ts';
+import { DEFAULT_BROWSER_PORT, isPidAlive, loadBrowserDriver, type BrowserSession, type SessionOptions } from '../modules/automation/browser/index.ts';
+import { browserRoutes } from '../modules/automation/browser/browser.routes.ts';
 import { RemoteRuleSource } from '../modules/automation/web-routing/index.ts';
-import { loadWebAiDriver, webAiRoutes } from '../modules/automation/web-ai/index.ts';
+import { loadWebAiDriver } from '../modules/automation/web-ai/index.ts';
+import { webAiRoutes } from '../modules/automation/web-ai/web-ai.routes.ts';
 
 export interface BrowserServerOptions extends SessionOptions {
   /** Port on 127.0.0.1 (default 3459; 0 picks a free one). */

@@ -15,6 +15,7 @@ import { EventBus } from '../events/bus.ts';
 import { EventStream } from '../events/stream.ts';
 import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { createServer } from '../http/create-server.ts';
+import { defineLazyRoutes, routesOf } from '../http/lazy-routes.ts';
 import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { AgentRuntime } from '../agent/runtime.ts';
 import { CommandRegistry } from '../agent/commands.ts';
@@ -35,18 +36,18 @@ import { runCommands, runRoutes } from '../modules/runs/index.ts';
 import { systemRoutes } from '../modules/system/index.ts';
 import { eventRoutes } from '../modules/events/index.ts';
 import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
-import { TracePinRepo, TraceRetention, traceRoutes, traceSettings } from '../modules/traces/index.ts';
+import { TracePinRepo, TraceRetention, traceSettings } from '../modules/traces/index.ts';
 import { DiskUsage, diskRoutes } from '../modules/disk/index.ts';
 import { reclaimFreePages } from '../store/vacuum.ts';
 import { providerRoutes } from '../modules/providers/index.ts';
-import { SkillRegistry, SkillsRepo, skillInstructions, skillRoutes, skillsCommand } from '../modules/skills/index.ts';
-import { PiProfiles, piRoutes, prunePiSessions } from '../modules/pi/index.ts';
-import { McpInstaller, McpRepo, McpService, mcpRoutes, syncMcp } from '../modules/mcp/index.ts';
+import { SkillRegistry, SkillsRepo, skillInstructions, skillsCommand } from '../modules/skills/index.ts';
+import { PiProfiles, prunePiSessions } from '../modules/pi/index.ts';
+import { McpInstaller, McpRepo, McpService, syncMcp } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
-import { MemoryService, memoryCommand, memoryRoutes, memorySettings } from '../modules/memory/index.ts';
-import { GoalRepo, GoalService, goalCommand, goalRoutes, goalSettings, scheduleWakeupCall } from '../modules/goals/index.ts';
-import { TaskRepo, TaskService, taskCommand, taskRoutes } from '../modules/tasks/index.ts';
-import { browserClientFor, browserCommand, browserRoutes, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
+import { MemoryService, memoryCommand, memorySettings } from '../modules/memory/index.ts';
+import { GoalRepo, GoalService, goalCommand, goalSettings, scheduleWakeupCall } from '../modules/goals/index.ts';
+import { TaskRepo, TaskService, taskCommand } from '../modules/tasks/index.ts';
+import { browserClientFor, browserCommand, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
 import {
   lazyVisionClickService,
   visionClickCommand,
@@ -60,14 +61,13 @@ import {
   RulesRepo,
   startRoutingProxy,
   webRoutingCommand,
-  webRoutingRoutes,
   webRoutingSkill,
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
-import { SecurityAudit, auditRoutes } from '../modules/security-audit/index.ts';
+import { SecurityAudit } from '../modules/security-audit/index.ts';
 import { PermissionsRepo, PermissionsService, permissionRoutes } from '../modules/permissions/index.ts';
 import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings } from '../modules/push/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
@@ -78,17 +78,15 @@ import {
   telegramAdapter,
 } from '../modules/channels/index.ts';
 import { DEFAULT_OFFLINE_TOOLS, VoiceService, voiceRoutes, voiceSettings, type OfflineTools } from '../modules/voice/index.ts';
-import { WebAiService, webAiClient, webAiCommand, webAiRoutes, webAiSkill } from '../modules/automation/web-ai/index.ts';
+import { WebAiService, webAiClient, webAiCommand, webAiSkill } from '../modules/automation/web-ai/index.ts';
 import {
   EmployeeRepo,
   OrchestrationRepo,
   OrchestrationService,
-  orchestrationRoutes,
   orchestrationSettings,
   orchestrationCommands,
   WorkerRunRepo,
   WorkerService,
-  workerRoutes,
   WorktreeRepo,
   WorktreeService,
 } from '../modules/orchestration/index.ts';
@@ -597,60 +595,129 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
   await http.register(chatRoutes, { chat });
+  // The groups below that are declared with defineLazyRoutes are built on their first request
+  // (src/http/lazy-routes.ts): their modules and schemas stay off the start-up path.
   const ceoVoice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('instance') });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice: ceoVoice, token, events: { stream, sse: listeners.sse } });
+  defineLazyRoutes(http, {
+    paths: ['/api/svc-ceo/*'],
+    load: (scope) =>
+      Promise.all([
+        routesOf(import('../modules/executive/executive.routes.ts').then((m) => m.executiveRoutes), { executive, agent: executiveAgent, voice: ceoVoice, token, events: { stream, sse: listeners.sse } }, scope),
+      ]),
+  });
   await http.register(eventRoutes, { stream, listeners });
   await http.register(settingsRoutes, { settings });
   await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });
-  await http.register(traceRoutes, {
-    runs,
-    dir: home.traces,
-    retention,
-    knownRun: (runId) => runs.get(runId) !== undefined || workerRuns.get(runId) !== undefined,
-    inFlight: (runId) => recorder.isOpen(runId),
-    resolveRun: (runToken) => credentials.resolve(runToken),
+  defineLazyRoutes(http, {
+    paths: ['/api/traces/*'],
+    load: (scope) =>
+      Promise.all([
+        routesOf(
+          import('../modules/traces/traces.routes.ts').then((m) => m.traceRoutes),
+          {
+            runs,
+            dir: home.traces,
+            retention,
+            knownRun: (runId) => runs.get(runId) !== undefined || workerRuns.get(runId) !== undefined,
+            inFlight: (runId) => recorder.isOpen(runId),
+            resolveRun: (runToken) => credentials.resolve(runToken),
+          },
+          scope,
+        ),
+      ]),
   });
   const disk = new DiskUsage({ home, db, traces: () => retention.stats(), traceSettings: () => settings.get().traces });
   await http.register(diskRoutes, { disk });
-  await http.register(skillRoutes, { skills, actorOf });
-  await http.register(piRoutes, { profiles: piProfiles });
-  await http.register(mcpRoutes, {
-    mcp,
-    sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
-    installer: new McpInstaller({ prefix: home.mcp, env: providerEnv, progress: (event) => bus.publish('mcp_install', event) }),
-    audit,
-    actorOf,
+  defineLazyRoutes(http, {
+    paths: ['/api/skills', '/api/skills/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/skills/skills.routes.ts').then((m) => m.skillRoutes), { skills, actorOf }, scope)]),
   });
-  await http.register(webRoutingRoutes, { rules });
-  await http.register(browserRoutes, { api: browser });
+  defineLazyRoutes(http, {
+    paths: ['/api/pi/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/pi/pi.routes.ts').then((m) => m.piRoutes), { profiles: piProfiles }, scope)]),
+  });
+  defineLazyRoutes(http, {
+    paths: ['/api/mcp', '/api/mcp/*'],
+    load: (scope) =>
+      Promise.all([
+        routesOf(
+          import('../modules/mcp/mcp.routes.ts').then((m) => m.mcpRoutes),
+          {
+            mcp,
+            sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
+            installer: new McpInstaller({ prefix: home.mcp, env: providerEnv, progress: (event) => bus.publish('mcp_install', event) }),
+            audit,
+            actorOf,
+          },
+          scope,
+        ),
+      ]),
+  });
+  defineLazyRoutes(http, {
+    paths: ['/api/web-routing/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/automation/web-routing/web-routing.routes.ts').then((m) => m.webRoutingRoutes), { rules }, scope)]),
+  });
+  defineLazyRoutes(http, {
+    paths: ['/api/browser/*'],
+    load: (scope) =>
+      Promise.all([
+        routesOf(import('../modules/automation/browser/browser.routes.ts').then((m) => m.browserRoutes), { api: browser }, scope),
+        routesOf(import('../modules/automation/web-ai/web-ai.routes.ts').then((m) => m.webAiRoutes), { api: webAi }, scope),
+      ]),
+  });
   await http.register(visionClickRoutes, { service: visionClick });
-  await http.register(webAiRoutes, { api: webAi });
   await http.register(mediaRoutes, { media, resolveRun: (runToken) => credentials.resolve(runToken) });
-  await http.register(goalRoutes, { goals, resolveRun: (token) => credentials.resolve(token) });
-  await http.register(taskRoutes, { tasks });
-  await http.register(memoryRoutes, { memory, settings: () => settings.get().memory });
+  defineLazyRoutes(http, {
+    paths: ['/api/goal', '/api/goal/*', '/api/goal-run', '/api/goal-run/*', '/api/wakeup'],
+    load: (scope) => Promise.all([routesOf(import('../modules/goals/goals.routes.ts').then((m) => m.goalRoutes), { goals, resolveRun: (token) => credentials.resolve(token) }, scope)]),
+  });
+  defineLazyRoutes(http, {
+    paths: ['/api/task'],
+    load: (scope) => Promise.all([routesOf(import('../modules/tasks/tasks.routes.ts').then((m) => m.taskRoutes), { tasks }, scope)]),
+  });
+  defineLazyRoutes(http, {
+    paths: ['/api/svc-memory/*', '/api/memory/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/memory/memory.routes.ts').then((m) => m.memoryRoutes), { memory, settings: () => settings.get().memory }, scope)]),
+  });
   await http.register(providerRoutes, {
     detector,
     quota,
     active: () => settings.get().agent,
     extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []),
   });
-  await http.register(orchestrationRoutes, {
-    orchestration,
-    workers,
-    resolveRun: (token) => credentials.resolve(token),
-    runtime: () => runtime.status(),
-    queue: { list: () => runtime.queued(), drop: (id) => runtime.dropQueued(id), runNow: (id) => runtime.runQueuedNow(id) },
+  defineLazyRoutes(http, {
+    paths: ['/api/orchestrate/*', '/api/employees', '/api/employees/*'],
+    load: (scope) =>
+      Promise.all([
+        routesOf(
+          import('../modules/orchestration/orchestration.routes.ts').then((m) => m.orchestrationRoutes),
+          {
+            orchestration,
+            workers,
+            resolveRun: (token) => credentials.resolve(token),
+            runtime: () => runtime.status(),
+            queue: { list: () => runtime.queued(), drop: (id) => runtime.dropQueued(id), runNow: (id) => runtime.runQueuedNow(id) },
+          },
+          scope,
+        ),
+        routesOf(
+          import('../modules/orchestration/workers.routes.ts').then((m) => m.workerRoutes),
+          {
+            orchestration,
+            workers,
+            employees,
+            resolveRun: (token) => credentials.resolve(token),
+            traceDir: home.traces,
+            waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
+          },
+          scope,
+        ),
+      ]),
   });
-  await http.register(workerRoutes, {
-    orchestration,
-    workers,
-    employees,
-    resolveRun: (token) => credentials.resolve(token),
-    traceDir: home.traces,
-    waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
+  defineLazyRoutes(http, {
+    paths: ['/api/security-audit/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/security-audit/audit.routes.ts').then((m) => m.auditRoutes), { audit }, scope)]),
   });
-  await http.register(auditRoutes, { audit });
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(pushRoutes, { push, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(channelRoutes, { channels, actorOf });

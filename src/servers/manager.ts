@@ -40,7 +40,8 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, executiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
+import { executiveRoutes } from '../modules/executive/executive.routes.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 

@@ -10,6 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { FastifyInstance } from 'fastify';
 import { accessTable, routeTable } from '../../src/http/route-table.ts';
 import { openApiPath } from '../../src/http/openapi.ts';
+import { loadAllRoutes } from '../../src/http/lazy-routes.ts';
 import { startBrowserServer, type BrowserServer } from '../../src/servers/browser.ts';
 import { createManagerServer, type ManagerServer } from '../../src/servers/manager.ts';
 import { getJson, startServer, tempHome, type TestServer } from '../support/server.ts';
@@ -74,7 +75,8 @@ describe('OpenAPI document', () => {
     assert.ok(body.components.schemas.ErrorBody.properties.error.enum.includes('SSE_CAPACITY'));
   });
 
-  test('the route table of docs/api.md and the README access table are the ones the routes make', () => {
+  test('the route table of docs/api.md and the README access table are the ones the routes make', async () => {
+    await loadAllRoutes(server.app.http);
     const table = generatedBlock('docs/api.md', 'routes');
     assert.ok(table, 'docs/api.md has a generated route table (npm run routes)');
     assert.equal(table, routeTable(server.app.http.routeDocs), 'the route table of docs/api.md is out of date: run `npm run routes -- --write`');

@@ -1,8 +1,7 @@
 // Chat channels over HTTP: their state, restart, pairing, and the outbound send (spec §9: /api/channel/send
 // is canonical; /api/chatappa/send and /api/chatappb/send are the same with the channel fixed).
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { routeGroup, noBody, route } from '../../http/routes.ts';
 import { CHANNELS, ChannelSendBodySchema, ChannelSendResultSchema, ChannelStateSchema, PairingCodeSchema } from '../../protocol/channels.ts';
 import type { ChannelService } from './channels.service.ts';
 
@@ -15,8 +14,8 @@ export interface ChannelRouteDeps {
 const params = z.strictObject({ name: z.enum(CHANNELS) });
 const fixedBody = ChannelSendBodySchema.omit({ channel: true });
 
-export const channelRoutes: FastifyPluginAsync<ChannelRouteDeps> = async (app, { channels, actorOf }) => {
-  defineRoutes(app, 'channels', [
+export const channelRoutes = routeGroup('channels', ({ channels, actorOf }: ChannelRouteDeps) => {
+  return [
     route({
       method: 'GET',
       url: '/api/channels',
@@ -69,5 +68,5 @@ export const channelRoutes: FastifyPluginAsync<ChannelRouteDeps> = async (app, {
       response: ChannelSendResultSchema,
       handler: ({ body, request }) => channels.send({ ...body, channel: 'discord' }, actorOf(request.socket.remoteAddress)),
     }),
-  ]);
-};
+  ];
+});

@@ -1,7 +1,6 @@
 // The disk report: what the data directory holds, by part, with the traces' retention state.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { DISK_PARTS } from '../../protocol/disk.ts';
 import type { DiskUsage } from './disk.service.ts';
 
@@ -24,8 +23,8 @@ export const DiskReportSchema = z.object({
   }),
 });
 
-export const diskRoutes: FastifyPluginAsync<{ disk: DiskUsage }> = async (app, { disk }) => {
-  defineRoutes(app, 'disk', [
+export const diskRoutes = routeGroup('disk', ({ disk }: { disk: DiskUsage }) => {
+  return [
     route({
       method: 'GET',
       url: '/api/disk',
@@ -34,5 +33,5 @@ export const diskRoutes: FastifyPluginAsync<{ disk: DiskUsage }> = async (app, {
       response: DiskReportSchema,
       handler: ({ query }) => disk.report(query.fresh === 'true'),
     }),
-  ]);
-};
+  ];
+});

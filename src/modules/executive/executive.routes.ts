@@ -1,9 +1,8 @@
 // /api/svc-ceo/*: the executive's state, its operations (each a route, so the console and scripts
 // can do what the agent does), pending completions, watches, confirmations and the audit.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError, unavailable } from '../../core/errors.ts';
-import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { noBody, route, routeGroup } from '../../http/routes.ts';
 import { bearerToken } from '../../http/peers.ts';
 import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
 import { ModelOptionSchema } from '../../protocol/providers.ts';
@@ -55,13 +54,13 @@ const isExecutiveFrame = (json: string) => {
   return name.startsWith('ceo_') || name === 'replay_gap';
 };
 
-export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (app, { executive, agent, voice, events, token }) => {
+export const executiveRoutes = routeGroup('executive', ({ executive, agent, voice, events, token }: ExecutiveRouteDeps, scope) => {
   const openResponses = new Set<ServerResponse>();
-  app.addHook('preClose', async () => {
+  scope.onClose(async () => {
     for (const res of openResponses) res.end();
     await voice.closeAll();
   });
-  defineRoutes(app, 'executive', [
+  return [
     route({
       method: 'GET',
       url: '/api/svc-ceo/events',
@@ -339,5 +338,5 @@ export const executiveRoutes: FastifyPluginAsync<ExecutiveRouteDeps> = async (ap
       response: z.object({ audit: z.array(CeoAuditSchema) }),
       handler: ({ query }) => ({ audit: executive.audits(query) }),
     }),
-  ]);
-};
+  ];
+});

@@ -2,7 +2,6 @@
 // instance) and by each core server (itself). State in SQLite; lifecycle only with a person's confirmation.
 export { ExecutiveRepo } from './executive.repo.ts';
 export { ExecutiveService } from './executive.service.ts';
-export { executiveRoutes } from './executive.routes.ts';
 export { managerFleet } from './fleet-manager.ts';
 export { selfFleet, SELF_ID } from './fleet-self.ts';
 export type { Fleet, FleetInstance } from './fleet.ts';

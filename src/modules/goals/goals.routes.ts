@@ -1,11 +1,11 @@
 // Goals and goal-runs (spec §4 "Goals and tasks"), and wakeups. A request that carries a run
 // credential acts as the agent of that run's chat session; any other acts as a person, on the
 // session it names or the active one.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, badRequest } from '../../core/errors.ts';
 import { callerOf } from '../../http/caller.ts';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
 import {
   BudgetSchema,
@@ -55,7 +55,7 @@ const GoalRunBody = z.strictObject({
   sessionId,
 });
 
-export const goalRoutes: FastifyPluginAsync<GoalRouteDeps> = async (app, { goals, resolveRun }) => {
+export const goalRoutes = routeGroup('goals', ({ goals, resolveRun }: GoalRouteDeps) => {
   const caller = (request: FastifyRequest, named?: string): Caller => {
     const who = callerOf(request, resolveRun);
     if (who.kind === 'human') return goals.caller(named);
@@ -64,7 +64,7 @@ export const goalRoutes: FastifyPluginAsync<GoalRouteDeps> = async (app, { goals
     if (named && named !== who.run.sessionId) throw badRequest('VALIDATION_FAILED', "A run acts on its own chat session's goal; leave sessionId out.");
     return { actor: 'agent', sessionId: who.run.sessionId };
   };
-  defineRoutes(app, 'goals', [
+  return [
     route({
       method: 'GET',
       url: '/api/goal',
@@ -150,5 +150,5 @@ export const goalRoutes: FastifyPluginAsync<GoalRouteDeps> = async (app, { goals
         return goals.wakeup(caller(request, body.sessionId).sessionId, { delaySeconds, prompt: body.prompt, reason: body.reason });
       },
     }),
-  ]);
-};
+  ];
+});

@@ -2,7 +2,7 @@
 // the turn after each turn as a persisted job, goal-runs with preflight gates, wakeups, /goal.
 export { GoalRepo } from './goals.repo.ts';
 export { GoalService, type AgentTurns, type GoalServiceDeps, type GoalAction, type Caller } from './goals.service.ts';
-export { goalRoutes, type GoalRouteDeps } from './goals.routes.ts';
+export type { GoalRouteDeps } from './goals.routes.ts';
 export { goalCommand } from './goals.commands.ts';
 export type { OrchestrationView } from './continuation.ts';
 export { scheduleWakeupCall } from './wakeup.ts';

@@ -2,6 +2,6 @@
 // user's CLI configs and installs into <home>/mcp.
 export { McpRepo } from './mcp.repo.ts';
 export { McpService, type McpServiceDeps } from './mcp.service.ts';
-export { mcpRoutes, type McpRouteDeps } from './mcp.routes.ts';
+export type { McpRouteDeps } from './mcp.routes.ts';
 export { syncMcp, SYNC_TARGETS, SYNC_TARGET_IDS, type SyncTarget, type SyncReport } from './sync.ts';
 export { McpInstaller, type InstallDeps } from './install.ts';

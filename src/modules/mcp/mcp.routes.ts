@@ -1,9 +1,8 @@
 // MCP and skills group: the canonical MCP list (GET/PUT /api/mcp), the opt-in export into the user's
 // CLI configs (POST /api/mcp/sync) and installs from the npm registry (POST /api/mcp/install).
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { McpListSchema } from '../../protocol/mcp.ts';
 import { McpServerSchema, McpNameSchema } from '../../protocol/mcp.ts';
 import type { AuditSink } from '../security-audit/index.ts';
@@ -35,8 +34,8 @@ const SyncReportSchema = z.object({
   message: z.string().optional(),
 });
 
-export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, { mcp, sync, installer, audit, actorOf }) => {
-  defineRoutes(app, 'mcp', [
+export const mcpRoutes = routeGroup('mcp', ({ mcp, sync, installer, audit, actorOf }: McpRouteDeps) => {
+  return [
     route({
       method: 'GET',
       url: '/api/mcp',
@@ -108,5 +107,5 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteDeps> = async (app, { mcp, sy
         return { installId: installed.installId, server, log: installed.log };
       },
     }),
-  ]);
-};
+  ];
+});

@@ -2,7 +2,7 @@
 // embeddings), the routes of the spec's "Memory" group, the /memory command, the memory block of each
 // run's system prompt, and the optional summaries.
 export { MemoryService, type MemoryServiceDeps } from './memory.service.ts';
-export { memoryRoutes, type MemoryRouteDeps } from './memory.routes.ts';
+export type { MemoryRouteDeps } from './memory.routes.ts';
 export { memoryCommand } from './memory.commands.ts';
 export { memorySettings, type MemorySettings } from './settings.ts';
 export type { SummarizeSettings, TranscriptMessage } from './summarize.ts';

@@ -1,8 +1,7 @@
 // Memory group (spec §4 "Memory"): search, context, save, read, list and delete under /api/svc-memory (what
 // the agent and the CLI use), status and reindex under /api/memory.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { routeGroup, noBody, route } from '../../http/routes.ts';
 import {
   MEMORY_KINDS,
   MemoryContextSchema,
@@ -28,8 +27,8 @@ export interface MemoryRouteDeps {
   settings(): MemorySettings;
 }
 
-export const memoryRoutes: FastifyPluginAsync<MemoryRouteDeps> = async (app, { memory, settings }) => {
-  defineRoutes(app, 'memory', [
+export const memoryRoutes = routeGroup('memory', ({ memory, settings }: MemoryRouteDeps) => {
+  return [
     route({
       method: 'GET',
       url: '/api/svc-memory/search',
@@ -104,5 +103,5 @@ export const memoryRoutes: FastifyPluginAsync<MemoryRouteDeps> = async (app, { m
       response: MemoryReindexSchema,
       handler: () => memory.reindex(),
     }),
-  ]);
-};
+  ];
+});

@@ -4,11 +4,11 @@
 export { OrchestrationService, type Acting } from './orchestration.service.ts';
 export { OrchestrationRepo } from './orchestration.repo.ts';
 export { orchestrationSettings, type OrchestrationSettings } from './orchestration.settings.ts';
-export { orchestrationRoutes, type OrchestrationRouteDeps } from './orchestration.routes.ts';
+export type { OrchestrationRouteDeps } from './orchestration.routes.ts';
 export { EmployeeRepo, PRESETS } from './employees.ts';
 export { WorkerRunRepo } from './workers.repo.ts';
 export { WorkerService, READ_ONLY_PROVIDERS } from './workers.service.ts';
-export { workerRoutes, type WorkerRouteDeps } from './workers.routes.ts';
+export type { WorkerRouteDeps } from './workers.routes.ts';
 export { WorktreeRepo } from './worktrees/worktrees.repo.ts';
 export { WorktreeService } from './worktrees/worktrees.service.ts';
 export { orchestrationCommands } from './orchestration.commands.ts';

@@ -1,11 +1,11 @@
 // The orchestration routes: a session's state, its moves and records (plan, check), reset, and the
 // one-call snapshot. Who calls (a human, or the agent of a live run by its credential) decides what
 // is allowed; the service and the machine decide the rest.
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
 import { callerOf } from '../../http/caller.ts';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
 import { OrcStateSchema, PlanBodySchema, PutStateBodySchema, WorkerRunSchema } from '../../protocol/orchestration.ts';
 import { RuntimeStatusSchema } from '../../protocol/runs.ts';
@@ -33,11 +33,11 @@ const queueParams = z.strictObject({ id: z.string().regex(/^req_[A-Za-z0-9_-]{4,
 const sessionQuery = z.strictObject({ sessionId: z.string().min(1).max(100).optional().describe('default: the active session (the agent: its own)') });
 const resetBody = z.strictObject({ sessionId: z.string().min(1).max(100).optional(), reason: z.string().max(2000).optional() }).optional();
 
-export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = async (app, deps) => {
+export const orchestrationRoutes = routeGroup('orchestration', (deps: OrchestrationRouteDeps) => {
   const { orchestration, workers } = deps;
   const acting = (request: FastifyRequest, sessionId?: string) => orchestration.acting(callerOf(request, deps.resolveRun), sessionId);
 
-  defineRoutes(app, 'orchestration', [
+  return [
     route({
       method: 'GET',
       url: '/api/orchestrate/state',
@@ -127,5 +127,5 @@ export const orchestrationRoutes: FastifyPluginAsync<OrchestrationRouteDeps> = a
         return { state: orchestration.state(sessionId), runtime: deps.runtime(), queue: deps.queue.list(), workerRuns: workers.list({ sessionId, limit: 50 }) };
       },
     }),
-  ]);
-};
+  ];
+});

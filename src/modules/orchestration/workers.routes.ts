@@ -1,10 +1,9 @@
 // Employees, dispatch (single and batch, asynchronous first), worker runs and worker progress, and
 // isolated runs' worktrees (worktrees/worktrees.routes.ts).
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
 import { callerOf } from '../../http/caller.ts';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { readTraceEvents, TRACE_ID_PATTERN } from '../../agent/traces.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
 import {
@@ -55,7 +54,7 @@ const outputQuery = z.strictObject({
 const cancelBody = z.strictObject({ reason: z.string().max(500).optional() }).optional();
 const accepted = z.object({ runId: z.string(), status: z.enum(WORKER_RUN_STATUSES), sessionId: z.string() });
 
-export const workerRoutes: FastifyPluginAsync<WorkerRouteDeps> = async (app, deps) => {
+export const workerRoutes = routeGroup('orchestration', (deps: WorkerRouteDeps) => {
   const { orchestration, workers, employees } = deps;
   const requireRun = (runId: string) => {
     const run = workers.get(runId);
@@ -71,7 +70,7 @@ export const workerRoutes: FastifyPluginAsync<WorkerRouteDeps> = async (app, dep
     return { employeeId, name, current: item(current), previous: item(previous) };
   };
 
-  defineRoutes(app, 'orchestration', [
+  return [
     route({
       method: 'GET',
       url: '/api/employees',
@@ -228,5 +227,5 @@ export const workerRoutes: FastifyPluginAsync<WorkerRouteDeps> = async (app, dep
       },
     }),
     ...worktreeRoutes(deps),
-  ]);
-};
+  ];
+});

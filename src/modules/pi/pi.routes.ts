@@ -1,7 +1,6 @@
 // Settings and runtime group: Pi's model endpoints (profiles) in svc's own Pi configuration directory.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { PI_MODES, type PiProfiles } from './profiles.ts';
 
 const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, "_" and "-" (at most 40)');
@@ -15,8 +14,8 @@ const PiProfileSchema = z.object({
   models: z.array(z.string()),
 });
 
-export const piRoutes: FastifyPluginAsync<{ profiles: PiProfiles }> = async (app, { profiles }) => {
-  defineRoutes(app, 'pi', [
+export const piRoutes = routeGroup('pi', ({ profiles }: { profiles: PiProfiles }) => {
+  return [
     route({
       method: 'GET',
       url: '/api/pi/profiles',
@@ -50,5 +49,5 @@ export const piRoutes: FastifyPluginAsync<{ profiles: PiProfiles }> = async (app
         return { ok: true as const };
       },
     }),
-  ]);
-};
+  ];
+});

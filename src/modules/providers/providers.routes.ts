@@ -1,9 +1,8 @@
 // Provider CLIs: what the service can drive (static registry), which are installed (cached
 // background detection), and what is known about their usage limits. No handler here waits for
 // a CLI: status answers from the cache, quota reads are bounded to a few hundred ms.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { PROVIDERS, PROVIDER_IDS } from '../../agent/providers/registry.ts';
 import type { CliDetector } from '../../agent/detect.ts';
 import type { QuotaReader } from '../../agent/quota.ts';
@@ -30,8 +29,8 @@ const statusQuery = z.strictObject({
 
 const byProvider = <S extends z.ZodType>(schema: S) => z.partialRecord(z.enum(PROVIDER_IDS), schema);
 
-export const providerRoutes: FastifyPluginAsync<ProviderRouteDeps> = async (app, { detector, quota, active, extraModels }) => {
-  defineRoutes(app, 'providers', [
+export const providerRoutes = routeGroup('providers', ({ detector, quota, active, extraModels }: ProviderRouteDeps) => {
+  return [
     route({
       method: 'GET',
       url: '/api/cli-registry',
@@ -66,5 +65,5 @@ export const providerRoutes: FastifyPluginAsync<ProviderRouteDeps> = async (app,
       response: z.object({ providers: byProvider(QuotaInfoSchema) }),
       handler: async () => ({ providers: await quota.read() }),
     }),
-  ]);
-};
+  ];
+});

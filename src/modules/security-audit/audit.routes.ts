@@ -1,7 +1,6 @@
 // GET /api/security-audit/entries and /verify (spec §4 "Traces and security").
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { AUDIT_OUTCOMES, AuditPageSchema, AuditVerifySchema } from '../../protocol/security-audit.ts';
 import type { SecurityAudit } from './audit.service.ts';
 
@@ -9,8 +8,8 @@ export interface AuditRouteDeps {
   audit: SecurityAudit;
 }
 
-export const auditRoutes: FastifyPluginAsync<AuditRouteDeps> = async (app, { audit }) => {
-  defineRoutes(app, 'security-audit', [
+export const auditRoutes = routeGroup('security-audit', ({ audit }: AuditRouteDeps) => {
+  return [
     route({
       method: 'GET',
       url: '/api/security-audit/entries',
@@ -31,5 +30,5 @@ export const auditRoutes: FastifyPluginAsync<AuditRouteDeps> = async (app, { aud
       response: AuditVerifySchema,
       handler: () => audit.verify(),
     }),
-  ]);
-};
+  ];
+});

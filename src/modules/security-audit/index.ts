@@ -1,5 +1,5 @@
 // The security audit log: append-only, hash-chained entries in SQLite of security-relevant actions
 // (refused tokens, settings and secrets changed by name, channel sends, pairing…), its routes and its check.
 export { SecurityAudit, type AuditInput, type AuditSink } from './audit.service.ts';
-export { auditRoutes, type AuditRouteDeps } from './audit.routes.ts';
+export type { AuditRouteDeps } from './audit.routes.ts';
 export { canonicalJson, entryHash, verifyChain, GENESIS_HASH } from './chain.ts';

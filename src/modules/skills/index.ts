@@ -1,6 +1,5 @@
 // The skills module: the registry (built-in, <home>/skills, added by path or npm), its routes, the
 // /skills command, and what the agent is told about enabled skills.
-export { skillRoutes } from './skills.routes.ts';
 export { skillInstructions } from './instructions.ts';
 export { SkillRegistry, type SkillRegistryDeps } from './registry.ts';
 export { SkillsRepo } from './skills.repo.ts';

@@ -1,7 +1,6 @@
 // MCP and skills group: the skills registry (list, read, enable, install).
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { SkillDetailSchema, SkillIdSchema, SkillSchema } from '../../protocol/skills.ts';
 import type { SkillRegistry } from './registry.ts';
 
@@ -11,8 +10,8 @@ export interface SkillRouteDeps {
   actorOf(address: string | undefined): string;
 }
 
-export const skillRoutes: FastifyPluginAsync<SkillRouteDeps> = async (app, { skills, actorOf }) => {
-  defineRoutes(app, 'skills', [
+export const skillRoutes = routeGroup('skills', ({ skills, actorOf }: SkillRouteDeps) => {
+  return [
     route({
       method: 'GET',
       url: '/api/skills',
@@ -48,5 +47,5 @@ export const skillRoutes: FastifyPluginAsync<SkillRouteDeps> = async (app, { ski
       response: z.object({ skill: SkillSchema }),
       handler: async ({ body, request }) => ({ skill: await skills.install(body, actorOf(request.socket.remoteAddress)) }),
     }),
-  ]);
-};
+  ];
+});

@@ -1,7 +1,6 @@
 // GET/POST /api/task (spec §4 "Goals and tasks").
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { TASK_STATUSES, TaskSchema } from '../../protocol/goals.ts';
 import type { TaskService } from './tasks.service.ts';
 
@@ -17,8 +16,8 @@ const TaskBody = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('clear') }),
 ]);
 
-export const taskRoutes: FastifyPluginAsync<{ tasks: TaskService }> = async (app, { tasks }) => {
-  defineRoutes(app, 'tasks', [
+export const taskRoutes = routeGroup('tasks', ({ tasks }: { tasks: TaskService }) => {
+  return [
     route({
       method: 'GET',
       url: '/api/task',
@@ -36,5 +35,5 @@ export const taskRoutes: FastifyPluginAsync<{ tasks: TaskService }> = async (app
       response: z.union([z.object({ task: TaskSchema }), z.object({ removed: z.number().int() })]),
       handler: ({ body }) => tasks.act(body),
     }),
-  ]);
-};
+  ];
+});

@@ -1,9 +1,8 @@
 // Traces: a run's summary and its events, a page at a time; pinning a trace so retention keeps it.
 import { existsSync } from 'node:fs';
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { AppError, forbidden, notFound } from '../../core/errors.ts';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import { callerOf } from '../../http/caller.ts';
 import { readTraceEvents, traceFile, TRACE_ID_PATTERN } from '../../agent/traces.ts';
 import type { RunRepo } from '../../agent/runs.repo.ts';
@@ -38,7 +37,7 @@ const removed = (runId: string) =>
     `The trace of run ${runId} was removed by trace retention (the settings traces.maxBytes and traces.maxAgeDays). Pin a trace to keep it.`,
   );
 
-export const traceRoutes: FastifyPluginAsync<TraceRouteDeps> = async (app, { runs, dir, retention, knownRun, inFlight, resolveRun }) => {
+export const traceRoutes = routeGroup('traces', ({ runs, dir, retention, knownRun, inFlight, resolveRun }: TraceRouteDeps) => {
   /** 404 unless the trace's file is there: TRACE_REMOVED for a known run, NOT_FOUND otherwise. */
   const requireFile = (runId: string) => {
     if (inFlight(runId) || existsSync(traceFile(dir, runId))) return;
@@ -52,7 +51,7 @@ export const traceRoutes: FastifyPluginAsync<TraceRouteDeps> = async (app, { run
     } else retention.unpin(runId);
     return { traceId: runId, pinned };
   };
-  defineRoutes(app, 'traces', [
+  return [
     route({
       method: 'GET',
       url: '/api/traces/:runId',
@@ -104,5 +103,5 @@ export const traceRoutes: FastifyPluginAsync<TraceRouteDeps> = async (app, { run
       response: PinSchema,
       handler: ({ params, request }) => setPin(request, params.runId, false),
     }),
-  ]);
-};
+  ];
+});

@@ -3,9 +3,8 @@
 // browser server mounts them over its own BrowserSession (session-api.ts). Failures are AppErrors
 // passed through with their status and code: bad selector 400, unknown element/tab 404, stale ref
 // 409, navigation error 502, no browser / launch failure 503, timeout 504.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, noBody, route } from '../../../http/routes.ts';
+import { routeGroup, noBody, route } from '../../../http/routes.ts';
 import type { BrowserClient } from './client.ts';
 import {
   ActionResultSchema,
@@ -29,8 +28,8 @@ export type BrowserApi = Pick<
 const TabParams = z.object({ id: z.string().regex(/^t\d{1,9}$/, 'a tab id looks like t1 (see GET /api/browser/tabs)') });
 const logQuery = (q: z.infer<typeof LogQuery>) => ({ ...(q.tab ? { tab: q.tab } : {}), ...(q.limit ? { limit: q.limit } : {}), clear: truthy(q.clear) });
 
-export const browserRoutes: FastifyPluginAsync<{ api: BrowserApi }> = async (app, { api }) => {
-  defineRoutes(app, 'browser', [
+export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }) => {
+  return [
     route({
       method: 'POST',
       url: '/api/browser/start',
@@ -119,5 +118,5 @@ export const browserRoutes: FastifyPluginAsync<{ api: BrowserApi }> = async (app
       response: ActionResultSchemas.network,
       handler: ({ query }) => api.network(logQuery(query)),
     }),
-  ]);
-};
+  ];
+});

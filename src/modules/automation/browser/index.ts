@@ -1,7 +1,8 @@
 // The browser skill: a Chromium browser driven over CDP by the browser server (`svc browser serve`,
 // src/servers/browser.ts), which the core server and the CLI reach through BrowserClient (starting
-// it on first use). The routes are the same on both servers.
-export { browserRoutes, type BrowserApi } from './browser.routes.ts';
+// it on first use). The routes (browser.routes.ts) are the same on both servers, which import them from
+// that file: the core server loads them on their first request (src/http/lazy-routes.ts).
+export type { BrowserApi } from './browser.routes.ts';
 export { BrowserClient, createBrowserClient, ensureServer, type SpawnCommand } from './client.ts';
 export { browserClientFor } from './spawn.ts';
 export { browserCommand, runBrowserArgs, BROWSER_HELP } from './commands.ts';

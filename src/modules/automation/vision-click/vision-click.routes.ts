@@ -11,10 +11,9 @@
 //     or {command: "/vision-click --right \"Save\""}
 //   → 200 {action, target, locator, found, acted, point, box, confidence, label?, screenshot?, mapping, imageBox, ms}
 //     (describe: {action: "describe", description, screenshot?, …})
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { badRequest } from '../../../core/errors.ts';
-import { defineRoutes, route } from '../../../http/routes.ts';
+import { routeGroup, route } from '../../../http/routes.ts';
 import { parseVisionClickCommand, VISION_CLICK_HELP, type VisionRunner } from './commands.ts';
 import { parseRegion } from './geometry.ts';
 import { VISION_LOCATORS, VISION_TARGETS } from './settings.ts';
@@ -75,8 +74,8 @@ export function requestFromBody(body: VisionClickBody): VisionRequest {
   };
 }
 
-export const visionClickRoutes: FastifyPluginAsync<{ service: VisionRunner }> = async (app, { service }) => {
-  defineRoutes(app, 'vision-click', [
+export const visionClickRoutes = routeGroup('vision-click', ({ service }: { service: VisionRunner }) => {
+  return [
     route({
       method: 'POST',
       url: '/api/vision-click',
@@ -85,5 +84,5 @@ export const visionClickRoutes: FastifyPluginAsync<{ service: VisionRunner }> = 
       response: VisionResultSchema,
       handler: ({ body }) => service.run(requestFromBody(body)),
     }),
-  ]);
-};
+  ];
+});

@@ -2,7 +2,6 @@
 // describes) in the controlled browser, and takes its code back. Vendor profiles are data (built-in, plus
 // the user's <home>/web-ai-profiles.json). The driver runs in the browser server, which owns the pages;
 // the core server reaches it through a client and adds what only it knows, the working directory.
-export { webAiRoutes } from './web-ai.routes.ts';
 export { WebAiService } from './web-ai.service.ts';
 export { webAiClient, httpTransport } from './client.ts';
 export { webAiCommand, parseWebAiArgs, runWebAiCall, WEB_AI_HELP } from './commands.ts';

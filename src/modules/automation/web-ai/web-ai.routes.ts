@@ -3,8 +3,7 @@
 // answer and its errors keep their shape from the page to the caller. A login wall or a captcha is a
 // 409 NEEDS_LOGIN / CAPTCHA; a page that does not match its profile a 502 WEB_AI_LAYOUT_UNKNOWN naming
 // what was not found.
-import type { FastifyPluginAsync } from 'fastify';
-import { defineRoutes, route } from '../../../http/routes.ts';
+import { routeGroup, route } from '../../../http/routes.ts';
 import {
   AnswerSchema,
   CodeBody,
@@ -24,8 +23,8 @@ import {
   type WebAiApi,
 } from './types.ts';
 
-export const webAiRoutes: FastifyPluginAsync<{ api: WebAiApi }> = async (app, { api }) => {
-  defineRoutes(app, 'web-ai', [
+export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => {
+  return [
     route({
       method: 'POST',
       url: '/api/browser/web-ai/send',
@@ -96,5 +95,5 @@ export const webAiRoutes: FastifyPluginAsync<{ api: WebAiApi }> = async (app, { 
       response: ExtractResultSchema,
       handler: ({ body }) => api.extract(body),
     }),
-  ]);
-};
+  ];
+});

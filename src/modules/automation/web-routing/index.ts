@@ -2,7 +2,6 @@
 // SQLite, applied by the local proxy and by the controlled browser, managed by routes and commands.
 export { RuleService } from './web-routing.service.ts';
 export { RulesRepo } from './web-routing.repo.ts';
-export { webRoutingRoutes } from './web-routing.routes.ts';
 export { webRoutingCommand, runWebRoutingCommand, WEB_ROUTING_USAGE } from './commands.ts';
 export { startRoutingProxy, type RoutingProxy } from './proxy.ts';
 export { RemoteRuleSource } from './remote-rules.ts';

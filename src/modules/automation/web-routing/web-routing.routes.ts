@@ -1,10 +1,9 @@
 // web-routing rules over HTTP. Thin: validate, call the RuleService, map the result. Errors are AppErrors
 // (400 INVALID_RULE / INVALID_PATTERN / INVALID_MOCK_BODY / INVALID_TARGET / INVALID_HEADER / INVALID_STATUS /
 // INVALID_TRANSFORM / INVALID_COMMAND / INVALID_OPTION, 404 NOT_FOUND) rendered by the server's error handler.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { badRequest } from '../../../core/errors.ts';
-import { defineRoutes, route } from '../../../http/routes.ts';
+import { routeGroup, route } from '../../../http/routes.ts';
 import { runWebRoutingCommand } from './commands.ts';
 import { toMatchRequest } from './pattern.ts';
 import { RULE_TYPES, ruleInputSchema } from './rules.ts';
@@ -23,8 +22,8 @@ const matchBody = z
 /** A stored rule: its id and creation time, and the fields of its type (see the rule input of POST /api/web-routing/rules). */
 const RuleSchema = z.looseObject({ id: z.number().int(), createdAt: z.string(), type: z.enum(RULE_TYPES), pattern: z.string() });
 
-export const webRoutingRoutes: FastifyPluginAsync<{ rules: RuleService }> = async (app, { rules }) => {
-  defineRoutes(app, 'web-routing', [
+export const webRoutingRoutes = routeGroup('web-routing', ({ rules }: { rules: RuleService }) => {
+  return [
     route({
       method: 'GET',
       url: '/api/web-routing/rules',
@@ -93,5 +92,5 @@ export const webRoutingRoutes: FastifyPluginAsync<{ rules: RuleService }> = asyn
         };
       },
     }),
-  ]);
-};
+  ];
+});

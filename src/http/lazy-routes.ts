@@ -1,0 +1,162 @@
+// Route groups built on their first request. Registering a route with Fastify costs about half a
+// millisecond (its context, its hooks, its router entry), and building a group's declarations means
+// evaluating its modules and constructing their zod schemas: together the largest part of `svc serve`'s
+// start. A lazy group is registered as a catch-all route per path it owns ('/api/svc-ceo/*'); its first
+// request loads its modules, builds its declarations and puts them in a router of its own, and every
+// request after that is matched there.
+//
+// The rules of an eagerly registered route hold unchanged. The guard reads the access of the route the
+// group's router matched (resolveLazyRoute, before the guard's checks), and the handler runs that same
+// match, so the two never read the path differently. That router is find-my-way, as Fastify's is, with
+// Fastify's options: the same parameters, decoded the same way, and the same framework errors (a
+// malformed percent-encoding, a parameter over 100 characters). A path the group does not declare is
+// Fastify's not-found answer. Lazy routes take the server's body limit and no hooks of their own: a
+// route that needs them is registered eagerly (load() refuses it).
+import FindMyWay from 'find-my-way';
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteHandlerMethod } from 'fastify';
+import { documentRoute, routeHandler, type Method, type Route, type RouteDoc, type RouteModule, type RouteScope } from './routes.ts';
+
+/** One module's routes, as RouteModule.build() gives them. */
+export interface RouteSet {
+  group: string;
+  routes: readonly Route[];
+}
+
+export interface LazyRoutes {
+  /** The paths the group owns, as Fastify patterns: '/api/goal' (that path) and '/api/goal/*' (all under it). */
+  paths: readonly string[];
+  /** Imports the group's modules and builds their routes; called once, on the group's first request. */
+  load(scope: RouteScope): Promise<readonly RouteSet[]>;
+}
+
+/** A RouteModule's routes, for LazyRoutes.load: `routesOf(import('./x.routes.ts').then((m) => m.xRoutes), deps, scope)`. */
+export async function routesOf<D extends object>(module: Promise<RouteModule<D>>, deps: D, scope: RouteScope): Promise<RouteSet> {
+  const { group, build } = await module;
+  return { group, routes: build(deps, scope) };
+}
+
+const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+interface Entry {
+  doc: RouteDoc;
+  run: RouteHandlerMethod;
+}
+
+/** What a lazy group's router found for a request: a route with its parameters, or nothing. */
+export type LazyMatch = { entry: Entry; params: Record<string, string | undefined> } | { entry: undefined };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on the catch-all routes of a lazy group. */
+    lazy?: LazyGroup;
+  }
+}
+
+/** The match of each request to a lazy group, made once by resolveLazyRoute. */
+const matches = new WeakMap<FastifyRequest, LazyMatch>();
+const groupsOf = new WeakMap<FastifyInstance, LazyGroup[]>();
+
+class LazyGroup {
+  private router?: Promise<FindMyWay.Instance<FindMyWay.HTTPVersion.V1>>;
+  private readonly closers: (() => Promise<void> | void)[] = [];
+
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly spec: LazyRoutes,
+    private readonly section: RouteDoc[],
+  ) {}
+
+  load(): Promise<FindMyWay.Instance<FindMyWay.HTTPVersion.V1>> {
+    // a failed load is not kept: the next request tries again and gets the same error
+    this.router ??= this.build().catch((err: unknown) => {
+      this.router = undefined;
+      throw err;
+    });
+    return this.router;
+  }
+
+  async match(request: FastifyRequest): Promise<LazyMatch> {
+    const router = await this.load();
+    const found = router.find(request.method as Method, request.url);
+    if (found === null) return { entry: undefined };
+    // find-my-way answers a malformed percent-encoding or an over-long parameter with a store-less handler
+    if (found.store === null) throw (found.handler as unknown as () => Error)();
+    return { entry: found.store as Entry, params: found.params };
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.closers) await close();
+  }
+
+  private async build(): Promise<FindMyWay.Instance<FindMyWay.HTTPVersion.V1>> {
+    const sets = await this.spec.load({ onClose: (close) => void this.closers.push(close) });
+    // Fastify's router options (fastify.js defaults), and its errors for what the router refuses
+    const router = FindMyWay({
+      maxParamLength: 100,
+      onBadUrl: (path) => new errorCodes.FST_ERR_BAD_URL(path) as never,
+      onMaxParamLength: (path) => new errorCodes.FST_ERR_MAX_PARAM_LENGTH(path) as never,
+    });
+    const docs: RouteDoc[] = [];
+    for (const { group, routes } of sets) {
+      for (const spec of routes) {
+        if (spec.websocket || spec.onRequest || spec.bodyLimit !== undefined || spec.rawBody) {
+          throw new Error(`route ${spec.method} ${spec.url} has hooks, a body limit or a WebSocket of its own: register its group eagerly`);
+        }
+        if (!this.spec.paths.some((path) => owns(path, spec.url))) throw new Error(`route ${spec.method} ${spec.url} is outside its lazy group's paths`);
+        const doc = documentRoute(group, spec);
+        router.on(spec.method, spec.url, () => undefined, { doc, run: routeHandler(spec, doc) } satisfies Entry);
+        docs.push(doc);
+      }
+    }
+    this.section.push(...docs);
+    this.app.routeTable.push(...docs.map(({ method, url }) => ({ method, url })));
+    return router;
+  }
+}
+
+/** Whether the Fastify pattern `path` ('/a', '/a/*') covers the route URL `url`. */
+function owns(path: string, url: string): boolean {
+  return path.endsWith('/*') ? url.startsWith(path.slice(0, -1)) : url === path;
+}
+
+/** Registers a group whose routes are built on its first request (see the top of this file). */
+export function defineLazyRoutes(app: FastifyInstance, spec: LazyRoutes): void {
+  const section: RouteDoc[] = [];
+  app.routeSections.push(section);
+  const group = new LazyGroup(app, spec, section);
+  groupsOf.set(app, [...(groupsOf.get(app) ?? []), group]);
+  for (const url of spec.paths) app.route({ method: METHODS, url, config: { lazy: group }, handler: lazyHandler });
+  app.addHook('preClose', () => group.close());
+}
+
+/**
+ * Matches a request routed to a lazy group in the group's router, once, loading the group first if
+ * need be. The guard calls it before its checks; the route's handler then runs the same match.
+ */
+export async function resolveLazyRoute(request: FastifyRequest): Promise<LazyMatch | undefined> {
+  const group = request.routeOptions.config?.lazy;
+  if (!group) return undefined;
+  let match = matches.get(request);
+  if (!match) {
+    match = await group.match(request);
+    matches.set(request, match);
+  }
+  return match;
+}
+
+/** The lazy route a request was matched to (after resolveLazyRoute), for the guard. */
+export function lazyRouteOf(request: FastifyRequest): LazyMatch | undefined {
+  return matches.get(request);
+}
+
+async function lazyHandler(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const match = (await resolveLazyRoute(request))!;
+  if (!match.entry) return reply.callNotFound();
+  (request as { params: unknown }).params = match.params;
+  return match.entry.run.call(request.server, request, reply);
+}
+
+/** Loads every lazy group of `app`, so that its route documentation (routeDocs) is whole. */
+export async function loadAllRoutes(app: FastifyInstance): Promise<void> {
+  await Promise.all((groupsOf.get(app) ?? []).map((group) => group.load()));
+}
