@@ -1,9 +1,14 @@
 // Route groups built on their first request. Registering a route with Fastify costs about half a
 // millisecond (its context, its hooks, its router entry), and building a group's declarations means
 // evaluating its modules and constructing their zod schemas: together the largest part of `svc serve`'s
-// start. A lazy group is registered as a catch-all route per path it owns ('/api/svc-ceo/*'); its first
+// start. A lazy group is registered as one catch-all route per path it owns ('/api/svc-ceo/*'); its first
 // request loads its modules, builds its declarations and puts them in a router of its own, and every
 // request after that is matched there.
+//
+// No route registered at start may lie under a group's catch-all (checked when the server is ready): the
+// router would fall back to the catch-all where it answers that route's errors itself (a parameter over
+// 100 characters is a 414 there), so the route would answer differently with the group than without it.
+// That is also why the groups do not share one `/api/*`.
 //
 // The rules of an eagerly registered route hold unchanged. The guard reads the access of the route the
 // group's router matched (resolveLazyRoute, before the guard's checks), and the handler runs that same
@@ -47,14 +52,20 @@ export type LazyMatch = { entry: Entry; params: Record<string, string | undefine
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Set on the catch-all routes of a lazy group. */
-    lazy?: LazyGroup;
+    /** Set on the catch-all routes of the lazy groups. */
+    lazy?: LazyIndex;
   }
+}
+
+/** A server's lazy groups, and which owns each path. */
+interface LazyIndex {
+  groups: LazyGroup[];
+  owners: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
 }
 
 /** The match of each request to a lazy group, made once by resolveLazyRoute. */
 const matches = new WeakMap<FastifyRequest, LazyMatch>();
-const groupsOf = new WeakMap<FastifyInstance, LazyGroup[]>();
+const indexes = new WeakMap<FastifyInstance, LazyIndex>();
 
 class LazyGroup {
   private router?: Promise<FindMyWay.Instance<FindMyWay.HTTPVersion.V1>>;
@@ -65,6 +76,10 @@ class LazyGroup {
     private readonly spec: LazyRoutes,
     private readonly section: RouteDoc[],
   ) {}
+
+  get paths(): readonly string[] {
+    return this.spec.paths;
+  }
 
   load(): Promise<FindMyWay.Instance<FindMyWay.HTTPVersion.V1>> {
     // a failed load is not kept: the next request tries again and gets the same error
@@ -124,9 +139,30 @@ export function defineLazyRoutes(app: FastifyInstance, spec: LazyRoutes): void {
   const section: RouteDoc[] = [];
   app.routeSections.push(section);
   const group = new LazyGroup(app, spec, section);
-  groupsOf.set(app, [...(groupsOf.get(app) ?? []), group]);
-  for (const url of spec.paths) app.route({ method: METHODS, url, config: { lazy: group }, handler: lazyHandler });
-  app.addHook('preClose', () => group.close());
+  const index = indexOf(app);
+  index.groups.push(group);
+  for (const path of spec.paths) {
+    index.owners.on(METHODS, path, () => undefined, group);
+    app.route({ method: METHODS, url: path, config: { lazy: index }, handler: lazyHandler });
+  }
+}
+
+function indexOf(app: FastifyInstance): LazyIndex {
+  let index = indexes.get(app);
+  if (index) return index;
+  const created: LazyIndex = { groups: [], owners: FindMyWay() };
+  indexes.set(app, created);
+  app.addHook('onReady', async () => {
+    const wildcards = created.groups.flatMap((group) => group.paths.filter((path) => path.endsWith('/*')));
+    for (const { method, url } of app.routeTable) {
+      const under = wildcards.find((path) => owns(path, url));
+      if (under) throw new Error(`route ${method} ${url} lies under the lazy catch-all ${under}: declare it in that group, or give the group narrower paths`);
+    }
+  });
+  app.addHook('preClose', async () => {
+    for (const group of created.groups) await group.close();
+  });
+  return created;
 }
 
 /**
@@ -134,11 +170,12 @@ export function defineLazyRoutes(app: FastifyInstance, spec: LazyRoutes): void {
  * need be. The guard calls it before its checks; the route's handler then runs the same match.
  */
 export async function resolveLazyRoute(request: FastifyRequest): Promise<LazyMatch | undefined> {
-  const group = request.routeOptions.config?.lazy;
-  if (!group) return undefined;
+  const index = request.routeOptions.config?.lazy;
+  if (!index) return undefined;
   let match = matches.get(request);
   if (!match) {
-    match = await group.match(request);
+    const owner = index.owners.find(request.method as Method, request.url);
+    match = owner ? await (owner.store as LazyGroup).match(request) : { entry: undefined };
     matches.set(request, match);
   }
   return match;
@@ -158,5 +195,5 @@ async function lazyHandler(request: FastifyRequest, reply: FastifyReply): Promis
 
 /** Loads every lazy group of `app`, so that its route documentation (routeDocs) is whole. */
 export async function loadAllRoutes(app: FastifyInstance): Promise<void> {
-  await Promise.all((groupsOf.get(app) ?? []).map((group) => group.load()));
+  await Promise.all((indexes.get(app)?.groups ?? []).map((group) => group.load()));
 }

@@ -32,7 +32,17 @@ export function secretPaths(schema: SettingSchema, prefix = ''): string[] {
   return Object.entries(schema.properties ?? {}).flatMap(([key, child]) => secretPaths(child, prefix ? `${prefix}.${key}` : key));
 }
 
-/** A section: its secrets are the fields its schema marks `writeOnly`. */
+/**
+ * A section: its secrets are the fields its schema marks `writeOnly`, found in its JSON Schema on first
+ * use (making that costs a few milliseconds a section, which every start would pay for ten sections).
+ */
 export function settingsSection<S extends z.ZodType>(schema: S, defaults: z.output<S>): SettingsSection<S> {
-  return { schema, defaults, secrets: secretPaths(sectionJsonSchema(schema)) };
+  let secrets: readonly string[] | undefined;
+  return {
+    schema,
+    defaults,
+    get secrets() {
+      return (secrets ??= secretPaths(sectionJsonSchema(schema)));
+    },
+  };
 }

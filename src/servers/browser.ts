@@ -3,6 +3,7 @@
 // the same paths and shapes as the core server's /api/browser/* routes, so the client can talk to
 // either. `svc browser serve --port 3459 --home ~/.svc [--cdp-url URL] [--headed] [--browser-path PATH]
 // [--parent-pid PID]` runs it (src/cli/browser.ts); the browser client spawns it on first use.
+import '../core/zod-setup.ts';
 import type { FastifyInstance } from 'fastify';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

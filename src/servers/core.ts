@@ -1,6 +1,7 @@
 // The core server's composition root (`svc serve`): opens storage, builds the services, mounts each
 // module's routes and commands on the server kit, and closes everything in order. This is the only
 // file that knows every module; each module gets just the dependencies it names.
+import '../core/zod-setup.ts';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { homedir } from 'node:os';
@@ -30,16 +31,15 @@ import { runOnce } from '../agent/one-shot.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
 import { isProviderId, type ProviderId } from '../agent/providers/registry.ts';
-import { networkSettings, SettingsModel, SettingsRepo, SettingsService, settingsRoutes, type SettingsOf } from '../modules/settings/index.ts';
-import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, chatRoutes } from '../modules/chat/index.ts';
-import { runCommands, runRoutes } from '../modules/runs/index.ts';
+import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf } from '../modules/settings/index.ts';
+import { ChatService, ChatSessionRepo, MessageRepo, chatCommands } from '../modules/chat/index.ts';
+import { runCommands } from '../modules/runs/index.ts';
 import { systemRoutes } from '../modules/system/index.ts';
 import { eventRoutes } from '../modules/events/index.ts';
 import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
 import { TracePinRepo, TraceRetention, traceSettings } from '../modules/traces/index.ts';
-import { DiskUsage, diskRoutes } from '../modules/disk/index.ts';
+import { DiskUsage } from '../modules/disk/index.ts';
 import { reclaimFreePages } from '../store/vacuum.ts';
-import { providerRoutes } from '../modules/providers/index.ts';
 import { SkillRegistry, SkillsRepo, skillInstructions, skillsCommand } from '../modules/skills/index.ts';
 import { PiProfiles, prunePiSessions } from '../modules/pi/index.ts';
 import { McpInstaller, McpRepo, McpService, syncMcp } from '../modules/mcp/index.ts';
@@ -51,7 +51,6 @@ import { browserClientFor, browserCommand, browserSkill, type BrowserClient } fr
 import {
   lazyVisionClickService,
   visionClickCommand,
-  visionClickRoutes,
   visionClickSkill,
   visionSettings,
   type LazyVisionClick,
@@ -65,13 +64,13 @@ import {
   type RoutingProxy,
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit } from '../modules/security-audit/index.ts';
-import { PermissionsRepo, PermissionsService, permissionRoutes } from '../modules/permissions/index.ts';
+import { PermissionsRepo, PermissionsService } from '../modules/permissions/index.ts';
+import { permissionRoutes } from '../modules/permissions/permissions.routes.ts';
 import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings } from '../modules/push/index.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
-  channelRoutes,
   channelsSettings,
   discordAdapter,
   inboundHandler,
@@ -594,7 +593,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     runtime: () => runtime.status(),
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
-  await http.register(chatRoutes, { chat });
+  defineLazyRoutes(http, {
+    paths: ['/api/messages', '/api/messages/*', '/api/chat-sessions', '/api/chat-sessions/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/chat/chat.routes.ts').then((m) => m.chatRoutes), { chat }, scope)]),
+  });
   // The groups below that are declared with defineLazyRoutes are built on their first request
   // (src/http/lazy-routes.ts): their modules and schemas stay off the start-up path.
   const ceoVoice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('instance') });
@@ -606,8 +608,15 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       ]),
   });
   await http.register(eventRoutes, { stream, listeners });
-  await http.register(settingsRoutes, { settings });
-  await http.register(runRoutes, { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) });
+  defineLazyRoutes(http, {
+    paths: ['/api/settings', '/api/settings/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/settings/settings.routes.ts').then((m) => m.settingsRoutes), { settings }, scope)]),
+  });
+  defineLazyRoutes(http, {
+    paths: ['/api/message', '/api/commands', '/api/command', '/api/stop', '/api/clear', '/api/session/reset'],
+    load: (scope) =>
+      Promise.all([routesOf(import('../modules/runs/runs.routes.ts').then((m) => m.runRoutes), { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) }, scope)]),
+  });
   defineLazyRoutes(http, {
     paths: ['/api/traces/*'],
     load: (scope) =>
@@ -627,7 +636,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       ]),
   });
   const disk = new DiskUsage({ home, db, traces: () => retention.stats(), traceSettings: () => settings.get().traces });
-  await http.register(diskRoutes, { disk });
+  defineLazyRoutes(http, {
+    paths: ['/api/disk'],
+    load: (scope) => Promise.all([routesOf(import('../modules/disk/disk.routes.ts').then((m) => m.diskRoutes), { disk }, scope)]),
+  });
   defineLazyRoutes(http, {
     paths: ['/api/skills', '/api/skills/*'],
     load: (scope) => Promise.all([routesOf(import('../modules/skills/skills.routes.ts').then((m) => m.skillRoutes), { skills, actorOf }, scope)]),
@@ -665,7 +677,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
         routesOf(import('../modules/automation/web-ai/web-ai.routes.ts').then((m) => m.webAiRoutes), { api: webAi }, scope),
       ]),
   });
-  await http.register(visionClickRoutes, { service: visionClick });
+  defineLazyRoutes(http, {
+    paths: ['/api/vision-click'],
+    load: (scope) => Promise.all([routesOf(import('../modules/automation/vision-click/vision-click.routes.ts').then((m) => m.visionClickRoutes), { service: visionClick }, scope)]),
+  });
   await http.register(mediaRoutes, { media, resolveRun: (runToken) => credentials.resolve(runToken) });
   defineLazyRoutes(http, {
     paths: ['/api/goal', '/api/goal/*', '/api/goal-run', '/api/goal-run/*', '/api/wakeup'],
@@ -679,11 +694,16 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     paths: ['/api/svc-memory/*', '/api/memory/*'],
     load: (scope) => Promise.all([routesOf(import('../modules/memory/memory.routes.ts').then((m) => m.memoryRoutes), { memory, settings: () => settings.get().memory }, scope)]),
   });
-  await http.register(providerRoutes, {
-    detector,
-    quota,
-    active: () => settings.get().agent,
-    extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []),
+  defineLazyRoutes(http, {
+    paths: ['/api/cli-registry', '/api/cli-status', '/api/quota'],
+    load: (scope) =>
+      Promise.all([
+        routesOf(
+          import('../modules/providers/providers.routes.ts').then((m) => m.providerRoutes),
+          { detector, quota, active: () => settings.get().agent, extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []) },
+          scope,
+        ),
+      ]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/orchestrate/*', '/api/employees', '/api/employees/*'],
@@ -720,7 +740,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   });
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(pushRoutes, { push, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
-  await http.register(channelRoutes, { channels, actorOf });
+  defineLazyRoutes(http, {
+    paths: ['/api/channels', '/api/channels/*', '/api/channel/*', '/api/chatappa/*', '/api/chatappb/*'],
+    load: (scope) => Promise.all([routesOf(import('../modules/channels/channels.routes.ts').then((m) => m.channelRoutes), { channels, actorOf }, scope)]),
+  });
   await http.register(voiceRoutes, {
     voice,
     submit: (text) => {

@@ -2,6 +2,7 @@
 // database, the instances it watches, its own event stream in the core's format, on the server kit
 // with the core's trust model (loopback free, the manager's token for anyone else, Host and Origin
 // checks).
+import '../core/zod-setup.ts';
 import { join } from 'node:path';
 import { mkdirSync, chmodSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';

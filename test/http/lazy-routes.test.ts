@@ -45,7 +45,7 @@ function send(base: string, path: string, options: { method?: string; from?: str
   });
 }
 
-/** The same routes under two prefixes: `/eager` registered at start, `/lazy` in a lazy group. */
+/** The same routes under two prefixes: `/api/eager` registered at start, `/api/lazy` in a lazy group. */
 function routesUnder(prefix: string): Route[] {
   return [
     route({ method: 'GET', url: `${prefix}/items/:id`, summary: 'One item, by id (echoes it).', params: z.strictObject({ id: z.string() }), response: z.object({ id: z.string() }), handler: ({ params }) => ({ id: params.id }) }),
@@ -69,6 +69,7 @@ describe('lazy route groups', () => {
   let app: FastifyInstance;
   let base: string;
   let loads = 0;
+  let otherLoads = 0;
   let failNextLoad = false;
   const closed: string[] = [];
 
@@ -78,9 +79,9 @@ describe('lazy route groups', () => {
       logLevel: 'silent',
       guard: { token: TOKEN, classifyPeer: (address) => (address?.endsWith(REMOTE) ? 'remote' : classifyPeer(address)), network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) },
     });
-    defineRoutes(app, 'eager', routesUnder('/eager'));
+    defineRoutes(app, 'eager', routesUnder('/api/eager'));
     defineLazyRoutes(app, {
-      paths: ['/lazy/*'],
+      paths: ['/api/lazy/*'],
       load: async (scope): Promise<RouteSet[]> => {
         loads++;
         // a module takes a moment to load: concurrent first requests must still load it once
@@ -90,7 +91,15 @@ describe('lazy route groups', () => {
           throw new Error('the group failed to load');
         }
         scope.onClose(() => void closed.push('lazy'));
-        return [{ group: 'lazy', routes: routesUnder('/lazy') }];
+        return [{ group: 'lazy', routes: routesUnder('/api/lazy') }];
+      },
+    });
+    // a second group, loaded on its own first request
+    defineLazyRoutes(app, {
+      paths: ['/api/other'],
+      load: async () => {
+        otherLoads++;
+        return [{ group: 'other', routes: [route({ method: 'GET', url: '/api/other', summary: 'The other group.', response: z.object({ other: z.boolean() }), handler: () => ({ other: true }) })] }];
       },
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
@@ -98,26 +107,33 @@ describe('lazy route groups', () => {
   });
   after(() => app.close());
 
-  test('nothing is built at start: the group is only its catch-all, undocumented until loaded', () => {
+  test('nothing is built at start: the groups are their catch-alls, undocumented until loaded', () => {
     assert.equal(loads, 0);
-    assert.ok(!app.routeDocs.some((doc) => doc.url.startsWith('/lazy/')));
-    assert.ok(!app.routeTable.some((entry) => entry.url.startsWith('/lazy')), 'the catch-all is not in the route table');
+    assert.equal(otherLoads, 0);
+    assert.ok(!app.routeDocs.some((doc) => doc.url.startsWith('/api/lazy/')));
+    assert.ok(!app.routeTable.some((entry) => entry.url.startsWith('/api/lazy')), 'the catch-all is not in the route table');
   });
 
   test('a failed load answers 500 and the next request loads again', async () => {
     failNextLoad = true;
-    const failed = await send(base, '/lazy/items/a');
+    const failed = await send(base, '/api/lazy/items/a');
     assert.equal(failed.status, 500);
     assert.equal(loads, 1);
-    const again = await send(base, '/lazy/items/a');
+    const again = await send(base, '/api/lazy/items/a');
     assert.equal(again.status, 200);
     assert.equal(loads, 2);
   });
 
-  test('concurrent requests after that never load it again', async () => {
-    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => send(base, `/lazy/items/x${i}`)));
+  test('concurrent requests after that never load it again; the other group loads only when asked', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => send(base, `/api/lazy/items/x${i}`)));
     assert.deepEqual(answers.map((a) => a.body.id), ['x0', 'x1', 'x2', 'x3', 'x4']);
     assert.equal(loads, 2);
+    assert.equal(otherLoads, 0);
+    assert.equal((await send(base, '/api/nobody/owns/this')).status, 404, 'a path no group owns is not found, loading nothing');
+    assert.equal(otherLoads, 0);
+    assert.deepEqual((await send(base, '/api/other')).body, { other: true });
+    assert.equal((await send(base, '/api/other', { method: 'POST', body: {} })).status, 404);
+    assert.equal(otherLoads, 1);
   });
 
   test('each lazy route answers as its eager twin: parameters, bodies, statuses and errors', async () => {
@@ -125,44 +141,44 @@ describe('lazy route groups', () => {
     for (const path of paths) {
       for (const method of ['GET', 'POST', 'DELETE']) {
         const body = method === 'POST' ? { name: 'n' } : undefined;
-        const eager = await send(base, `/eager${path}`, { method, body });
-        const lazy = await send(base, `/lazy${path}`, { method, body });
+        const eager = await send(base, `/api/eager${path}`, { method, body });
+        const lazy = await send(base, `/api/lazy${path}`, { method, body });
         assert.equal(lazy.status, eager.status, `${method} ${path}`);
         assert.deepEqual(
-          JSON.parse(JSON.stringify(lazy.body ?? null).replaceAll('/lazy', '/eager')),
+          JSON.parse(JSON.stringify(lazy.body ?? null).replaceAll('/api/lazy', '/api/eager')),
           eager.body ?? null,
           `${method} ${path}: the same answer`,
         );
       }
     }
-    assert.equal((await send(base, '/lazy/items/' + 'x'.repeat(101))).status, 414, 'a parameter over 100 characters');
-    assert.equal((await send(base, '/lazy/items', { method: 'POST', body: { name: 'far too long a name' } })).body.error, 'VALIDATION_FAILED');
-    assert.equal((await send(base, '/lazy/items', { method: 'POST', body: { name: 'a\u0000' } })).body.error, 'VALIDATION_FAILED');
-    assert.equal((await send(base, '/lazy/items/a', { method: 'HEAD' })).status, 200, 'a HEAD is its GET');
+    assert.equal((await send(base, '/api/lazy/items/' + 'x'.repeat(101))).status, 414, 'a parameter over 100 characters');
+    assert.equal((await send(base, '/api/lazy/items', { method: 'POST', body: { name: 'far too long a name' } })).body.error, 'VALIDATION_FAILED');
+    assert.equal((await send(base, '/api/lazy/items', { method: 'POST', body: { name: 'a\u0000' } })).body.error, 'VALIDATION_FAILED');
+    assert.equal((await send(base, '/api/lazy/items/a', { method: 'HEAD' })).status, 200, 'a HEAD is its GET');
   });
 
   test("from another machine the guard applies the matched route's access, not the catch-all's", async () => {
     const remote = { from: REMOTE };
     const auth = { authorization: `Bearer ${TOKEN}` };
-    assert.equal((await send(base, '/lazy/items/a', remote)).status, 401);
-    assert.equal((await send(base, '/lazy/items/a', { ...remote, headers: auth })).status, 200);
-    assert.equal((await send(base, '/lazy/open', remote)).status, 200, 'a public route needs no token');
-    assert.equal((await send(base, `/lazy/stream?token=${TOKEN}`, remote)).status, 200, 'a token-or-query route takes ?token=');
-    assert.equal((await send(base, `/lazy/items/a?token=${TOKEN}`, remote)).status, 401, 'a token route does not');
-    assert.equal((await send(base, '/lazy/capability', { ...remote, method: 'POST', body: { capability: 'yes' } })).body.ok, true, 'a capability route passes to its handler');
-    assert.equal((await send(base, '/lazy/nothing', remote)).status, 401, 'a path the group lacks needs the token, as a not-found one does');
-    assert.equal((await send(base, '/lazy/nothing', { ...remote, headers: auth })).status, 404);
-    assert.equal((await send(base, '/lazy/items/' + 'x'.repeat(101), remote)).status, 414, "the router's error comes before the guard, as Fastify's does");
+    assert.equal((await send(base, '/api/lazy/items/a', remote)).status, 401);
+    assert.equal((await send(base, '/api/lazy/items/a', { ...remote, headers: auth })).status, 200);
+    assert.equal((await send(base, '/api/lazy/open', remote)).status, 200, 'a public route needs no token');
+    assert.equal((await send(base, `/api/lazy/stream?token=${TOKEN}`, remote)).status, 200, 'a token-or-query route takes ?token=');
+    assert.equal((await send(base, `/api/lazy/items/a?token=${TOKEN}`, remote)).status, 401, 'a token route does not');
+    assert.equal((await send(base, '/api/lazy/capability', { ...remote, method: 'POST', body: { capability: 'yes' } })).body.ok, true, 'a capability route passes to its handler');
+    assert.equal((await send(base, '/api/lazy/nothing', remote)).status, 401, 'a path the group lacks needs the token, as a not-found one does');
+    assert.equal((await send(base, '/api/lazy/nothing', { ...remote, headers: auth })).status, 404);
+    assert.equal((await send(base, '/api/lazy/items/' + 'x'.repeat(101), remote)).status, 414, "the router's error comes before the guard, as Fastify's does");
   });
 
   test('once loaded its routes are documented where the group was declared, and in the OpenAPI document', async () => {
     await loadAllRoutes(app);
     const urls = app.routeDocs.map((doc) => `${doc.method} ${doc.url}`);
-    assert.deepEqual(urls.filter((url) => url.includes('/lazy/')), ['GET /lazy/items/:id', 'POST /lazy/items', 'GET /lazy/open', 'GET /lazy/stream', 'POST /lazy/capability']);
-    assert.ok(urls.indexOf('GET /lazy/items/:id') > urls.indexOf('POST /eager/capability'), 'in order of declaration');
-    assert.ok(app.routeTable.some((entry) => entry.method === 'POST' && entry.url === '/lazy/capability'));
+    assert.deepEqual(urls.filter((url) => url.includes('/api/lazy/')), ['GET /api/lazy/items/:id', 'POST /api/lazy/items', 'GET /api/lazy/open', 'GET /api/lazy/stream', 'POST /api/lazy/capability']);
+    assert.ok(urls.indexOf('GET /api/lazy/items/:id') > urls.indexOf('POST /api/eager/capability'), 'in order of declaration');
+    assert.ok(app.routeTable.some((entry) => entry.method === 'POST' && entry.url === '/api/lazy/capability'));
     const document = await send(base, '/api/openapi.json');
-    assert.ok(document.body.paths['/lazy/items/{id}'].get);
+    assert.ok(document.body.paths['/api/lazy/items/{id}'].get);
   });
 
   test('a route with hooks or a body limit of its own is refused by the group, naming it', async () => {
@@ -173,6 +189,14 @@ describe('lazy route groups', () => {
     });
     await assert.rejects(loadAllRoutes(strict), /POST \/big\/upload has hooks, a body limit or a WebSocket of its own/);
     await strict.close();
+  });
+
+  test('a route registered at start under a lazy catch-all is refused when the server gets ready', async () => {
+    // the catch-all would take its over-long parameters (414) and answer them as its group's
+    const mixed = await createServer({ info: { title: 't', version: '0' }, logLevel: 'silent', guard: { classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) } });
+    defineLazyRoutes(mixed, { paths: ['/api/x/*'], load: async () => [] });
+    defineRoutes(mixed, 'eager', [route({ method: 'GET', url: '/api/x/:id', summary: 'An eager route under it.', params: z.strictObject({ id: z.string() }), handler: () => ({}) })]);
+    await assert.rejects(async () => mixed.ready(), /route GET \/api\/x\/:id lies under the lazy catch-all \/api\/x\/\*/);
   });
 
   test("closing the server runs what the loaded group asked to close", async () => {

@@ -1,7 +1,7 @@
 // Chat channels: Telegram (grammY) and Discord (discord.js) behind one adapter interface, loaded on
 // first use; the allowlist, pairing, a chat session per chat, outbound sends, and the `channels` settings.
 export { ChannelService, type ChannelServiceDeps, type Replier } from './channels.service.ts';
-export { channelRoutes, type ChannelRouteDeps } from './channels.routes.ts';
+export type { ChannelRouteDeps } from './channels.routes.ts';
 export { inboundHandler, type InboundDeps } from './inbound.ts';
 export { ChannelSessionRepo } from './sessions.repo.ts';
 export { channelsSettings, type ChannelsSettings } from './settings.ts';

@@ -1,7 +1,6 @@
 // Messages and sessions: paged history, counts, full-text search, chat sessions.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { routeGroup, noBody, route } from '../../http/routes.ts';
 import { ChatSessionSchema, MessagePageSchema, SearchHitSchema } from '../../protocol/chat.ts';
 import type { ChatService } from './chat.service.ts';
 
@@ -38,10 +37,10 @@ export interface ChatRouteDeps {
   chat: ChatService;
 }
 
-export const chatRoutes: FastifyPluginAsync<ChatRouteDeps> = async (app, { chat }) => {
+export const chatRoutes = routeGroup('chat', ({ chat }: ChatRouteDeps) => {
   const sessionIdOrActive = (id: string | undefined) => (id === undefined ? chat.activeSession().id : chat.requireSession(id).id);
 
-  defineRoutes(app, 'chat', [
+  return [
     route({
       method: 'GET',
       url: '/api/messages',
@@ -131,5 +130,5 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteDeps> = async (app, { chat 
       response: sessionAnswer,
       handler: ({ params }) => ({ session: chat.switchSession(params.id) }),
     }),
-  ]);
-};
+  ];
+});

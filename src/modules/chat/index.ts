@@ -3,5 +3,5 @@
 export { ChatService, type SessionRuns } from './chat.service.ts';
 export { ChatSessionRepo, DEFAULT_SESSION_TITLE } from './sessions.repo.ts';
 export { MessageRepo } from './messages.repo.ts';
-export { chatRoutes, type ChatRouteDeps } from './chat.routes.ts';
+export type { ChatRouteDeps } from './chat.routes.ts';
 export { chatCommands } from './chat.commands.ts';

@@ -1,4 +1,3 @@
 // The disk module: what the data directory holds by part (GET /api/disk), for the API, `svc status`
 // and the settings page's "Disk use" block.
 export { DiskUsage } from './disk.service.ts';
-export { diskRoutes, DiskReportSchema } from './disk.routes.ts';

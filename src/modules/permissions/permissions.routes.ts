@@ -1,10 +1,9 @@
 // The permissions API: pending requests, a person's decision, and the remembered rules. A decision
 // carrying an agent run's credential is refused: an agent never answers its own request.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { forbidden } from '../../core/errors.ts';
 import { callerOf } from '../../http/caller.ts';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
 import { DecisionBodySchema, PermissionRequestSchema, PermissionRuleSchema } from '../../protocol/permissions.ts';
 import type { AuditSink } from '../security-audit/index.ts';
@@ -19,8 +18,8 @@ export interface PermissionRouteDeps {
 
 const id = z.string().min(1).max(64);
 
-export const permissionRoutes: FastifyPluginAsync<PermissionRouteDeps> = async (app, { permissions, audit, resolveRun, actorOf }) => {
-  defineRoutes(app, 'permissions', [
+export const permissionRoutes = routeGroup('permissions', ({ permissions, audit, resolveRun, actorOf }: PermissionRouteDeps) => {
+  return [
     route({
       method: 'GET',
       url: '/api/permissions',
@@ -67,5 +66,5 @@ export const permissionRoutes: FastifyPluginAsync<PermissionRouteDeps> = async (
         return { removed: params.id };
       },
     }),
-  ]);
-};
+  ];
+});

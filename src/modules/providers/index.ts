@@ -1,3 +1,3 @@
 // The providers module: the provider CLIs' registry, installation status and quota, over
 // src/agent (registry, detect, quota).
-export { providerRoutes, type ProviderRouteDeps } from './providers.routes.ts';
+export type { ProviderRouteDeps } from './providers.routes.ts';

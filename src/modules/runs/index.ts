@@ -1,4 +1,4 @@
 // The runs module: the spec's "Commands and agent control" group. Sending a message (an agent run
 // streamed as NDJSON), slash commands, stop, clear and reset, over the agent runtime (src/agent).
-export { runRoutes, type RunRouteDeps, MAX_PROMPT_CHARS } from './runs.routes.ts';
+export type { RunRouteDeps } from './runs.routes.ts';
 export { runCommands, type RunCommandDeps } from './runs.commands.ts';

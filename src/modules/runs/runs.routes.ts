@@ -1,9 +1,8 @@
 // Commands and agent control: POST /api/message and /api/command stream NDJSON; stop, clear and
 // reset act on the runtime.
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { newId } from '../../core/ids.ts';
-import { defineRoutes, noBody, route } from '../../http/routes.ts';
+import { routeGroup, noBody, route } from '../../http/routes.ts';
 import { callerOf } from '../../http/caller.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
 import { lazySink, openNdjson } from '../../http/ndjson.ts';
@@ -36,8 +35,8 @@ export interface RunRouteDeps {
   resolveRun?(token: string): RunIdentity | undefined;
 }
 
-export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime, chat, commands, media, resolveRun }) => {
-  defineRoutes(app, 'runs', [
+export const runRoutes = routeGroup('runs', ({ runtime, chat, commands, media, resolveRun }: RunRouteDeps) => {
+  return [
     route({
       method: 'POST',
       url: '/api/message',
@@ -121,5 +120,5 @@ export const runRoutes: FastifyPluginAsync<RunRouteDeps> = async (app, { runtime
         return { sessionId, reset: true as const };
       },
     }),
-  ]);
-};
+  ];
+});

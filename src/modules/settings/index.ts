@@ -3,4 +3,3 @@
 export { SettingsModel, networkSettings, mergePatch, type Sections, type SettingsOf } from './settings.model.ts';
 export { SettingsService } from './settings.service.ts';
 export { SettingsRepo } from './settings.repo.ts';
-export { settingsRoutes } from './settings.routes.ts';

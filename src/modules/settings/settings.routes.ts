@@ -1,8 +1,7 @@
 // Settings: read (secrets masked), change (a validated JSON merge patch), and the JSON Schema the
 // settings page is made from (labels, help, choices, bounds and secrets of every field).
-import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { routeGroup, route } from '../../http/routes.ts';
 import type { SettingsService } from './settings.service.ts';
 
 /** A field of a section as JSON Schema: its label and help, and whatever else its type says. */
@@ -27,9 +26,9 @@ export const SettingsJsonSchema = z
     'JSON Schema (draft 2020-12) of the settings document, one property per section in order. Each field has `title` and `description`; secrets are `writeOnly`; `x-enumLabels` names the values of an enum, `x-multiline` marks text of several lines.',
   );
 
-export const settingsRoutes: FastifyPluginAsync<{ settings: SettingsService }> = async (app, { settings }) => {
+export const settingsRoutes = routeGroup('settings', ({ settings }: { settings: SettingsService }) => {
   const document = settings.model.schema;
-  defineRoutes(app, 'settings', [
+  return [
     route({
       method: 'GET',
       url: '/api/settings',
@@ -56,5 +55,5 @@ export const settingsRoutes: FastifyPluginAsync<{ settings: SettingsService }> =
         return settings.redacted();
       },
     }),
-  ]);
-};
+  ];
+});

@@ -1,7 +1,6 @@
 // The vision-click skill: find a target in a screenshot (browser page or X11 desktop) by OCR, a
 // vision model or a provider CLI, and act on it. The service loads on first use.
 export { lazyVisionClickService, type LazyVisionClick } from './lazy.ts';
-export { visionClickRoutes } from './vision-click.routes.ts';
 export { visionClickCommand, VISION_CLICK_HELP } from './commands.ts';
 export { visionSettings, type VisionSettings } from './settings.ts';
 export { visionClickSkill } from './skill.ts';
