@@ -1,14 +1,15 @@
 // Route groups built on their first request. Registering a route with Fastify costs about half a
 // millisecond (its context, its hooks, its router entry), and building a group's declarations means
 // evaluating its modules and constructing their zod schemas: together the largest part of `svc serve`'s
-// start. A lazy group is registered as one catch-all route per path it owns ('/api/svc-ceo/*'); its first
-// request loads its modules, builds its declarations and puts them in a router of its own, and every
-// request after that is matched there.
+// start. A lazy group declares the paths it owns ('/api/goal', '/api/goal/*', '/api/goal-run'); Fastify gets
+// one prefix catch-all for them ('/api/goal*'), shared by the groups whose paths it covers, and a request
+// that reaches it goes to the group owning its path. The group's first request loads its modules, builds its
+// declarations and puts them in a router of its own, and every request after that is matched there.
 //
-// No route registered at start may lie under a group's catch-all (checked when the server is ready): the
-// router would fall back to the catch-all where it answers that route's errors itself (a parameter over
-// 100 characters is a 414 there), so the route would answer differently with the group than without it.
-// That is also why the groups do not share one `/api/*`.
+// No route registered at start with a parameter or a wildcard may lie under a catch-all (checked when the
+// server is ready): the router would fall back to the catch-all where it answers that route's errors
+// itself (a parameter over 100 characters is a 414 there), so the route would answer differently with the
+// group than without it. That is also why there is no single `/api/*`.
 //
 // The rules of an eagerly registered route hold unchanged. The guard reads the access of the route the
 // group's router matched (resolveLazyRoute, before the guard's checks), and the handler runs that same
@@ -57,10 +58,11 @@ declare module 'fastify' {
   }
 }
 
-/** A server's lazy groups, and which owns each path. */
+/** A server's lazy groups, which owns each path, and the catch-alls registered for them. */
 interface LazyIndex {
   groups: LazyGroup[];
   owners: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+  catchAlls: string[];
 }
 
 /** The match of each request to a lazy group, made once by resolveLazyRoute. */
@@ -76,10 +78,6 @@ class LazyGroup {
     private readonly spec: LazyRoutes,
     private readonly section: RouteDoc[],
   ) {}
-
-  get paths(): readonly string[] {
-    return this.spec.paths;
-  }
 
   load(): Promise<FindMyWay.Instance<FindMyWay.HTTPVersion.V1>> {
     // a failed load is not kept: the next request tries again and gets the same error
@@ -143,20 +141,28 @@ export function defineLazyRoutes(app: FastifyInstance, spec: LazyRoutes): void {
   index.groups.push(group);
   for (const path of spec.paths) {
     index.owners.on(METHODS, path, () => undefined, group);
-    app.route({ method: METHODS, url: path, config: { lazy: index }, handler: lazyHandler });
+    const catchAll = catchAllOf(path);
+    if (index.catchAlls.some((registered) => catchAll.startsWith(registered.slice(0, -1)))) continue;
+    index.catchAlls.push(catchAll);
+    app.route({ method: METHODS, url: catchAll, config: { lazy: index }, handler: lazyHandler });
   }
+}
+
+/** The Fastify catch-all of an owned path: '/api/goal' and '/api/goal/*' are both under '/api/goal*'. */
+function catchAllOf(path: string): string {
+  return `${path.endsWith('/*') ? path.slice(0, -2) : path}*`;
 }
 
 function indexOf(app: FastifyInstance): LazyIndex {
   let index = indexes.get(app);
   if (index) return index;
-  const created: LazyIndex = { groups: [], owners: FindMyWay() };
+  const created: LazyIndex = { groups: [], owners: FindMyWay(), catchAlls: [] };
   indexes.set(app, created);
   app.addHook('onReady', async () => {
-    const wildcards = created.groups.flatMap((group) => group.paths.filter((path) => path.endsWith('/*')));
     for (const { method, url } of app.routeTable) {
-      const under = wildcards.find((path) => owns(path, url));
-      if (under) throw new Error(`route ${method} ${url} lies under the lazy catch-all ${under}: declare it in that group, or give the group narrower paths`);
+      if (!/[:*]/.test(url)) continue;
+      const under = created.catchAlls.find((catchAll) => url.startsWith(catchAll.slice(0, -1)));
+      if (under) throw new Error(`route ${method} ${url} lies under the lazy catch-all ${under}: declare it in a lazy group, or give the groups narrower paths`);
     }
   });
   app.addHook('preClose', async () => {
