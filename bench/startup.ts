@@ -1,8 +1,11 @@
 // Start-up as a user's machine runs it (the method is in bench/support/start-probe.ts): `svc serve`
 // through the executable, beside a bare node:http server, started alternately in one run: process start
 // → first 200 (/api/health; / for the bare one), the CPU time of the process tree up to then, and its
-// RSS after IDLE_MS idle. Then the client commands (`svc --help`, `svc --version`, `svc status` with no
-// server and with one, `svc token`) beside a bare `node -e ''`, alternately too. Medians of RUNS each.
+// RSS after IDLE_MS idle. Each `svc serve` starts on a new data directory (the first start: migrations,
+// token, keys), then once more on it (a later start, what a user's every day is). The first SETTLE_RUNS
+// of each also wait SETTLE_MS for the RSS a server settles at. Then the client commands (`svc --help`,
+// `svc --version`, `svc status` with no server and with one, `svc token`) beside a bare `node -e ''`,
+// alternately too. Medians of RUNS each.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +16,8 @@ import { isMain, median, ratio, sleep } from './support/stats.ts';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 12);
 const IDLE_MS = Number(process.env.BENCH_STARTUP_IDLE_MS ?? 1000);
+const SETTLE_RUNS = Number(process.env.BENCH_STARTUP_SETTLE_RUNS ?? 3);
+const SETTLE_MS = Number(process.env.BENCH_STARTUP_SETTLE_MS ?? 40_000);
 
 const round = (x: number) => Number(x.toFixed(1));
 const tempDir = () => mkdtempSync(join(tmpdir(), 'svc-bench-'));
@@ -27,20 +32,37 @@ async function serverStarts() {
   const bareScript = join(dir, 'bare.mjs');
   writeFileSync(bareScript, "import http from 'node:http'; http.createServer((q, r) => r.end('{}')).listen(Number(process.argv[2]), '127.0.0.1');");
   const bare: ServerSample[] = [];
-  const svc: ServerSample[] = [];
+  const first: ServerSample[] = [];
+  const later: ServerSample[] = [];
   try {
     for (let i = 0; i < RUNS; i++) {
-      bare.push(await measureServerStart((port) => ({ command: process.execPath, args: [bareScript, String(port)] }), '/', IDLE_MS));
+      const settle = i < SETTLE_RUNS ? SETTLE_MS : undefined;
+      bare.push(await measureServerStart((port) => ({ command: process.execPath, args: [bareScript, String(port)] }), '/', IDLE_MS, settle));
       const home = join(dir, `home-${i}`);
-      const proxyPort = await freePort();
-      svc.push(await measureServerStart((port) => svcCommand(['serve', '--port', String(port), '--home', home, '--proxy-port', String(proxyPort)]), '/api/health', IDLE_MS));
+      const serve = async (settleMs?: number) => {
+        const proxyPort = await freePort();
+        return measureServerStart((port) => svcCommand(['serve', '--port', String(port), '--home', home, '--proxy-port', String(proxyPort)]), '/api/health', IDLE_MS, settleMs);
+      };
+      first.push(await serve(settle));
+      later.push(await serve());
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  const s = medians(svc);
-  const b = medians(bare);
-  return { svc: s, bareNodeHttp: b, ratio: { firstOk: ratio(s.wallMs, b.wallMs), cpu: ratio(s.cpuMs, b.cpuMs), idleRss: ratio(s.rssMb, b.rssMb) } };
+  const b = medians(bare.map(({ settledRssMb: _, ...rest }) => rest));
+  const settled = (samples: ServerSample[]) => round(median(samples.flatMap((x) => (x.settledRssMb === undefined ? [] : [x.settledRssMb]))));
+  const startOf = (samples: ServerSample[]) => {
+    const m = medians(samples.map(({ settledRssMb: _, ...rest }) => rest));
+    return { ...m, ratio: { firstOk: ratio(m.wallMs, b.wallMs), cpu: ratio(m.cpuMs, b.cpuMs), idleRss: ratio(m.rssMb, b.rssMb) } };
+  };
+  const settledSvc = settled(first);
+  const settledBare = settled(bare);
+  return {
+    bareNodeHttp: { ...b, settledRssMb: settledBare },
+    firstStart: startOf(first),
+    laterStart: startOf(later),
+    settledRss: { svcMb: settledSvc, bareMb: settledBare, ratio: ratio(settledSvc, settledBare), afterMs: SETTLE_MS, runs: Math.min(SETTLE_RUNS, RUNS) },
+  };
 }
 
 /** The client commands, each beside `node -e ''` in turn; `status` both with no server and against one. */

@@ -5,6 +5,10 @@
 //
 // It is CommonJS (bin/package.json): Node 20 sets up its ES module loader for an ES module entry,
 // which a command that lives for 50 ms pays for at every start.
+//
+// It sets no V8 flags: a young generation kept at 1 MB (--max-semi-space-size=1) made `svc serve` collect
+// 30 times before its first answer (47 ms of its start, 60–80 ms in all) to save about 8 MB that V8 gives
+// back anyway once the server has idled half a minute (docs/performance.md#start-up).
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
@@ -13,11 +17,6 @@ const { join } = require('node:path');
 // (scripts/build.mjs), which is quicker to load.
 const command = process.argv[2];
 const server = command === 'serve' || command === 'dashboard';
-// A server keeps V8's young generation at its first size, 1 MB a half: by default it grows to 16 MB
-// while svc starts and stays committed, which an idle server pays for in memory (about 15 MB). The
-// growth is decided at each collection, so setting it here, before any of svc's code runs, is enough;
-// a client command, which lives for 100 ms, keeps the default and collects less often.
-if (server) require('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
 const bundle = join(__dirname, '../dist/cli.bundle.js');
 const client = join(__dirname, '../dist/client.bundle.js');
 if (existsSync(bundle) && (server || existsSync(client))) {

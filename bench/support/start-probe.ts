@@ -36,13 +36,20 @@ export interface ServerSample {
   cpuMs: number;
   /** RSS of the process tree after it idled `idleMs`, MiB */
   rssMb: number;
+  /** RSS of the process tree after it idled `settleMs` (when asked), MiB */
+  settledRssMb?: number;
 }
 
-/** Starts a server, measures its first 200 from `path`, its CPU time then and its RSS once idle, stops it. */
+/**
+ * Starts a server, measures its first 200 from `path`, its CPU time then and its RSS once idle (and, given
+ * `settleMs`, once more after that long: V8 gives back the young generation a start grew when the process
+ * has been idle for a while, about half a minute), stops it.
+ */
 export async function measureServerStart(
   start: (port: number) => { command: string; args: string[] },
   path: string,
   idleMs: number,
+  settleMs?: number,
 ): Promise<ServerSample> {
   const port = await freePort();
   const { command, args } = start(port);
@@ -61,7 +68,10 @@ export async function measureServerStart(
     const wallMs = performance.now() - started;
     const cpuMs = treeCpuMs(child.pid!);
     await new Promise((r) => setTimeout(r, idleMs));
-    return { wallMs, cpuMs, rssMb: treeRssMb(child.pid!) };
+    const rssMb = treeRssMb(child.pid!);
+    if (settleMs === undefined) return { wallMs, cpuMs, rssMb };
+    await new Promise((r) => setTimeout(r, settleMs - idleMs));
+    return { wallMs, cpuMs, rssMb, settledRssMb: treeRssMb(child.pid!) };
   } finally {
     child.kill('SIGTERM');
     await exited;
