@@ -35,7 +35,7 @@ export interface LazyRoutes {
   load(scope: RouteScope): Promise<readonly RouteSet[]>;
 }
 
-/** A RouteModule's routes, for LazyRoutes.load: `routesOf(import('./x.routes.ts').then((m) => m.xRoutes), deps, scope)`. */
+/** A RouteModule's routes, for LazyRoutes.load: `routesOf(loadXRoutes(), deps, scope)`, the loader from the module's index. */
 export async function routesOf<D extends object>(module: Promise<RouteModule<D>>, deps: D, scope: RouteScope): Promise<RouteSet> {
   const { group, build } = await module;
   return { group, routes: build(deps, scope) };

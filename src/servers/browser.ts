@@ -14,11 +14,9 @@ import { TLS_PIN_ENV } from '../core/tls.ts';
 import { VERSION } from '../core/version.ts';
 import { classifyPeer } from '../http/peers.ts';
 import { createServer } from '../http/create-server.ts';
-import { DEFAULT_BROWSER_PORT, isPidAlive, loadBrowserDriver, type BrowserSession, type SessionOptions } from '../modules/automation/browser/index.ts';
-import { browserRoutes } from '../modules/automation/browser/browser.routes.ts';
+import { DEFAULT_BROWSER_PORT, isPidAlive, loadBrowserDriver, loadBrowserRoutes, type BrowserSession, type SessionOptions } from '../modules/automation/browser/index.ts';
 import { RemoteRuleSource } from '../modules/automation/web-routing/index.ts';
-import { loadWebAiDriver } from '../modules/automation/web-ai/index.ts';
-import { webAiRoutes } from '../modules/automation/web-ai/web-ai.routes.ts';
+import { loadWebAiDriver, loadWebAiRoutes } from '../modules/automation/web-ai/index.ts';
 
 export interface BrowserServerOptions extends SessionOptions {
   /** Port on 127.0.0.1 (default 3459; 0 picks a free one). */
@@ -63,8 +61,8 @@ export async function startBrowserServer(opts: BrowserServerOptions): Promise<Br
     return closing;
   };
   await app.register(browserServerRoutes, { session, onShutdown: () => void close() });
-  await app.register(browserRoutes, { api: sessionApi(session) });
-  await app.register(webAiRoutes, { api: new WebAiDriver(session, { profilesFile: homePaths(opts.home).webAiProfiles }) });
+  await app.register(await loadBrowserRoutes(), { api: sessionApi(session) });
+  await app.register(await loadWebAiRoutes(), { api: new WebAiDriver(session, { profilesFile: homePaths(opts.home).webAiProfiles }) });
   const port = opts.port ?? DEFAULT_BROWSER_PORT;
   try {
     await app.listen({ host: '127.0.0.1', port });

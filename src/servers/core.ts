@@ -31,29 +31,31 @@ import { runOnce } from '../agent/one-shot.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
 import { isProviderId, type ProviderId } from '../agent/providers/registry.ts';
-import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf } from '../modules/settings/index.ts';
-import { ChatService, ChatSessionRepo, MessageRepo, chatCommands } from '../modules/chat/index.ts';
-import { runCommands } from '../modules/runs/index.ts';
+import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf, loadSettingsRoutes } from '../modules/settings/index.ts';
+import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
+import { runCommands, loadRunRoutes } from '../modules/runs/index.ts';
 import { systemRoutes } from '../modules/system/index.ts';
 import { eventRoutes } from '../modules/events/index.ts';
 import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
-import { TracePinRepo, TraceRetention, traceSettings } from '../modules/traces/index.ts';
-import { DiskUsage } from '../modules/disk/index.ts';
+import { TracePinRepo, TraceRetention, traceSettings, loadTraceRoutes } from '../modules/traces/index.ts';
+import { DiskUsage, loadDiskRoutes } from '../modules/disk/index.ts';
+import { loadProviderRoutes } from '../modules/providers/index.ts';
 import { reclaimFreePages } from '../store/vacuum.ts';
-import { SkillRegistry, SkillsRepo, skillInstructions, skillsCommand } from '../modules/skills/index.ts';
-import { PiProfiles, prunePiSessions } from '../modules/pi/index.ts';
-import { McpInstaller, McpRepo, McpService, syncMcp } from '../modules/mcp/index.ts';
+import { SkillRegistry, SkillsRepo, skillInstructions, skillsCommand, loadSkillRoutes } from '../modules/skills/index.ts';
+import { PiProfiles, prunePiSessions, loadPiRoutes } from '../modules/pi/index.ts';
+import { McpInstaller, McpRepo, McpService, syncMcp, loadMcpRoutes } from '../modules/mcp/index.ts';
 import { uiRoutes, webDistDir } from '../modules/ui/index.ts';
-import { MemoryService, memoryCommand, memorySettings } from '../modules/memory/index.ts';
-import { GoalRepo, GoalService, goalCommand, goalSettings, scheduleWakeupCall } from '../modules/goals/index.ts';
-import { TaskRepo, TaskService, taskCommand } from '../modules/tasks/index.ts';
-import { browserClientFor, browserCommand, browserSkill, type BrowserClient } from '../modules/automation/browser/index.ts';
+import { MemoryService, memoryCommand, memorySettings, loadMemoryRoutes } from '../modules/memory/index.ts';
+import { GoalRepo, GoalService, goalCommand, goalSettings, scheduleWakeupCall, loadGoalRoutes } from '../modules/goals/index.ts';
+import { TaskRepo, TaskService, taskCommand, loadTaskRoutes } from '../modules/tasks/index.ts';
+import { browserClientFor, browserCommand, browserSkill, type BrowserClient, loadBrowserRoutes } from '../modules/automation/browser/index.ts';
 import {
   lazyVisionClickService,
   visionClickCommand,
   visionClickSkill,
   visionSettings,
   type LazyVisionClick,
+  loadVisionClickRoutes,
 } from '../modules/automation/vision-click/index.ts';
 import {
   RuleService,
@@ -62,12 +64,12 @@ import {
   webRoutingCommand,
   webRoutingSkill,
   type RoutingProxy,
+  loadWebRoutingRoutes,
 } from '../modules/automation/web-routing/index.ts';
-import { SecurityAudit } from '../modules/security-audit/index.ts';
-import { PermissionsRepo, PermissionsService } from '../modules/permissions/index.ts';
-import { permissionRoutes } from '../modules/permissions/permissions.routes.ts';
+import { SecurityAudit, loadAuditRoutes } from '../modules/security-audit/index.ts';
+import { PermissionsRepo, PermissionsService, permissionRoutes } from '../modules/permissions/index.ts';
 import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings } from '../modules/push/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, ceoMcpScript, loadExecutiveRoutes } from '../modules/executive/index.ts';
 import {
   ChannelService,
   ChannelSessionRepo,
@@ -75,9 +77,10 @@ import {
   discordAdapter,
   inboundHandler,
   telegramAdapter,
+  loadChannelRoutes,
 } from '../modules/channels/index.ts';
 import { DEFAULT_OFFLINE_TOOLS, VoiceService, voiceRoutes, voiceSettings, type OfflineTools } from '../modules/voice/index.ts';
-import { WebAiService, webAiClient, webAiCommand, webAiSkill } from '../modules/automation/web-ai/index.ts';
+import { WebAiService, webAiClient, webAiCommand, webAiSkill, loadWebAiRoutes } from '../modules/automation/web-ai/index.ts';
 import {
   EmployeeRepo,
   OrchestrationRepo,
@@ -88,6 +91,8 @@ import {
   WorkerService,
   WorktreeRepo,
   WorktreeService,
+  loadOrchestrationRoutes,
+  loadWorkerRoutes,
 } from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
@@ -595,7 +600,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   });
   defineLazyRoutes(http, {
     paths: ['/api/messages', '/api/messages/*', '/api/chat-sessions', '/api/chat-sessions/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/chat/chat.routes.ts').then((m) => m.chatRoutes), { chat }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadChatRoutes(), { chat }, scope)]),
   });
   // The groups below that are declared with defineLazyRoutes are built on their first request
   // (src/http/lazy-routes.ts): their modules and schemas stay off the start-up path.
@@ -604,25 +609,25 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     paths: ['/api/svc-ceo/*'],
     load: (scope) =>
       Promise.all([
-        routesOf(import('../modules/executive/executive.routes.ts').then((m) => m.executiveRoutes), { executive, agent: executiveAgent, voice: ceoVoice, token, events: { stream, sse: listeners.sse } }, scope),
+        routesOf(loadExecutiveRoutes(), { executive, agent: executiveAgent, voice: ceoVoice, token, events: { stream, sse: listeners.sse } }, scope),
       ]),
   });
   await http.register(eventRoutes, { stream, listeners });
   defineLazyRoutes(http, {
     paths: ['/api/settings', '/api/settings/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/settings/settings.routes.ts').then((m) => m.settingsRoutes), { settings }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadSettingsRoutes(), { settings }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/message', '/api/commands', '/api/command', '/api/stop', '/api/clear', '/api/session/reset'],
     load: (scope) =>
-      Promise.all([routesOf(import('../modules/runs/runs.routes.ts').then((m) => m.runRoutes), { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) }, scope)]),
+      Promise.all([routesOf(loadRunRoutes(), { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/traces/*'],
     load: (scope) =>
       Promise.all([
         routesOf(
-          import('../modules/traces/traces.routes.ts').then((m) => m.traceRoutes),
+          loadTraceRoutes(),
           {
             runs,
             dir: home.traces,
@@ -638,22 +643,22 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const disk = new DiskUsage({ home, db, traces: () => retention.stats(), traceSettings: () => settings.get().traces });
   defineLazyRoutes(http, {
     paths: ['/api/disk'],
-    load: (scope) => Promise.all([routesOf(import('../modules/disk/disk.routes.ts').then((m) => m.diskRoutes), { disk }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadDiskRoutes(), { disk }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/skills', '/api/skills/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/skills/skills.routes.ts').then((m) => m.skillRoutes), { skills, actorOf }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadSkillRoutes(), { skills, actorOf }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/pi/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/pi/pi.routes.ts').then((m) => m.piRoutes), { profiles: piProfiles }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadPiRoutes(), { profiles: piProfiles }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/mcp', '/api/mcp/*'],
     load: (scope) =>
       Promise.all([
         routesOf(
-          import('../modules/mcp/mcp.routes.ts').then((m) => m.mcpRoutes),
+          loadMcpRoutes(),
           {
             mcp,
             sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
@@ -667,39 +672,39 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   });
   defineLazyRoutes(http, {
     paths: ['/api/web-routing/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/automation/web-routing/web-routing.routes.ts').then((m) => m.webRoutingRoutes), { rules }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadWebRoutingRoutes(), { rules }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/browser/*'],
     load: (scope) =>
       Promise.all([
-        routesOf(import('../modules/automation/browser/browser.routes.ts').then((m) => m.browserRoutes), { api: browser }, scope),
-        routesOf(import('../modules/automation/web-ai/web-ai.routes.ts').then((m) => m.webAiRoutes), { api: webAi }, scope),
+        routesOf(loadBrowserRoutes(), { api: browser }, scope),
+        routesOf(loadWebAiRoutes(), { api: webAi }, scope),
       ]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/vision-click'],
-    load: (scope) => Promise.all([routesOf(import('../modules/automation/vision-click/vision-click.routes.ts').then((m) => m.visionClickRoutes), { service: visionClick }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadVisionClickRoutes(), { service: visionClick }, scope)]),
   });
   await http.register(mediaRoutes, { media, resolveRun: (runToken) => credentials.resolve(runToken) });
   defineLazyRoutes(http, {
     paths: ['/api/goal', '/api/goal/*', '/api/goal-run', '/api/goal-run/*', '/api/wakeup'],
-    load: (scope) => Promise.all([routesOf(import('../modules/goals/goals.routes.ts').then((m) => m.goalRoutes), { goals, resolveRun: (token) => credentials.resolve(token) }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadGoalRoutes(), { goals, resolveRun: (token) => credentials.resolve(token) }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/task'],
-    load: (scope) => Promise.all([routesOf(import('../modules/tasks/tasks.routes.ts').then((m) => m.taskRoutes), { tasks }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadTaskRoutes(), { tasks }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/svc-memory/*', '/api/memory/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/memory/memory.routes.ts').then((m) => m.memoryRoutes), { memory, settings: () => settings.get().memory }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadMemoryRoutes(), { memory, settings: () => settings.get().memory }, scope)]),
   });
   defineLazyRoutes(http, {
     paths: ['/api/cli-registry', '/api/cli-status', '/api/quota'],
     load: (scope) =>
       Promise.all([
         routesOf(
-          import('../modules/providers/providers.routes.ts').then((m) => m.providerRoutes),
+          loadProviderRoutes(),
           { detector, quota, active: () => settings.get().agent, extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []) },
           scope,
         ),
@@ -710,7 +715,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     load: (scope) =>
       Promise.all([
         routesOf(
-          import('../modules/orchestration/orchestration.routes.ts').then((m) => m.orchestrationRoutes),
+          loadOrchestrationRoutes(),
           {
             orchestration,
             workers,
@@ -721,7 +726,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
           scope,
         ),
         routesOf(
-          import('../modules/orchestration/workers.routes.ts').then((m) => m.workerRoutes),
+          loadWorkerRoutes(),
           {
             orchestration,
             workers,
@@ -736,13 +741,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   });
   defineLazyRoutes(http, {
     paths: ['/api/security-audit/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/security-audit/audit.routes.ts').then((m) => m.auditRoutes), { audit }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadAuditRoutes(), { audit }, scope)]),
   });
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(pushRoutes, { push, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   defineLazyRoutes(http, {
     paths: ['/api/channels', '/api/channels/*', '/api/channel/*', '/api/chatappa/*', '/api/chatappb/*'],
-    load: (scope) => Promise.all([routesOf(import('../modules/channels/channels.routes.ts').then((m) => m.channelRoutes), { channels, actorOf }, scope)]),
+    load: (scope) => Promise.all([routesOf(loadChannelRoutes(), { channels, actorOf }, scope)]),
   });
   await http.register(voiceRoutes, {
     voice,

@@ -41,8 +41,7 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
-import { executiveRoutes } from '../modules/executive/executive.routes.ts';
+import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, loadExecutiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 
 export const DEFAULT_MANAGER_PORT = 24576;
 
@@ -183,7 +182,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
   await http.register(voiceRoutes, { voice: ceoVoice, url: '/api/svc-ceo/voice/transcribe' });
   const voice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('manager') });
-  await http.register(executiveRoutes, { executive, agent: executiveAgent, voice, token, events: { stream, sse: listeners.sse } });
+  await http.register(await loadExecutiveRoutes(), { executive, agent: executiveAgent, voice, token, events: { stream, sse: listeners.sse } });
   await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
   await http.ready();
   let closed = false;

@@ -8,3 +8,5 @@ export { channelsSettings, type ChannelsSettings } from './settings.ts';
 export { telegramAdapter } from './telegram.ts';
 export type { ChannelAdapter, ChannelName } from './adapter.ts';
 export { discordAdapter } from './discord.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadChannelRoutes = () => import('./channels.routes.ts').then((m) => m.channelRoutes);

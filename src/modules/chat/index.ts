@@ -5,3 +5,5 @@ export { ChatSessionRepo, DEFAULT_SESSION_TITLE } from './sessions.repo.ts';
 export { MessageRepo } from './messages.repo.ts';
 export type { ChatRouteDeps } from './chat.routes.ts';
 export { chatCommands } from './chat.commands.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadChatRoutes = () => import('./chat.routes.ts').then((m) => m.chatRoutes);

@@ -9,3 +9,5 @@ export { ExecutiveAgent } from './agent.ts';
 export { ceoMcpScript } from './mcp-script.ts';
 export { RealtimeVoice } from './realtime-voice.ts';
 export { voiceInstructions } from './prompt.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadExecutiveRoutes = () => import('./executive.routes.ts').then((m) => m.executiveRoutes);

@@ -7,3 +7,5 @@ export { goalCommand } from './goals.commands.ts';
 export type { OrchestrationView } from './continuation.ts';
 export { scheduleWakeupCall } from './wakeup.ts';
 export { goalSettings, type GoalSettings } from './settings.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadGoalRoutes = () => import('./goals.routes.ts').then((m) => m.goalRoutes);

@@ -6,3 +6,5 @@ export type { MemoryRouteDeps } from './memory.routes.ts';
 export { memoryCommand } from './memory.commands.ts';
 export { memorySettings, type MemorySettings } from './settings.ts';
 export type { SummarizeSettings, TranscriptMessage } from './summarize.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadMemoryRoutes = () => import('./memory.routes.ts').then((m) => m.memoryRoutes);

@@ -12,3 +12,7 @@ export type { WorkerRouteDeps } from './workers.routes.ts';
 export { WorktreeRepo } from './worktrees/worktrees.repo.ts';
 export { WorktreeService } from './worktrees/worktrees.service.ts';
 export { orchestrationCommands } from './orchestration.commands.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadOrchestrationRoutes = () => import('./orchestration.routes.ts').then((m) => m.orchestrationRoutes);
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadWorkerRoutes = () => import('./workers.routes.ts').then((m) => m.workerRoutes);

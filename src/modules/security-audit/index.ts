@@ -3,3 +3,5 @@
 export { SecurityAudit, type AuditInput, type AuditSink } from './audit.service.ts';
 export type { AuditRouteDeps } from './audit.routes.ts';
 export { canonicalJson, entryHash, verifyChain, GENESIS_HASH } from './chain.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadAuditRoutes = () => import('./audit.routes.ts').then((m) => m.auditRoutes);

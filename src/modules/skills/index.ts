@@ -5,3 +5,5 @@ export { SkillRegistry, type SkillRegistryDeps } from './registry.ts';
 export { SkillsRepo } from './skills.repo.ts';
 export { parseSkillMd } from './frontmatter.ts';
 export { skillsCommand } from './skills.commands.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadSkillRoutes = () => import('./skills.routes.ts').then((m) => m.skillRoutes);

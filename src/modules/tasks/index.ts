@@ -2,3 +2,5 @@
 export { TaskRepo, type TaskFilter } from './tasks.repo.ts';
 export { TaskService, type TaskAction } from './tasks.service.ts';
 export { taskCommand } from './tasks.commands.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadTaskRoutes = () => import('./tasks.routes.ts').then((m) => m.taskRoutes);

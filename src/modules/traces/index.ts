@@ -5,3 +5,5 @@ export type { TraceRouteDeps } from './traces.routes.ts';
 export { TraceRetention, type RetentionStats, type PruneRecord } from './retention.ts';
 export { TracePinRepo } from './pins.repo.ts';
 export { traceSettings, type TraceSettings } from './settings.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadTraceRoutes = () => import('./traces.routes.ts').then((m) => m.traceRoutes);

@@ -1,7 +1,7 @@
 // The browser skill: a Chromium browser driven over CDP by the browser server (`svc browser serve`,
 // src/servers/browser.ts), which the core server and the CLI reach through BrowserClient (starting
-// it on first use). The routes (browser.routes.ts) are the same on both servers, which import them from
-// that file: the core server loads them on their first request (src/http/lazy-routes.ts).
+// it on first use). The routes are the same on both servers (loadBrowserRoutes: the core server builds them
+// on their first request, src/http/lazy-routes.ts).
 export type { BrowserApi } from './browser.routes.ts';
 export { BrowserClient, createBrowserClient, ensureServer, type SpawnCommand } from './client.ts';
 export { browserClientFor } from './spawn.ts';
@@ -14,3 +14,5 @@ export { browserErrors, firstLine, fromPlaywright } from './errors.ts';
 
 /** The driver side (playwright-core), for the browser server only. */
 export const loadBrowserDriver = () => import('./driver.ts');
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadBrowserRoutes = () => import('./browser.routes.ts').then((m) => m.browserRoutes);

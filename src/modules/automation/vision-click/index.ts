@@ -6,3 +6,5 @@ export { visionSettings, type VisionSettings } from './settings.ts';
 export { visionClickSkill } from './skill.ts';
 /** The OCR child process's entry (`svc __ocr-process`); loaded only there. */
 export const loadOcrProcess = () => import('./locators/ocr-process.ts');
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadVisionClickRoutes = () => import('./vision-click.routes.ts').then((m) => m.visionClickRoutes);

@@ -10,3 +10,5 @@ export type { WebAiApi } from './types.ts';
 
 /** The driver side (playwright-core), for the browser server only. */
 export const loadWebAiDriver = () => import('./driver.ts');
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadWebAiRoutes = () => import('./web-ai.routes.ts').then((m) => m.webAiRoutes);

@@ -8,3 +8,5 @@ export { RemoteRuleSource } from './remote-rules.ts';
 export { attachToPage } from './browser.ts';
 export type { RuleSource } from './rules.ts';
 export { webRoutingSkill } from './skill.ts';
+/** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */
+export const loadWebRoutingRoutes = () => import('./web-routing.routes.ts').then((m) => m.webRoutingRoutes);
