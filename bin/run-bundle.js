@@ -14,6 +14,13 @@ const { dirname, join } = require('node:path');
 const { Script } = require('node:vm');
 
 const CACHE_DIR = '.cache';
+
+/**
+ * The commands bin/svc.js runs from dist/client-core.bundle.js: the ones an agent runs most and a person
+ * types first, whose code is a few modules (scripts/build.mjs builds that bundle with them alone). Every
+ * other client command runs from dist/client.bundle.js. `undefined`: `svc` alone, which prints the help.
+ */
+const CORE_COMMANDS = new Set([undefined, 'status', 'token', '--help', '-h', '--version', '-v']);
 const SERVE_SAVE_AFTER_MS = 2000;
 
 /** Runs the bundle as the command `role` ('serve' or 'cli': each keeps its own cache). */
@@ -65,4 +72,4 @@ function saveCache(script, cacheFile) {
   }
 }
 
-module.exports = { CACHE_DIR, runBundle };
+module.exports = { CACHE_DIR, CORE_COMMANDS, runBundle };

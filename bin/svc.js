@@ -13,14 +13,16 @@
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
-// The servers run from the whole build; the client commands from the one without the servers
-// (scripts/build.mjs), which is quicker to load.
+// The servers run from the whole build; the client commands from the one without the servers, and the
+// commonest of them (run-bundle.js's CORE_COMMANDS) from one with only their own code (scripts/build.mjs):
+// the less a command reads and checks against the code cache, the sooner it starts.
 const command = process.argv[2];
 const server = command === 'serve' || command === 'dashboard';
-const bundle = join(__dirname, '../dist/cli.bundle.js');
-const client = join(__dirname, '../dist/client.bundle.js');
-if (existsSync(bundle) && (server || existsSync(client))) {
-  require('./run-bundle.js').runBundle(server ? bundle : client, command === 'serve' ? 'serve' : 'cli');
+const dist = (name) => join(__dirname, '../dist', name);
+const { CORE_COMMANDS } = require('./run-bundle.js');
+const bundle = server ? dist('cli.bundle.js') : CORE_COMMANDS.has(command) ? dist('client-core.bundle.js') : dist('client.bundle.js');
+if (existsSync(bundle)) {
+  require('./run-bundle.js').runBundle(bundle, command === 'serve' ? 'serve' : 'cli');
 } else {
   // a checkout without a build: the TypeScript sources through tsx
   import('tsx/esm/api').then(({ register }) => {

@@ -16,6 +16,8 @@
 // - commander requires node:child_process (and with it net and streams) for subcommands run as
 //   separate executables, which svc has none of, and Fastify node:http2 for an HTTP/2 server, which
 //   svc does not make: each gets it on first use;
+// - `svc status`, `svc token`, help and the version run from dist/client-core.bundle.js, with their own
+//   code only (72 KB);
 // - the client commands run from a second bundle, dist/client.bundle.js, without the servers (`svc
 //   serve`, `svc dashboard serve`): less to read and to check against the code cache at every `svc …`
 //   the agent runs. bin/svc.js picks the bundle by the command.
@@ -29,6 +31,7 @@ import { CACHE_DIR } from '../bin/run-bundle.js';
 
 const BUNDLE = 'dist/cli.bundle.js';
 const CLIENT_BUNDLE = 'dist/client.bundle.js';
+const CORE_BUNDLE = 'dist/client-core.bundle.js';
 const BIN = 'bin/svc.js';
 
 await buildWeb();
@@ -78,6 +81,28 @@ const withoutServers = {
   },
 };
 
+/**
+ * The core client bundle: `svc status`, `svc token`, help and the version (bin/run-bundle.js's CORE_COMMANDS).
+ * Each command's code is a dynamic import in src/cli/main.ts; those of other commands are left out (72 KB
+ * instead of 1 MB: zod, the browser, memory and orchestration clients…). A command that reached one would
+ * say so instead of running.
+ */
+const CORE_IMPORTS = ['./target.ts', './status.ts', './token.ts'];
+const coreCommandsOnly = {
+  name: 'core-commands-only',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer.endsWith(join('src', 'cli', 'main.ts')) && !CORE_IMPORTS.includes(args.path)
+        ? { path: args.path, namespace: 'core-commands-only' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'core-commands-only' }, (args) => ({
+      contents: `throw new Error('${args.path} is in ${CLIENT_BUNDLE}: bin/svc.js runs this command from there');`,
+      loader: 'js',
+    }));
+  },
+};
+
 // Builds of earlier layouts (ES module chunks) and code caches of earlier bundles go.
 for (const stale of ['dist/chunks', 'dist/cli.js', 'dist/cli.js.map', join('dist', CACHE_DIR)]) rmSync(stale, { recursive: true, force: true });
 
@@ -107,14 +132,15 @@ const bundleOptions = {
 };
 await build({ ...bundleOptions, outfile: BUNDLE });
 await build({ ...bundleOptions, outfile: CLIENT_BUNDLE, plugins: [...bundleOptions.plugins, withoutServers] });
+await build({ ...bundleOptions, outfile: CORE_BUNDLE, plugins: [...bundleOptions.plugins, withoutServers, coreCommandsOnly] });
 
 await warmCodeCache();
 
 /**
- * Runs the two kinds of start once as `svc` runs them, so each leaves its code cache
- * (bin/run-bundle.js): `svc serve` until it has answered a request, and `svc status` against it. A client
- * command's cache holds the code that command ran: status's (the HTTP client, finding the server) is what the
- * `svc …` commands an agent runs have in common; `--help` adds little of its own.
+ * Runs each kind of start once as `svc` runs them, so each leaves its code cache (bin/run-bundle.js):
+ * `svc serve` until it has answered a request, then `svc status` (the core client bundle) and `svc memory
+ * status` (the other) against it. A client command's cache holds the code that command ran: the HTTP client
+ * and the finding of the server are what the `svc …` commands an agent runs have in common.
  */
 async function warmCodeCache() {
   const home = mkdtempSync(join(tmpdir(), 'svc-build-'));
@@ -133,7 +159,8 @@ async function warmCodeCache() {
       setTimeout(() => reject(new Error('svc serve did not listen within 30 s')), 30_000).unref();
     });
     for (const path of ['/api/health', '/', '/api/sessions']) await fetch(`${url}${path}`).catch(() => undefined);
-    spawnSync(process.execPath, [BIN, 'status', '--home', home], { stdio: 'ignore', timeout: 30_000 });
+    // `svc status` runs from the core client bundle, `svc memory status` from the other one
+    for (const args of [['status'], ['memory', 'status']]) spawnSync(process.execPath, [BIN, ...args, '--home', home], { stdio: 'ignore', timeout: 30_000 });
     const cacheDir = join('dist', CACHE_DIR);
     for (const start = Date.now(); Date.now() - start < 10_000; await new Promise((r) => setTimeout(r, 50))) {
       if (existsSync(cacheDir) && readdirSync(cacheDir).some((name) => name.startsWith('serve-'))) break;

@@ -5,10 +5,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { after, test } from 'node:test';
 import { freePort } from '../support/ports.ts';
 import { tempHome } from '../support/server.ts';
 import { svcCommand } from '../support/startup.ts';
+
+const { CORE_COMMANDS } = createRequire(import.meta.url)('../../bin/run-bundle.js') as { CORE_COMMANDS: Set<string | undefined> };
 
 const bundle = new URL('../../dist/cli.bundle.js', import.meta.url).pathname;
 const home = tempHome('svc-startup-');
@@ -52,6 +55,13 @@ test('svc serve starts and answers 200 on /api/health; the client commands run a
     }
     // status found this server through the home, not some other svc on the default port
     assert.match(svc(['status']).stdout, new RegExp(`is running at http://127\\.0\\.0\\.1:${port}\\b`));
+    // the commands run from the core client bundle find all their code in it
+    for (const command of CORE_COMMANDS as Set<string | undefined>) {
+      const result = svc(command === undefined ? [] : [command]);
+      assert.notEqual(`${result.stdout}${result.stderr}`.trim(), '', `svc ${command ?? ''} printed nothing`);
+      assert.doesNotMatch(result.stderr, /is in dist\/|runs this command from there/, `svc ${command ?? ''} needs code the core bundle lacks`);
+      assert.ok(result.status === 0 || command === undefined, `svc ${command} exited with ${result.status}: ${result.stderr}`);
+    }
   } finally {
     server.kill('SIGTERM');
     await exited;
