@@ -19,10 +19,10 @@ const { join } = require('node:path');
 const command = process.argv[2];
 const server = command === 'serve' || command === 'dashboard';
 const dist = (name) => join(__dirname, '../dist', name);
-const { CORE_COMMANDS } = require('./run-bundle.js');
+const { CORE_COMMANDS, runBundle } = require('./run-bundle.js');
 const bundle = server ? dist('cli.bundle.js') : CORE_COMMANDS.has(command) ? dist('client-core.bundle.js') : dist('client.bundle.js');
 if (existsSync(bundle)) {
-  require('./run-bundle.js').runBundle(bundle, command === 'serve' ? 'serve' : 'cli');
+  runBundle(bundle, command === 'serve' ? 'serve' : 'cli');
 } else {
   // a checkout without a build: the TypeScript sources through tsx
   import('tsx/esm/api').then(({ register }) => {

@@ -1,5 +1,5 @@
-// zod's settings for svc, imported before any schema is made (first in src/cli/main.ts and in each
-// server's composition root; a schema reads them when it is constructed).
+// zod's settings for svc's servers, imported first by each server's composition root (src/servers/), so
+// before any schema the server uses is made: a schema reads them when it is constructed.
 //
 // jitless: zod compiles a parser for each object schema with `new Function` the first time it parses.
 // That pays off for a schema parsed millions of times; svc's are parsed once per request or event, and

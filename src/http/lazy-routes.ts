@@ -28,17 +28,18 @@ export interface RouteSet {
   routes: readonly Route[];
 }
 
-export interface LazyRoutes {
-  /** The paths the group owns, as Fastify patterns: '/api/goal' (that path) and '/api/goal/*' (all under it). */
-  paths: readonly string[];
-  /** Imports the group's modules and builds their routes; called once, on the group's first request. */
-  load(scope: RouteScope): Promise<readonly RouteSet[]>;
-}
+/** One module of a lazy group: imports it and builds its routes, on the group's first request. */
+export type LazyModule = (scope: RouteScope) => Promise<RouteSet>;
 
-/** A RouteModule's routes, for LazyRoutes.load: `routesOf(loadXRoutes(), deps, scope)`, the loader from the module's index. */
-export async function routesOf<D extends object>(module: Promise<RouteModule<D>>, deps: D, scope: RouteScope): Promise<RouteSet> {
-  const { group, build } = await module;
-  return { group, routes: build(deps, scope) };
+/**
+ * A lazy module from a RouteModule's loader (`loadXRoutes` of its index) and its dependencies, which are
+ * made when it loads.
+ */
+export function routesOf<D extends object>(load: () => Promise<RouteModule<D>>, deps: () => D): LazyModule {
+  return async (scope) => {
+    const { group, build } = await load();
+    return { group, routes: build(deps(), scope) };
+  };
 }
 
 const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -75,7 +76,9 @@ class LazyGroup {
 
   constructor(
     private readonly app: FastifyInstance,
-    private readonly spec: LazyRoutes,
+    /** The paths it owns, as Fastify patterns: '/api/goal' (that path) and '/api/goal/*' (all under it). */
+    private readonly paths: readonly string[],
+    private readonly modules: readonly LazyModule[],
     private readonly section: RouteDoc[],
   ) {}
 
@@ -102,7 +105,8 @@ class LazyGroup {
   }
 
   private async build(): Promise<FindMyWay.Instance<FindMyWay.HTTPVersion.V1>> {
-    const sets = await this.spec.load({ onClose: (close) => void this.closers.push(close) });
+    const scope: RouteScope = { onClose: (close) => void this.closers.push(close) };
+    const sets = await Promise.all(this.modules.map((load) => load(scope)));
     // Fastify's router options (fastify.js defaults), and its errors for what the router refuses
     const router = FindMyWay({
       maxParamLength: 100,
@@ -115,7 +119,7 @@ class LazyGroup {
         if (spec.websocket || spec.onRequest || spec.bodyLimit !== undefined || spec.rawBody) {
           throw new Error(`route ${spec.method} ${spec.url} has hooks, a body limit or a WebSocket of its own: register its group eagerly`);
         }
-        if (!this.spec.paths.some((path) => owns(path, spec.url))) throw new Error(`route ${spec.method} ${spec.url} is outside its lazy group's paths`);
+        if (!this.paths.some((path) => owns(path, spec.url))) throw new Error(`route ${spec.method} ${spec.url} is outside its lazy group's paths`);
         const doc = documentRoute(group, spec);
         router.on(spec.method, spec.url, () => undefined, { doc, run: routeHandler(spec, doc) } satisfies Entry);
         docs.push(doc);
@@ -132,17 +136,20 @@ function owns(path: string, url: string): boolean {
   return path.endsWith('/*') ? url.startsWith(path.slice(0, -1)) : url === path;
 }
 
-/** Registers a group whose routes are built on its first request (see the top of this file). */
-export function defineLazyRoutes(app: FastifyInstance, spec: LazyRoutes): void {
+/**
+ * Registers a group whose routes are built on its first request (see the top of this file): the paths it
+ * owns, as Fastify patterns ('/api/goal' that path, '/api/goal/*' all under it), and its modules.
+ */
+export function defineLazyRoutes(app: FastifyInstance, paths: readonly string[], ...modules: LazyModule[]): void {
   const section: RouteDoc[] = [];
   app.routeSections.push(section);
-  const group = new LazyGroup(app, spec, section);
+  const group = new LazyGroup(app, paths, modules, section);
   const index = indexOf(app);
   index.groups.push(group);
-  for (const path of spec.paths) {
+  for (const path of paths) {
     index.owners.on(METHODS, path, () => undefined, group);
     const catchAll = catchAllOf(path);
-    if (index.catchAlls.some((registered) => catchAll.startsWith(registered.slice(0, -1)))) continue;
+    if (index.catchAlls.some((registered) => covers(registered, catchAll))) continue;
     index.catchAlls.push(catchAll);
     app.route({ method: METHODS, url: catchAll, config: { lazy: index }, handler: lazyHandler });
   }
@@ -153,6 +160,11 @@ function catchAllOf(path: string): string {
   return `${path.endsWith('/*') ? path.slice(0, -2) : path}*`;
 }
 
+/** Whether the prefix catch-all `catchAll` ('/api/goal*') takes the path or pattern `url`. */
+function covers(catchAll: string, url: string): boolean {
+  return url.startsWith(catchAll.slice(0, -1));
+}
+
 function indexOf(app: FastifyInstance): LazyIndex {
   let index = indexes.get(app);
   if (index) return index;
@@ -161,7 +173,7 @@ function indexOf(app: FastifyInstance): LazyIndex {
   app.addHook('onReady', async () => {
     for (const { method, url } of app.routeTable) {
       if (!/[:*]/.test(url)) continue;
-      const under = created.catchAlls.find((catchAll) => url.startsWith(catchAll.slice(0, -1)));
+      const under = created.catchAlls.find((catchAll) => covers(catchAll, url));
       if (under) throw new Error(`route ${method} ${url} lies under the lazy catch-all ${under}: declare it in a lazy group, or give the groups narrower paths`);
     }
   });
@@ -176,14 +188,13 @@ function indexOf(app: FastifyInstance): LazyIndex {
  * need be. The guard calls it before its checks; the route's handler then runs the same match.
  */
 export async function resolveLazyRoute(request: FastifyRequest): Promise<LazyMatch | undefined> {
+  const known = matches.get(request);
+  if (known) return known;
   const index = request.routeOptions.config?.lazy;
   if (!index) return undefined;
-  let match = matches.get(request);
-  if (!match) {
-    const owner = index.owners.find(request.method as Method, request.url);
-    match = owner ? await (owner.store as LazyGroup).match(request) : { entry: undefined };
-    matches.set(request, match);
-  }
+  const owner = index.owners.find(request.method as Method, request.url);
+  const match = owner ? await (owner.store as LazyGroup).match(request) : { entry: undefined };
+  matches.set(request, match);
   return match;
 }
 

@@ -598,157 +598,115 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     runtime: () => runtime.status(),
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
-  defineLazyRoutes(http, {
-    paths: ['/api/messages', '/api/messages/*', '/api/chat-sessions', '/api/chat-sessions/*'],
-    load: (scope) => Promise.all([routesOf(loadChatRoutes(), { chat }, scope)]),
-  });
-  // The groups below that are declared with defineLazyRoutes are built on their first request
-  // (src/http/lazy-routes.ts): their modules and schemas stay off the start-up path.
-  const ceoVoice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('instance') });
-  defineLazyRoutes(http, {
-    paths: ['/api/svc-ceo/*'],
-    load: (scope) =>
-      Promise.all([
-        routesOf(loadExecutiveRoutes(), { executive, agent: executiveAgent, voice: ceoVoice, token, events: { stream, sse: listeners.sse } }, scope),
-      ]),
-  });
+  // The groups declared with defineLazyRoutes are built on their first request (src/http/lazy-routes.ts):
+  // their modules and schemas stay off the start-up path. Their dependencies are made then too.
+  defineLazyRoutes(
+    http,
+    ['/api/messages', '/api/messages/*', '/api/chat-sessions', '/api/chat-sessions/*'],
+    routesOf(loadChatRoutes, () => ({ chat })),
+  );
+  defineLazyRoutes(
+    http,
+    ['/api/svc-ceo/*'],
+    routesOf(loadExecutiveRoutes, () => ({
+      executive,
+      agent: executiveAgent,
+      voice: new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('instance') }),
+      token,
+      events: { stream, sse: listeners.sse },
+    })),
+  );
   await http.register(eventRoutes, { stream, listeners });
-  defineLazyRoutes(http, {
-    paths: ['/api/settings', '/api/settings/*'],
-    load: (scope) => Promise.all([routesOf(loadSettingsRoutes(), { settings }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/message', '/api/commands', '/api/command', '/api/stop', '/api/clear', '/api/session/reset'],
-    load: (scope) =>
-      Promise.all([routesOf(loadRunRoutes(), { runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/traces/*'],
-    load: (scope) =>
-      Promise.all([
-        routesOf(
-          loadTraceRoutes(),
-          {
-            runs,
-            dir: home.traces,
-            retention,
-            knownRun: (runId) => runs.get(runId) !== undefined || workerRuns.get(runId) !== undefined,
-            inFlight: (runId) => recorder.isOpen(runId),
-            resolveRun: (runToken) => credentials.resolve(runToken),
-          },
-          scope,
-        ),
-      ]),
-  });
+  defineLazyRoutes(http, ['/api/settings', '/api/settings/*'], routesOf(loadSettingsRoutes, () => ({ settings })));
+  defineLazyRoutes(
+    http,
+    ['/api/message', '/api/commands', '/api/command', '/api/stop', '/api/clear', '/api/session/reset'],
+    routesOf(loadRunRoutes, () => ({ runtime, chat, commands, media, resolveRun: (token) => credentials.resolve(token) })),
+  );
+  defineLazyRoutes(
+    http,
+    ['/api/traces/*'],
+    routesOf(loadTraceRoutes, () => ({
+      runs,
+      dir: home.traces,
+      retention,
+      knownRun: (runId) => runs.get(runId) !== undefined || workerRuns.get(runId) !== undefined,
+      inFlight: (runId) => recorder.isOpen(runId),
+      resolveRun: (runToken) => credentials.resolve(runToken),
+    })),
+  );
   const disk = new DiskUsage({ home, db, traces: () => retention.stats(), traceSettings: () => settings.get().traces });
-  defineLazyRoutes(http, {
-    paths: ['/api/disk'],
-    load: (scope) => Promise.all([routesOf(loadDiskRoutes(), { disk }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/skills', '/api/skills/*'],
-    load: (scope) => Promise.all([routesOf(loadSkillRoutes(), { skills, actorOf }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/pi/*'],
-    load: (scope) => Promise.all([routesOf(loadPiRoutes(), { profiles: piProfiles }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/mcp', '/api/mcp/*'],
-    load: (scope) =>
-      Promise.all([
-        routesOf(
-          loadMcpRoutes(),
-          {
-            mcp,
-            sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
-            installer: new McpInstaller({ prefix: home.mcp, env: providerEnv, progress: (event) => bus.publish('mcp_install', event) }),
-            audit,
-            actorOf,
-          },
-          scope,
-        ),
-      ]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/web-routing/*'],
-    load: (scope) => Promise.all([routesOf(loadWebRoutingRoutes(), { rules }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/browser/*'],
-    load: (scope) =>
-      Promise.all([
-        routesOf(loadBrowserRoutes(), { api: browser }, scope),
-        routesOf(loadWebAiRoutes(), { api: webAi }, scope),
-      ]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/vision-click'],
-    load: (scope) => Promise.all([routesOf(loadVisionClickRoutes(), { service: visionClick }, scope)]),
-  });
+  defineLazyRoutes(http, ['/api/disk'], routesOf(loadDiskRoutes, () => ({ disk })));
+  defineLazyRoutes(http, ['/api/skills', '/api/skills/*'], routesOf(loadSkillRoutes, () => ({ skills, actorOf })));
+  defineLazyRoutes(http, ['/api/pi/*'], routesOf(loadPiRoutes, () => ({ profiles: piProfiles })));
+  defineLazyRoutes(
+    http,
+    ['/api/mcp', '/api/mcp/*'],
+    routesOf(loadMcpRoutes, () => ({
+      mcp,
+      sync: (targets, dryRun) => syncMcp({ userHome: () => options.userHome ?? homedir(), svcHome: home.root, serversFor: (target) => mcp.forRun(target) }, targets, dryRun),
+      installer: new McpInstaller({ prefix: home.mcp, env: providerEnv, progress: (event) => bus.publish('mcp_install', event) }),
+      audit,
+      actorOf,
+    })),
+  );
+  defineLazyRoutes(http, ['/api/web-routing/*'], routesOf(loadWebRoutingRoutes, () => ({ rules })));
+  defineLazyRoutes(
+    http,
+    ['/api/browser/*'],
+    routesOf(loadBrowserRoutes, () => ({ api: browser })),
+    routesOf(loadWebAiRoutes, () => ({ api: webAi })),
+  );
+  defineLazyRoutes(http, ['/api/vision-click'], routesOf(loadVisionClickRoutes, () => ({ service: visionClick })));
   await http.register(mediaRoutes, { media, resolveRun: (runToken) => credentials.resolve(runToken) });
-  defineLazyRoutes(http, {
-    paths: ['/api/goal', '/api/goal/*', '/api/goal-run', '/api/goal-run/*', '/api/wakeup'],
-    load: (scope) => Promise.all([routesOf(loadGoalRoutes(), { goals, resolveRun: (token) => credentials.resolve(token) }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/task'],
-    load: (scope) => Promise.all([routesOf(loadTaskRoutes(), { tasks }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/svc-memory/*', '/api/memory/*'],
-    load: (scope) => Promise.all([routesOf(loadMemoryRoutes(), { memory, settings: () => settings.get().memory }, scope)]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/cli-registry', '/api/cli-status', '/api/quota'],
-    load: (scope) =>
-      Promise.all([
-        routesOf(
-          loadProviderRoutes(),
-          { detector, quota, active: () => settings.get().agent, extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []) },
-          scope,
-        ),
-      ]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/orchestrate/*', '/api/employees', '/api/employees/*'],
-    load: (scope) =>
-      Promise.all([
-        routesOf(
-          loadOrchestrationRoutes(),
-          {
-            orchestration,
-            workers,
-            resolveRun: (token) => credentials.resolve(token),
-            runtime: () => runtime.status(),
-            queue: { list: () => runtime.queued(), drop: (id) => runtime.dropQueued(id), runNow: (id) => runtime.runQueuedNow(id) },
-          },
-          scope,
-        ),
-        routesOf(
-          loadWorkerRoutes(),
-          {
-            orchestration,
-            workers,
-            employees,
-            resolveRun: (token) => credentials.resolve(token),
-            traceDir: home.traces,
-            waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
-          },
-          scope,
-        ),
-      ]),
-  });
-  defineLazyRoutes(http, {
-    paths: ['/api/security-audit/*'],
-    load: (scope) => Promise.all([routesOf(loadAuditRoutes(), { audit }, scope)]),
-  });
+  defineLazyRoutes(
+    http,
+    ['/api/goal', '/api/goal/*', '/api/goal-run', '/api/goal-run/*', '/api/wakeup'],
+    routesOf(loadGoalRoutes, () => ({ goals, resolveRun: (token) => credentials.resolve(token) })),
+  );
+  defineLazyRoutes(http, ['/api/task'], routesOf(loadTaskRoutes, () => ({ tasks })));
+  defineLazyRoutes(
+    http,
+    ['/api/svc-memory/*', '/api/memory/*'],
+    routesOf(loadMemoryRoutes, () => ({ memory, settings: () => settings.get().memory })),
+  );
+  defineLazyRoutes(
+    http,
+    ['/api/cli-registry', '/api/cli-status', '/api/quota'],
+    routesOf(loadProviderRoutes, () => ({
+      detector,
+      quota,
+      active: () => settings.get().agent,
+      extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []),
+    })),
+  );
+  defineLazyRoutes(
+    http,
+    ['/api/orchestrate/*', '/api/employees', '/api/employees/*'],
+    routesOf(loadOrchestrationRoutes, () => ({
+      orchestration,
+      workers,
+      resolveRun: (token) => credentials.resolve(token),
+      runtime: () => runtime.status(),
+      queue: { list: () => runtime.queued(), drop: (id) => runtime.dropQueued(id), runNow: (id) => runtime.runQueuedNow(id) },
+    })),
+    routesOf(loadWorkerRoutes, () => ({
+      orchestration,
+      workers,
+      employees,
+      resolveRun: (token) => credentials.resolve(token),
+      traceDir: home.traces,
+      waitMs: () => settings.get().orchestration.workerTimeoutSec * 1000,
+    })),
+  );
+  defineLazyRoutes(http, ['/api/security-audit/*'], routesOf(loadAuditRoutes, () => ({ audit })));
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(pushRoutes, { push, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
-  defineLazyRoutes(http, {
-    paths: ['/api/channels', '/api/channels/*', '/api/channel/*', '/api/chatappa/*', '/api/chatappb/*'],
-    load: (scope) => Promise.all([routesOf(loadChannelRoutes(), { channels, actorOf }, scope)]),
-  });
+  defineLazyRoutes(
+    http,
+    ['/api/channels', '/api/channels/*', '/api/channel/*', '/api/chatappa/*', '/api/chatappb/*'],
+    routesOf(loadChannelRoutes, () => ({ channels, actorOf })),
+  );
   await http.register(voiceRoutes, {
     voice,
     submit: (text) => {

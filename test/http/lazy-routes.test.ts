@@ -80,27 +80,21 @@ describe('lazy route groups', () => {
       guard: { token: TOKEN, classifyPeer: (address) => (address?.endsWith(REMOTE) ? 'remote' : classifyPeer(address)), network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) },
     });
     defineRoutes(app, 'eager', routesUnder('/api/eager'));
-    defineLazyRoutes(app, {
-      paths: ['/api/lazy/*'],
-      load: async (scope): Promise<RouteSet[]> => {
-        loads++;
-        // a module takes a moment to load: concurrent first requests must still load it once
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        if (failNextLoad) {
-          failNextLoad = false;
-          throw new Error('the group failed to load');
-        }
-        scope.onClose(() => void closed.push('lazy'));
-        return [{ group: 'lazy', routes: routesUnder('/api/lazy') }];
-      },
+    defineLazyRoutes(app, ['/api/lazy/*'], async (scope): Promise<RouteSet> => {
+      loads++;
+      // a module takes a moment to load: concurrent first requests must still load it once
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (failNextLoad) {
+        failNextLoad = false;
+        throw new Error('the group failed to load');
+      }
+      scope.onClose(() => void closed.push('lazy'));
+      return { group: 'lazy', routes: routesUnder('/api/lazy') };
     });
     // a second group, loaded on its own first request
-    defineLazyRoutes(app, {
-      paths: ['/api/other'],
-      load: async () => {
-        otherLoads++;
-        return [{ group: 'other', routes: [route({ method: 'GET', url: '/api/other', summary: 'The other group.', response: z.object({ other: z.boolean() }), handler: () => ({ other: true }) })] }];
-      },
+    defineLazyRoutes(app, ['/api/other'], async () => {
+      otherLoads++;
+      return { group: 'other', routes: [route({ method: 'GET', url: '/api/other', summary: 'The other group.', response: z.object({ other: z.boolean() }), handler: () => ({ other: true }) })] };
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -184,10 +178,10 @@ describe('lazy route groups', () => {
 
   test('a route with hooks or a body limit of its own is refused by the group, naming it', async () => {
     const strict = await createServer({ info: { title: 't', version: '0' }, logLevel: 'silent', guard: { classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) } });
-    defineLazyRoutes(strict, {
-      paths: ['/big/*'],
-      load: async () => [{ group: 'big', routes: [route({ method: 'POST', url: '/big/upload', summary: 'An upload with a limit.', bodyLimit: 10, body: z.unknown(), handler: () => ({}) })] }],
-    });
+    defineLazyRoutes(strict, ['/big/*'], async () => ({
+      group: 'big',
+      routes: [route({ method: 'POST', url: '/big/upload', summary: 'An upload with a limit.', bodyLimit: 10, body: z.unknown(), handler: () => ({}) })],
+    }));
     await assert.rejects(loadAllRoutes(strict), /POST \/big\/upload has hooks, a body limit or a WebSocket of its own/);
     await strict.close();
   });
@@ -195,7 +189,7 @@ describe('lazy route groups', () => {
   test('a route registered at start under a lazy catch-all is refused when the server gets ready', async () => {
     // the catch-all would take its over-long parameters (414) and answer them as its group's
     const mixed = await createServer({ info: { title: 't', version: '0' }, logLevel: 'silent', guard: { classifyPeer, network: () => ({ trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] }) } });
-    defineLazyRoutes(mixed, { paths: ['/api/x/*'], load: async () => [] });
+    defineLazyRoutes(mixed, ['/api/x/*']);
     defineRoutes(mixed, 'eager', [route({ method: 'GET', url: '/api/x/:id', summary: 'An eager route under it.', params: z.strictObject({ id: z.string() }), handler: () => ({}) })]);
     await assert.rejects(async () => mixed.ready(), /route GET \/api\/x\/:id lies under the lazy catch-all \/api\/x\*/);
   });
