@@ -3,7 +3,8 @@
 // stop, steer, slash commands.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import type { Browser, Page } from 'playwright-core';
 import { startAgentServer, type AgentTestServer } from '../../support/agent.ts';
@@ -96,7 +97,7 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     const server = await startAgentServer();
     t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
-    await send(page, 'a long one scenario:text delay:400');
+    await send(page, 'a long one scenario:text delay:20 hold:6');
     const run = runs(page).first();
     await until(async () => ((await run.locator('.md').count()) > 0), 'some streamed text', 10_000);
     await page.getByRole('button', { name: 'Stop the agent' }).click();
@@ -112,7 +113,7 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     const server = await startAgentServer({ provider: 'codex' });
     t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
-    await send(page, 'write a poem scenario:text delay:300');
+    await send(page, 'write a poem scenario:text delay:20 hold:3');
     const first = runs(page).first();
     await until(async () => (await first.locator('.md').count()) > 0, 'some streamed text', 10_000);
     await page.locator('#steer-input').fill('make it about the sea');
@@ -131,21 +132,28 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     const server = await startAgentServer();
     t.after(() => server.close());
     const { postNdjson } = await import('../../support/ndjson.ts');
-    const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'started elsewhere scenario:text delay:500' });
-    const before = await until(async () => (await getJson(`${server.url}/api/runtime`)).body.agent.active?.output as string | undefined, 'some output before the page opens', 15_000);
+    // the fake CLI stops after its 6th line (two text chunks) and its 8th (the last one) until the test
+    // releases it, so the page surely opens mid-run and sees the rest stream in while the run goes on
+    const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'started elsewhere scenario:text delay:20 hold:6 hold:8' });
+    const release = (line: number) => writeFileSync(join(server.stateDir, `release-${line}`), '');
+    const before = await until(async () => {
+      const output = (await getJson(`${server.url}/api/runtime`)).body.agent.active?.output as string | undefined;
+      return output?.includes('fake model.') ? output : undefined;
+    }, 'the output before the page opens', 15_000);
     const { page, context, errors } = await openPage(browser, server);
     const run = runs(page).first();
     await run.waitFor();
     assert.equal(await run.getAttribute('data-status'), 'running');
     assert.ok(((await run.locator('.md').textContent()) ?? '').startsWith(before!.trim()), 'the output streamed before the page opened shows at once');
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor();
-    // the chunks after the snapshot continue it: the live preview is the whole answer, once (the
-    // recording has 2.5 s of lines after its last text chunk, so the run is still going here)
+    // the chunks after the snapshot continue it: the live preview is the whole answer, once
+    release(6);
     const answer = 'Hello from the fake model. This is a plain text answer.';
     await until(async () => ((await run.locator('.md').textContent()) ?? '').includes('text answer.'), 'the rest of the live output', 15_000);
     assert.equal(await run.getAttribute('data-status'), 'running');
     assert.equal((await run.locator('.md').textContent())?.trim(), answer);
     await shot(page, 'agent-opened-mid-run');
+    release(8);
     await until(async () => (await run.getAttribute('data-status')) === 'ok', 'the end of the run', 15_000);
     assert.equal((await run.locator('.md').textContent())?.trim(), answer);
     await stream.done;
