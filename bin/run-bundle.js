@@ -26,7 +26,8 @@ const SERVE_SAVE_AFTER_MS = 2000;
 /** Runs the bundle as the command `role` ('serve' or 'cli': each keeps its own cache). */
 function runBundle(file, role) {
   const cacheFile = join(dirname(file), CACHE_DIR, `${role}-${cacheKey(file)}.v8`);
-  const script = new Script(readFileSync(file, 'utf8'), { filename: file, cachedData: readIfPresent(cacheFile) });
+  // the build makes the bundles ASCII: read as Latin-1 they need no UTF-8 decoding and stay one-byte strings
+  const script = new Script(readFileSync(file, 'latin1'), { filename: file, cachedData: readIfPresent(cacheFile) });
   // undefined: there was no cache; true: V8 refused it
   if (script.cachedDataRejected !== false) {
     const save = () => saveCache(script, cacheFile);

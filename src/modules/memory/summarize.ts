@@ -68,9 +68,11 @@ export function cleanSummary(answer: string): string | undefined {
     .replace(/^\s*(?:[-*]|\d+\.)\s+/gm, '')
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/^["'“”]+|["'“”]+$/g, '');
+    // straight and curly quotes (escaped: the bundle is ASCII, scripts/build.mjs)
+    .replace(/^["'\u201c\u201d]+|["'\u201c\u201d]+$/g, '');
   if (!flat || /^SKIP\b/i.test(flat)) return undefined;
-  const sentences = flat.match(/[^.!?。！？]+(?:[.!?。！？]+|$)/g) ?? [flat];
+  // sentence ends, also the CJK full stop, exclamation and question marks (。！？)
+  const sentences = flat.match(/[^.!?\u3002\uff01\uff1f]+(?:[.!?\u3002\uff01\uff1f]+|$)/g) ?? [flat];
   const kept = sentences.slice(0, 3).join('').trim();
   return kept.length > MAX_SUMMARY_CHARS ? `${kept.slice(0, MAX_SUMMARY_CHARS - 1).trimEnd()}…` : kept;
 }

@@ -68,7 +68,7 @@ const accept = (candidate: string | undefined): string | undefined => {
 const cleanLine = (l: string) =>
   l
     .replace(/[*`_]{1,3}/g, '')
-    .replace(/^\s*(?:#{1,6}\s+|[-•]\s+|\d+[.)]\s+)/, '')
+    .replace(/^\s*(?:#{1,6}\s+|[-\u2022]\s+|\d+[.)]\s+)/, '') // a heading, a bullet (- or •), a number
     .replace(/\s+/g, ' ')
     .trim();
 

@@ -185,7 +185,7 @@ export class WebAiDriver implements WebAiApi {
         throw fromPlaywright(err, { what: `typing into ${where}`, timeoutMs: ACTION_TIMEOUT_MS });
       }
       const typed = await composerText(composer);
-      const head = oneLine(body.prompt, 40).replace(/…$/, '');
+      const head = oneLine(body.prompt, 40).replace(/\u2026$/, ''); // the ellipsis oneLine cut it with
       if (!oneLine(typed, 100_000).includes(head)) throw webAiErrors.sendFailed(p.label, `after typing, the composer shows "${oneLine(typed, 60)}"`);
       await this.submit(page, p, composer);
       await this.waitSent(page, p, composer, baseline);

@@ -64,7 +64,8 @@ export function normalizeText(s: string): string {
 }
 
 export function queryFromDescription(description: string): TextQuery {
-  const quoted = [...description.matchAll(/"([^"]+)"|“([^”]+)”|‘([^’]+)’|«([^»]+)»|(?:^|[\s(])'([^']+)'(?=$|[\s).,!?:;])/g)]
+  // "…", “…”, ‘…’, «…» and '…' (escaped: the bundle is ASCII, scripts/build.mjs)
+  const quoted = [...description.matchAll(/"([^"]+)"|\u201c([^\u201d]+)\u201d|\u2018([^\u2019]+)\u2019|\u00ab([^\u00bb]+)\u00bb|(?:^|[\s(])'([^']+)'(?=$|[\s).,!?:;])/g)]
     .map((m) => m.slice(1).find((g) => g !== undefined) ?? '')
     .map(normalizeText)
     .filter(Boolean);
