@@ -18,11 +18,20 @@ interface EventDef<S extends z.ZodType, V extends Visibility = Visibility> {
   visibility: V;
   payload: S;
 }
-const define = <S extends z.ZodType, V extends Visibility>(topic: Topic, visibility: V, payload: S): EventDef<S, V> => ({
-  topic,
-  visibility,
-  payload,
-});
+/**
+ * An event's payload schema is built when it is first used (an event published, the OpenAPI document made):
+ * building the catalogue's fifty schemas at start was the largest part of the server's module evaluation.
+ */
+const define = <S extends z.ZodType, V extends Visibility>(topic: Topic, visibility: V, payload: () => S): EventDef<S, V> => {
+  let schema: S | undefined;
+  return {
+    topic,
+    visibility,
+    get payload() {
+      return (schema ??= payload());
+    },
+  };
+};
 
 const traceId = z.string().min(1);
 const reason = z.string();
@@ -56,7 +65,7 @@ export type ToolLogEntry = z.infer<typeof ToolLogEntrySchema>;
 
 export const catalogue = {
   // ── chat and sessions ────────────────────────────────────────────────────────────────
-  message: define('chat', 'public', z.object({
+  message: define('chat', 'public', () => z.object({
     id: z.number().int(),
     role: z.enum(MESSAGE_ROLES),
     content: z.string(),
@@ -65,30 +74,30 @@ export const catalogue = {
     /** Set when a queued message moved behind the answers saved while it waited: its old id. */
     replaces: z.number().int().optional(),
   })),
-  new_message: define('chat', 'public', z.object({
+  new_message: define('chat', 'public', () => z.object({
     role: z.literal('user'),
     content: z.string(),
     sessionId: z.string(),
     queued: z.boolean(),
     requestId: z.string().optional(),
   })),
-  session_switched: define('session', 'public', z.object({ sessionId: z.string() })),
-  session_created: define('session', 'public', z.object({ sessionId: z.string(), title: z.string() })),
+  session_switched: define('session', 'public', () => z.object({ sessionId: z.string() })),
+  session_created: define('session', 'public', () => z.object({ sessionId: z.string(), title: z.string() })),
   /** A chat session's messages were deleted (`/clear`): clients drop what they show of it. */
-  chat_cleared: define('chat', 'public', z.object({ sessionId: z.string() })),
+  chat_cleared: define('chat', 'public', () => z.object({ sessionId: z.string() })),
   /** The provider sessions of a chat session were forgotten: the next message starts fresh. */
-  session_reset: define('session', 'public', z.object({ sessionId: z.string() })),
+  session_reset: define('session', 'public', () => z.object({ sessionId: z.string() })),
   /** A chat session and its messages were deleted: clients drop it (and leave it if they show it). */
-  session_deleted: define('session', 'public', z.object({ sessionId: z.string() })),
-  session_list: define('session', 'public', z.object({ sessions: z.array(ChatSessionSchema) })),
+  session_deleted: define('session', 'public', () => z.object({ sessionId: z.string() })),
+  session_list: define('session', 'public', () => z.object({ sessions: z.array(ChatSessionSchema) })),
   // ── agent runs ───────────────────────────────────────────────────────────────────────
-  agent_status: define('agent', 'public', z.object({
+  agent_status: define('agent', 'public', () => z.object({
     status: z.enum(AGENT_STATUSES),
     traceId: traceId.optional(),
     provider: z.string().optional(),
     model: z.string().optional(),
   })),
-  agent_tool: define('agent', 'public', z.object({
+  agent_tool: define('agent', 'public', () => z.object({
     traceId,
     stepId: z.string(),
     name: z.string(),
@@ -101,8 +110,8 @@ export const catalogue = {
   })),
   // offset: where `content` starts in the run's whole output (UTF-16 units), so a client that loaded
   // the output so far (GET /api/runtime) can drop what it already has.
-  agent_output: define('agent', 'public', z.object({ traceId, content: z.string(), offset: z.number().int().nonnegative() })),
-  agent_done: define('agent', 'public', z.object({
+  agent_output: define('agent', 'public', () => z.object({ traceId, content: z.string(), offset: z.number().int().nonnegative() })),
+  agent_done: define('agent', 'public', () => z.object({
     traceId,
     /** The request (POST /api/message answers it in X-Request-Id) this run answered. */
     requestId: z.string().optional(),
@@ -122,19 +131,19 @@ export const catalogue = {
     usage: usage.optional(),
     durationMs: z.number().optional(),
   })),
-  agent_retry: define('agent', 'public', z.object({
+  agent_retry: define('agent', 'public', () => z.object({
     traceId, provider: z.string(), attempt: z.number().int(), delayMs: z.number(), reason,
     /** The failure class that is being retried; absent when the CLI retries on its own. */
     failure: z.string().optional(),
   })),
-  agent_fallback: define('agent', 'public', z.object({ traceId, from: z.string(), to: z.string(), reason })),
-  steer_started: define('agent', 'public', z.object({ prompt: z.string(), traceId: traceId.optional() })),
+  agent_fallback: define('agent', 'public', () => z.object({ traceId, from: z.string(), to: z.string(), reason })),
+  steer_started: define('agent', 'public', () => z.object({ prompt: z.string(), traceId: traceId.optional() })),
   // pending: waiting in the chat session the chat shows (the active one): another session's wakeup or
   // worker result waiting behind the same run is not queued there; total: in all sessions; sessions: per
   // session (svc always sends both; an older server sent neither, and its pending was the total).
-  queue_update: define('queue', 'public', z.object({ pending: z.number().int(), total: z.number().int().optional(), sessions: z.record(z.string(), z.number().int()).optional(), active: z.boolean() })),
+  queue_update: define('queue', 'public', () => z.object({ pending: z.number().int(), total: z.number().int().optional(), sessions: z.record(z.string(), z.number().int()).optional(), active: z.boolean() })),
   // ── orchestration, goals, memory, schedules, workers (payloads the spec leaves open are `open`) ──
-  orc_state: define('orchestrate', 'public', z.object({
+  orc_state: define('orchestrate', 'public', () => z.object({
     sessionId: z.string(),
     phase: z.enum(PHASES),
     status: z.enum(ORC_STATUSES),
@@ -145,37 +154,37 @@ export const catalogue = {
   // Open payloads (the spec leaves them open). svc publishes orchestrate_done with kind 'cycle' (a
   // session reached D) or 'worker_result' (a worker run's result was delivered to its session; `noted`:
   // as a note that starts no run, its own CLI could not run), and orchestrate_warning with {message, sessionId?, runId?}.
-  orchestrate_done: define('orchestrate', 'public', open),
-  orchestrate_warning: define('orchestrate', 'public', open),
-  worker_stalled: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
-  worker_disconnected: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
-  worker_timeout: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
+  orchestrate_done: define('orchestrate', 'public', () => open),
+  orchestrate_warning: define('orchestrate', 'public', () => open),
+  worker_stalled: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
+  worker_disconnected: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
+  worker_timeout: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
   // a worker run's changes (queued, started, ended): what the workers panel and worker-progress follow
-  worker_run: define('orchestrate', 'public', z.looseObject({ runId: z.string(), sessionId: z.string(), status: z.enum(WORKER_RUN_STATUSES) })),
+  worker_run: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), status: z.enum(WORKER_RUN_STATUSES) })),
   // Goal events go to every client, whatever session it shows (spec §6: goal lifecycle is instance-wide).
-  goal_done: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string() })),
-  goal_done_rejected: define('goal', 'public', z.object({ reason, goalId: z.string(), sessionId: z.string() })),
-  goal_cancel: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string(), reason })),
+  goal_done: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string() })),
+  goal_done_rejected: define('goal', 'public', () => z.object({ reason, goalId: z.string(), sessionId: z.string() })),
+  goal_cancel: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), reason })),
   /** A run ended with the agent's request to pause on record (the gate is armed, not the goal paused). */
-  goal_pause_detected: define('goal', 'public', z.object({ reason, goalId: z.string(), sessionId: z.string(), traceId: z.string() })),
-  goal_pause_gate_pending: define('goal', 'public', z.object({ reason, goalId: z.string(), sessionId: z.string() })),
+  goal_pause_detected: define('goal', 'public', () => z.object({ reason, goalId: z.string(), sessionId: z.string(), traceId: z.string() })),
+  goal_pause_gate_pending: define('goal', 'public', () => z.object({ reason, goalId: z.string(), sessionId: z.string() })),
   /** The goal's next turn is scheduled (`kind` continue or audit). */
-  goal_continuation: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string(), kind: z.enum(['continue', 'audit']), dueAt: z.number(), reason })),
+  goal_continuation: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), kind: z.enum(['continue', 'audit']), dueAt: z.number(), reason })),
   /** The budget stopped the goal's continuation. */
-  goal_continuation_limit: define('goal', 'public', z.object({ goalId: z.string(), sessionId: z.string(), reason })),
+  goal_continuation_limit: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), reason })),
   /** Any change of a session's goal (status, gate, checkpoint, usage): the whole goal, for the UI. */
-  goal_update: define('goal', 'public', z.object({ sessionId: z.string(), goal: GoalSchema.nullable() })),
+  goal_update: define('goal', 'public', () => z.object({ sessionId: z.string(), goal: GoalSchema.nullable() })),
   /** The task list changed: the task added or changed, or how many `clear` removed. */
-  task_update: define('task', 'public', z.object({ action: z.enum(['add', 'update', 'done', 'clear']), task: TaskSchema.optional(), removed: z.number().int().optional() })),
+  task_update: define('task', 'public', () => z.object({ action: z.enum(['add', 'update', 'done', 'clear']), task: TaskSchema.optional(), removed: z.number().int().optional() })),
   /** The memory store changed (a save, an outside edit, reindex progress…): the reason and the whole status. */
-  memory_status: define('memory', 'public', MemoryStatusEventSchema),
-  schedule_wakeup: define('schedule', 'public', z.object({ id: z.number().int(), sessionId: z.string(), dueAt: z.number(), reason })),
-  schedule_wakeup_failed: define('schedule', 'public', z.object({ reason, id: z.number().int().optional(), sessionId: z.string() })),
+  memory_status: define('memory', 'public', () => MemoryStatusEventSchema),
+  schedule_wakeup: define('schedule', 'public', () => z.object({ id: z.number().int(), sessionId: z.string(), dueAt: z.number(), reason })),
+  schedule_wakeup_failed: define('schedule', 'public', () => z.object({ reason, id: z.number().int().optional(), sessionId: z.string() })),
   // ── tool permissions answered by a person ────────────────────────────────────────────
   /** A CLI asks to run a tool and the call is held until a person (or a rule, or the timeout) answers. */
-  permission_request: define('permission', 'public', PermissionRequestSchema),
+  permission_request: define('permission', 'public', () => PermissionRequestSchema),
   /** A permission request was answered: the decision and who made it. */
-  permission_resolved: define('permission', 'public', z.object({
+  permission_resolved: define('permission', 'public', () => z.object({
     id: z.string(),
     sessionId: z.string(),
     runId: z.string(),
@@ -185,19 +194,19 @@ export const catalogue = {
   })),
   // ── settings ─────────────────────────────────────────────────────────────────────────
   /** Settings changed (by the API, a slash command or the CLI): the changed sections, secrets masked as in GET /api/settings. */
-  settings_changed: define('system', 'public', z.object({
+  settings_changed: define('system', 'public', () => z.object({
     sections: z.array(z.string()),
     values: z.record(z.string(), z.unknown()),
   })),
   // ── chat channels ────────────────────────────────────────────────────────────────────
   /** A chat channel's bot connected (or reconnected after a restart). */
-  channel_connected: define('system', 'public', z.object({ channel: z.string(), botName: z.string() })),
+  channel_connected: define('system', 'public', () => z.object({ channel: z.string(), botName: z.string() })),
   /** A chat channel's bot disconnected: stopped, disabled, or its connection failed. */
-  channel_disconnected: define('system', 'public', z.object({ channel: z.string(), reason: z.string() })),
+  channel_disconnected: define('system', 'public', () => z.object({ channel: z.string(), reason: z.string() })),
   /** The MCP list changed (PUT /api/mcp or an install): the whole list, secrets masked as in GET /api/mcp. */
-  mcp_changed: define('system', 'public', z.object({ servers: z.array(McpServerSchema) })),
+  mcp_changed: define('system', 'public', () => z.object({ servers: z.array(McpServerSchema) })),
   /** Progress of POST /api/mcp/install: npm's output lines, then the end (`ok` registers the server). */
-  mcp_install: define('system', 'public', z.object({
+  mcp_install: define('system', 'public', () => z.object({
     installId: z.string(),
     package: z.string(),
     status: z.enum(['running', 'ok', 'error']),
@@ -206,12 +215,12 @@ export const catalogue = {
   })),
   // ── the manager dashboard's own stream (svc dashboard serve) ─────────────────────────
   /** An instance's row changed (appeared, went online/offline, busy/idle, was started or stopped). */
-  instance_status: define('dashboard', 'public', z.object({ instanceId: z.string(), status: z.string(), busy: z.boolean(), change: z.string() })),
+  instance_status: define('dashboard', 'public', () => z.object({ instanceId: z.string(), status: z.string(), busy: z.boolean(), change: z.string() })),
   /**
    * One event of an instance's own stream, relayed: its name, topic and id there, and its fields
    * (`data`). The manager relays every public event, so worker progress it does not know reaches the page too.
    */
-  instance_event: define('dashboard', 'public', z.object({
+  instance_event: define('dashboard', 'public', () => z.object({
     instanceId: z.string(),
     name: z.string(),
     instanceTopic: z.string(),
@@ -219,15 +228,15 @@ export const catalogue = {
     data: open,
   })),
   /** The manager's own actions: a scan, a lifecycle result. */
-  dashboard_activity: define('dashboard', 'public', z.object({ kind: z.string(), instanceId: z.string().optional(), ok: z.boolean(), message: z.string() })),
+  dashboard_activity: define('dashboard', 'public', () => z.object({ kind: z.string(), instanceId: z.string().optional(), ok: z.boolean(), message: z.string() })),
   // ── the executive agent (/api/svc-ceo): what changed, for its console (it reads the rest by id) ──
-  ceo_transcript: define('dashboard', 'public', z.object({ id: z.number().int(), role: z.string(), instanceId: z.string().nullable() })),
-  ceo_watch: define('dashboard', 'public', z.object({ id: z.string(), instanceId: z.string(), status: z.string() })),
-  ceo_completion: define('dashboard', 'public', z.object({ key: z.string(), instanceId: z.string(), watchId: z.string(), status: z.string() })),
-  ceo_audit: define('dashboard', 'public', z.object({ id: z.number().int(), kind: z.string(), action: z.string(), ok: z.boolean() })),
+  ceo_transcript: define('dashboard', 'public', () => z.object({ id: z.number().int(), role: z.string(), instanceId: z.string().nullable() })),
+  ceo_watch: define('dashboard', 'public', () => z.object({ id: z.string(), instanceId: z.string(), status: z.string() })),
+  ceo_completion: define('dashboard', 'public', () => z.object({ key: z.string(), instanceId: z.string(), watchId: z.string(), status: z.string() })),
+  ceo_audit: define('dashboard', 'public', () => z.object({ id: z.number().int(), kind: z.string(), action: z.string(), ok: z.boolean() })),
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */
-  provider_line: define('agent', 'internal', z.object({
+  provider_line: define('agent', 'internal', () => z.object({
     traceId, stream: z.enum(['stdout', 'stderr']), line: z.string(),
   })),
 } as const;
