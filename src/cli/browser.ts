@@ -3,7 +3,7 @@
 // CLIs use these commands for the browser skill. Help needs no server and writes nothing.
 import { AppError } from '../core/errors.ts';
 import { defaultHome, ensureHome, homePaths } from '../core/home.ts';
-import { BROWSER_HELP, browserClientFor, createBrowserClient, DEFAULT_BROWSER_PORT, runBrowserArgs } from '../modules/automation/browser/index.ts';
+import { browserClientFor, createBrowserClient, DEFAULT_BROWSER_PORT, loadBrowserCommands } from '../modules/automation/browser/index.ts';
 
 const SERVE_HELP = `Usage: svc browser serve [--port 3459] [--home DIR] [--cdp-url URL] [--headed] [--browser-path PATH]
 Runs the browser server on 127.0.0.1: one Chromium (launched on first use, or attached with --cdp-url)
@@ -14,7 +14,7 @@ that \`svc browser <action>\` and the core server's /api/browser routes drive.
   --headed           show the browser window (default headless)
   --browser-path P   the Chromium/Chrome executable`;
 
-const HELP = `${BROWSER_HELP.replace(/^Browser commands:/, 'Usage: svc browser <action> [args]').replace(/\/browser /g, 'svc browser ')}
+const help = (browserHelp: string) => `${browserHelp.replace(/^Browser commands:/, 'Usage: svc browser <action> [args]').replace(/\/browser /g, 'svc browser ')}
   status                               is a browser server running, and its browser?
   stop                                 stop the browser server (and the browser it launched)
   serve [options]                      run the browser server in the foreground (svc browser serve --help)
@@ -24,8 +24,9 @@ const isHelp = (arg: string | undefined) => arg === undefined || arg === 'help' 
 const port = () => Number(process.env.SVC_BROWSER_PORT) || DEFAULT_BROWSER_PORT;
 
 export async function browserCommand(action: string | undefined, args: string[]): Promise<number> {
+  const { BROWSER_HELP, runBrowserArgs } = await loadBrowserCommands();
   if (isHelp(action)) {
-    console.log(HELP);
+    console.log(help(BROWSER_HELP));
     return 0;
   }
   if (action === 'serve') return serveCommand(args);

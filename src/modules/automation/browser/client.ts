@@ -8,17 +8,8 @@ import { closeSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { dirname } from 'node:path';
 import { AppError, isErrorCode } from '../../../core/errors.ts';
-import {
-  DEFAULT_BROWSER_PORT,
-  DEFAULT_TIMEOUTS,
-  MAX_TIMEOUT_MS,
-  type Action,
-  type ActionName,
-  type ActionOf,
-  type ActionResult,
-  type ActionResultMap,
-  type BrowserStatus,
-} from './types.ts';
+import { DEFAULT_BROWSER_PORT, DEFAULT_TIMEOUTS, MAX_TIMEOUT_MS } from './limits.ts';
+import type { Action, ActionName, ActionOf, ActionResult, ActionResultMap, BrowserStatus } from './types.ts';
 
 /** How to start the browser server: e.g. { command: process.execPath, args: [cliEntry, 'browser', 'serve', '--port', '3459'] }. */
 export interface SpawnCommand {

@@ -367,13 +367,3 @@ async function run(parsed: ParseResult, client: BrowserActor): Promise<{ text: s
   const data = await client.act(parsed.action);
   return { text: renderResult(parsed.action, data), data };
 }
-
-/** `/browser …`: the browser skill as a slash command (the browser server starts on first use). */
-export function browserCommand(client: BrowserActor): SlashCommand {
-  return {
-    name: 'browser',
-    usage: '/browser <open|screenshot|click|type|extract|eval|wait|snapshot|tabs|tab|console|network|fetch> ...',
-    description: 'Drive the controlled browser (Chromium over CDP); the browser server starts on first use.',
-    run: async (args) => (await runBrowserCommand(args, client)).text,
-  };
-}

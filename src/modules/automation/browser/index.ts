@@ -5,13 +5,16 @@
 export type { BrowserApi } from './browser.routes.ts';
 export { BrowserClient, createBrowserClient, ensureServer, type SpawnCommand } from './client.ts';
 export { browserClientFor } from './spawn.ts';
-export { browserCommand, runBrowserArgs, BROWSER_HELP } from './commands.ts';
+export { browserCommand } from './slash-command.ts';
 export { browserSkill } from './skill.ts';
 export { isPidAlive } from './launcher.ts';
-export { DEFAULT_BROWSER_PORT, type Action, type ActionResult, type ActionResultMap } from './types.ts';
+export { DEFAULT_BROWSER_PORT } from './limits.ts';
+export type { Action, ActionResult, ActionResultMap } from './types.ts';
 export type { BrowserSession, SessionOptions, Tab } from './session.ts';
 export { browserErrors, firstLine, fromPlaywright } from './errors.ts';
 
+/** The command parser and renderer of `svc browser <action>` (with the actions' zod schemas). */
+export const loadBrowserCommands = () => import('./commands.ts');
 /** The driver side (playwright-core), for the browser server only. */
 export const loadBrowserDriver = () => import('./driver.ts');
 /** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { TLS_PIN_ENV } from '../../../core/tls.ts';
 import { SVC_BIN } from '../../../core/version.ts';
 import { createBrowserClient, type BrowserClient } from './client.ts';
-import { DEFAULT_BROWSER_PORT } from './types.ts';
+import { DEFAULT_BROWSER_PORT } from './limits.ts';
 
 export interface BrowserClientSetup {
   home: string;

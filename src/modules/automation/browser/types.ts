@@ -2,22 +2,9 @@
 // routes and the slash-command parser all validate the same shape) and the result shapes.
 // No playwright import here: the core server and the CLI load this without loading a browser driver.
 import { z } from 'zod';
+import { MAX_TIMEOUT_MS } from './limits.ts';
 
-export const DEFAULT_BROWSER_PORT = 3459;
-
-/** Default timeouts (ms) of the actions that do not say. */
-export const DEFAULT_TIMEOUTS = {
-  open: 30_000,
-  action: 10_000,
-  extract: 5_000,
-  eval: 30_000,
-  wait: 30_000,
-  screenshot: 30_000,
-  fetch: 30_000,
-} as const;
-
-/** Longest timeout any single action may ask for (ms). Keeps every request bounded. */
-export const MAX_TIMEOUT_MS = 300_000;
+export { DEFAULT_BROWSER_PORT, DEFAULT_TIMEOUTS, MAX_TIMEOUT_MS } from './limits.ts';
 
 const target = z.string().trim().min(1, 'target is empty').max(4000);
 const timeout = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional();

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseBrowserArgs, parseBrowserCommand, runBrowserArgs, runBrowserCommand, type BrowserActor } from '../../../../src/modules/automation/browser/commands.ts';
-import { tokenizeArgs as tokenize } from '../../../../src/agent/commands.ts';
+import { tokenizeArgs as tokenize, type CommandContext } from '../../../../src/agent/commands.ts';
 import { AppError } from '../../../../src/core/errors.ts';
+import { browserCommand } from '../../../../src/modules/automation/browser/index.ts';
 import type { Action, ActionResult } from '../../../../src/modules/automation/browser/types.ts';
 
 function ok(text: string): Action {
@@ -154,4 +155,19 @@ test('shell arguments (svc browser ...) parse the same way, one argument per ele
   });
   assert.deepEqual(seen, [{ action: 'screenshot', full: true }]);
   assert.equal(r.text, 'Screenshot saved: /media/x.png (2 KB, full page).');
+});
+
+test('the /browser slash command (its parser loaded on first use) runs an action and refuses what does not parse', async () => {
+  const seen: Action[] = [];
+  const command = browserCommand({
+    async act(a: Action): Promise<ActionResult> {
+      seen.push(a);
+      return { tabs: [{ id: 't1', url: 'https://a.test/', title: 'A', active: true }], active: 't1' };
+    },
+  });
+  const ctx = { openStream: () => assert.fail('the command does not stream'), caller: { kind: 'person' } } as unknown as CommandContext;
+  assert.equal(command.name, 'browser');
+  assert.equal(await command.run('tabs', ctx), '* t1  A — https://a.test/');
+  await assert.rejects(async () => command.run('click', ctx), (e: unknown) => e instanceof AppError && e.code === 'BAD_COMMAND');
+  assert.deepEqual(seen, [{ action: 'tabs' }]);
 });
