@@ -15,7 +15,7 @@ import { canonicalTarget } from './canonical-path.ts';
 import { lingerOnClose } from './lingering-close.ts';
 import { BODY_LIMIT_BYTES, errorHandler, writeClientError } from './error-handler.ts';
 import { defineRoutes, type Method, type RouteDoc } from './routes.ts';
-import { loadAllRoutes } from './lazy-routes.ts';
+import { answerLazyRoute, loadAllRoutes } from './lazy-routes.ts';
 import { openApiDocument, type ApiInfo } from './openapi.ts';
 
 export interface ServerKitOptions {
@@ -98,7 +98,10 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
   app.removeContentTypeParser('text/plain');
 
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((request) => {
+  // Fastify routes what was registered at start; the routes of lazy groups are reached from here (lazy-routes.ts)
+  app.setNotFoundHandler(async (request, reply) => {
+    const lazy = await answerLazyRoute(request, reply);
+    if (lazy) return lazy.answer;
     throw new AppError(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The routes are listed at GET /api/openapi.json.`);
   });
   app.addHook('onRequest', async (request) => lingerOnClose(request.raw));
@@ -125,8 +128,6 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
   const routeTable: RegisteredRoute[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
-    // a lazy group's catch-all routes stand for the routes its load adds (lazy-routes.ts)
-    if (route.config?.lazy) return;
     for (const method of [route.method].flat()) if (method !== 'HEAD') routeTable.push({ method: method as Method, url: route.url });
   });
   if (options.websocket) await app.register(websocket, { options: { maxPayload: 64 * 1024 } });

@@ -1,15 +1,11 @@
 // Route groups built on their first request. Registering a route with Fastify costs about half a
 // millisecond (its context, its hooks, its router entry), and building a group's declarations means
 // evaluating its modules and constructing their zod schemas: together the largest part of `svc serve`'s
-// start. A lazy group declares the paths it owns ('/api/goal', '/api/goal/*', '/api/goal-run'); Fastify gets
-// one prefix catch-all for them ('/api/goal*'), shared by the groups whose paths it covers, and a request
-// that reaches it goes to the group owning its path. The group's first request loads its modules, builds its
-// declarations and puts them in a router of its own, and every request after that is matched there.
-//
-// No route registered at start with a parameter or a wildcard may lie under a catch-all (checked when the
-// server is ready): the router would fall back to the catch-all where it answers that route's errors
-// itself (a parameter over 100 characters is a 414 there), so the route would answer differently with the
-// group than without it. That is also why there is no single `/api/*`.
+// start. A lazy group declares the paths it owns ('/api/goal', '/api/goal/*', '/api/goal-run') and registers
+// nothing with Fastify: a request for one of them finds no route there and reaches the server's not-found
+// handler, which hands it to the group owning its path (create-server.ts). The group's first request loads
+// its modules, builds its declarations and puts them in a router of its own, and every request after that
+// is matched there.
 //
 // The rules of an eagerly registered route hold unchanged. The guard reads the access of the route the
 // group's router matched (resolveLazyRoute, before the guard's checks), and the handler runs that same
@@ -17,7 +13,8 @@
 // Fastify's options: the same parameters, decoded the same way, and the same framework errors (a
 // malformed percent-encoding, a parameter over 100 characters). A path the group does not declare is
 // Fastify's not-found answer. Lazy routes take the server's body limit and no hooks of their own: a
-// route that needs them is registered eagerly (load() refuses it).
+// route that needs them is registered eagerly (load() refuses it). A route registered at start may not lie
+// under a group's path (checked when the server is ready): it would take the group's requests.
 import FindMyWay from 'find-my-way';
 import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteHandlerMethod } from 'fastify';
 import { documentRoute, routeHandler, type Method, type Route, type RouteDoc, type RouteModule, type RouteScope } from './routes.ts';
@@ -42,7 +39,11 @@ export function routesOf<D extends object>(load: () => Promise<RouteModule<D>>, 
   };
 }
 
-const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+/**
+ * A path's owner does not depend on the method: the owners' router keeps each path under this one (each
+ * route find-my-way adds compiles two functions).
+ */
+const OWNER_METHOD: Method = 'GET';
 
 interface Entry {
   doc: RouteDoc;
@@ -52,18 +53,13 @@ interface Entry {
 /** What a lazy group's router found for a request: a route with its parameters, or nothing. */
 export type LazyMatch = { entry: Entry; params: Record<string, string | undefined> } | { entry: undefined };
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Set on the catch-all routes of the lazy groups. */
-    lazy?: LazyIndex;
-  }
-}
-
-/** A server's lazy groups, which owns each path, and the catch-alls registered for them. */
+/** A server's lazy groups and which owns each path. */
 interface LazyIndex {
   groups: LazyGroup[];
+  /** Which group owns a path, whatever the method: each path is registered once, under OWNER_METHOD. */
   owners: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
-  catchAlls: string[];
+  /** The route table's entries the groups added as they loaded (the rest were registered at start). */
+  loaded: WeakSet<object>;
 }
 
 /** The match of each request to a lazy group, made once by resolveLazyRoute. */
@@ -76,8 +72,9 @@ class LazyGroup {
 
   constructor(
     private readonly app: FastifyInstance,
+    private readonly index: LazyIndex,
     /** The paths it owns, as Fastify patterns: '/api/goal' (that path) and '/api/goal/*' (all under it). */
-    private readonly paths: readonly string[],
+    readonly paths: readonly string[],
     private readonly modules: readonly LazyModule[],
     private readonly section: RouteDoc[],
   ) {}
@@ -126,7 +123,9 @@ class LazyGroup {
       }
     }
     this.section.push(...docs);
-    this.app.routeTable.push(...docs.map(({ method, url }) => ({ method, url })));
+    const entries = docs.map(({ method, url }) => ({ method, url }));
+    for (const entry of entries) this.index.loaded.add(entry);
+    this.app.routeTable.push(...entries);
     return router;
   }
 }
@@ -143,38 +142,25 @@ function owns(path: string, url: string): boolean {
 export function defineLazyRoutes(app: FastifyInstance, paths: readonly string[], ...modules: LazyModule[]): void {
   const section: RouteDoc[] = [];
   app.routeSections.push(section);
-  const group = new LazyGroup(app, paths, modules, section);
   const index = indexOf(app);
+  const group = new LazyGroup(app, index, paths, modules, section);
   index.groups.push(group);
-  for (const path of paths) {
-    index.owners.on(METHODS, path, () => undefined, group);
-    const catchAll = catchAllOf(path);
-    if (index.catchAlls.some((registered) => covers(registered, catchAll))) continue;
-    index.catchAlls.push(catchAll);
-    app.route({ method: METHODS, url: catchAll, config: { lazy: index }, handler: lazyHandler });
-  }
-}
-
-/** The Fastify catch-all of an owned path: '/api/goal' and '/api/goal/*' are both under '/api/goal*'. */
-function catchAllOf(path: string): string {
-  return `${path.endsWith('/*') ? path.slice(0, -2) : path}*`;
-}
-
-/** Whether the prefix catch-all `catchAll` ('/api/goal*') takes the path or pattern `url`. */
-function covers(catchAll: string, url: string): boolean {
-  return url.startsWith(catchAll.slice(0, -1));
+  for (const path of paths) index.owners.on(OWNER_METHOD, path, () => undefined, group);
 }
 
 function indexOf(app: FastifyInstance): LazyIndex {
   let index = indexes.get(app);
   if (index) return index;
-  const created: LazyIndex = { groups: [], owners: FindMyWay(), catchAlls: [] };
+  const created: LazyIndex = { groups: [], owners: FindMyWay(), loaded: new WeakSet() };
   indexes.set(app, created);
   app.addHook('onReady', async () => {
-    for (const { method, url } of app.routeTable) {
-      if (!/[:*]/.test(url)) continue;
-      const under = created.catchAlls.find((catchAll) => covers(catchAll, url));
-      if (under) throw new Error(`route ${method} ${url} lies under the lazy catch-all ${under}: declare it in a lazy group, or give the groups narrower paths`);
+    for (const entry of app.routeTable) {
+      if (created.loaded.has(entry)) continue;
+      const owner = created.owners.find(OWNER_METHOD, entry.url);
+      if (owner) {
+        const paths = (owner.store as LazyGroup).paths.join(', ');
+        throw new Error(`route ${entry.method} ${entry.url} lies under the paths of a lazy group (${paths}): it would take the group's requests; declare it in the group, or give the group narrower paths`);
+      }
     }
   });
   app.addHook('preClose', async () => {
@@ -184,16 +170,16 @@ function indexOf(app: FastifyInstance): LazyIndex {
 }
 
 /**
- * Matches a request routed to a lazy group in the group's router, once, loading the group first if
- * need be. The guard calls it before its checks; the route's handler then runs the same match.
+ * Matches a request Fastify found no route for to the lazy group owning its path, once, loading the group
+ * first if need be. The guard calls it before its checks; the not-found handler then runs the same match.
  */
 export async function resolveLazyRoute(request: FastifyRequest): Promise<LazyMatch | undefined> {
   const known = matches.get(request);
   if (known) return known;
-  const index = request.routeOptions.config?.lazy;
-  if (!index) return undefined;
-  const owner = index.owners.find(request.method as Method, request.url);
-  const match = owner ? await (owner.store as LazyGroup).match(request) : { entry: undefined };
+  if (!request.is404) return undefined;
+  const owner = indexes.get(request.server)?.owners.find(OWNER_METHOD, request.url);
+  if (!owner) return undefined;
+  const match = await (owner.store as LazyGroup).match(request);
   matches.set(request, match);
   return match;
 }
@@ -203,11 +189,26 @@ export function lazyRouteOf(request: FastifyRequest): LazyMatch | undefined {
   return matches.get(request);
 }
 
-async function lazyHandler(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-  const match = (await resolveLazyRoute(request))!;
-  if (!match.entry) return reply.callNotFound();
+/**
+ * Answers a request with the lazy route it matches, from the server's not-found handler; `undefined` when
+ * no lazy route has its path and method (the not-found answer is then the handler's).
+ */
+export async function answerLazyRoute(request: FastifyRequest, reply: FastifyReply): Promise<{ answer: unknown } | undefined> {
+  const match = await resolveLazyRoute(request);
+  if (!match?.entry) return undefined;
+  if (unparsedBody(request)) throw new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE();
   (request as { params: unknown }).params = match.params;
-  return match.entry.run.call(request.server, request, reply);
+  return { answer: await match.entry.run.call(request.server, request, reply) };
+}
+
+/**
+ * A body Fastify found no parser for. On a route it answers that 415 itself; on a not-found request it
+ * leaves the body unread (so that the answer is the 404), and a lazy route's request is one.
+ */
+function unparsedBody(request: FastifyRequest): boolean {
+  if (request.method === 'GET' || request.body !== undefined) return false;
+  const { 'content-type': contentType, 'content-length': length, 'transfer-encoding': chunked } = request.headers;
+  return contentType !== undefined || chunked !== undefined || (length !== undefined && length !== '0');
 }
 
 /** Loads every lazy group of `app`, so that its route documentation (routeDocs) is whole. */
