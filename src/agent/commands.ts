@@ -29,6 +29,14 @@ export interface CommandInfo {
   description: string;
 }
 
+/**
+ * A command whose code loads on its first use: the registry lists it from `info`, and `load` imports what
+ * runs it (a parser and renderer with their schemas need not be built when the server starts).
+ */
+export function lazyCommand(info: CommandInfo, load: () => Promise<SlashCommand['run']>): SlashCommand {
+  return { ...info, run: async (args, ctx) => (await load())(args, ctx) };
+}
+
 export class CommandRegistry {
   private readonly commands = new Map<string, SlashCommand>();
 

@@ -2,9 +2,10 @@
 // core server: the same parser and rendering as `/web-ai`, the routes over HTTP, `--json` for the answer as
 // JSON. Honours --url / SVC_URL and SVC_TOKEN.
 import { AppError } from '../core/errors.ts';
-import { httpTransport, parseWebAiArgs, runWebAiCall, webAiClient, WEB_AI_HELP } from '../modules/automation/web-ai/index.ts';
+import { httpTransport, loadWebAiCommands, webAiClient } from '../modules/automation/web-ai/index.ts';
 
 export async function webAiCommand(args: string[], opts: { url: string; token?: string; json: boolean }): Promise<number> {
+  const { parseWebAiArgs, runWebAiCall, WEB_AI_HELP } = await loadWebAiCommands();
   try {
     const call = parseWebAiArgs(args.map((value) => ({ value, quoted: false })));
     if (call.op === 'help') {

@@ -2,7 +2,7 @@
 // error that says what is wrong and how the command is written), and runBrowserCommand, which runs the
 // action through a client and renders a result a person can read.
 import { AppError } from '../../../core/errors.ts';
-import { tokenizeArgs as tokenize, type ArgToken as Token, type SlashCommand } from '../../../agent/commands.ts';
+import { tokenizeArgs as tokenize, type ArgToken as Token } from '../../../agent/commands.ts';
 import { formatDiff } from './snapshot.ts';
 import { ActionSchema, type Action, type ActionResult, type ActionResultMap, type ConsoleEntry, type NetworkEntry } from './types.ts';
 import { ownValue } from '../../../core/own.ts';

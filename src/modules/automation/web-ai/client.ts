@@ -4,7 +4,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { AppError, isErrorCode } from '../../../core/errors.ts';
-import { DEFAULT_ANSWER_TIMEOUT_MS, type WebAiApi } from './types.ts';
+import { DEFAULT_ANSWER_TIMEOUT_MS } from './limits.ts';
+import type { WebAiApi } from './types.ts';
 
 /** One JSON request to a server; an error answer rejects with its AppError. */
 export type Transport = <T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs?: number) => Promise<T>;

@@ -1,7 +1,7 @@
 // `/web-ai …` and `svc web-ai …`: a pure parser from command words to a typed call (bad input is a 400
 // that shows the usage), the call run through any WebAiApi, and the answer rendered for a person. The
 // slash command runs it on the core server; the CLI runs the same call over HTTP (and prints JSON with --json).
-import { tokenizeArgs, type ArgToken, type SlashCommand } from '../../../agent/commands.ts';
+import { tokenizeArgs, type ArgToken } from '../../../agent/commands.ts';
 import { AppError } from '../../../core/errors.ts';
 import type { z } from 'zod';
 import {
@@ -238,13 +238,3 @@ function renderSessions(r: Sessions): string {
 
 const renderProfiles = (r: Profiles) =>
   [...r.profiles.map((p) => `${p.id}  ${p.label}  ${p.url ?? '(no url)'}${p.source === 'builtin' ? '' : `  (${p.source})`}`), `Profile file: ${r.file}`].join('\n');
-
-/** `/web-ai …`: the web-ai skill as a slash command. */
-export function webAiCommand(api: WebAiApi): SlashCommand {
-  return {
-    name: 'web-ai',
-    usage: '/web-ai <send|poll|query|code|code-extract|stop|status|sessions|profiles> …',
-    description: 'Ask a web chat assistant (ChatGPT, Gemini, Claude, Grok) in the controlled browser and take its code back.',
-    run: async (args) => (await runWebAiCall(parseWebAiCommand(args), api)).text,
-  };
-}

@@ -4,10 +4,12 @@
 // the core server reaches it through a client and adds what only it knows, the working directory.
 export { WebAiService } from './web-ai.service.ts';
 export { webAiClient, httpTransport } from './client.ts';
-export { webAiCommand, parseWebAiArgs, runWebAiCall, WEB_AI_HELP } from './commands.ts';
+export { webAiCommand } from './slash-command.ts';
 export { webAiSkill } from './skill.ts';
 export type { WebAiApi } from './types.ts';
 
+/** The parser and renderer of `svc web-ai …` (with the bodies' zod schemas). */
+export const loadWebAiCommands = () => import('./commands.ts');
 /** The driver side (playwright-core), for the browser server only. */
 export const loadWebAiDriver = () => import('./driver.ts');
 /** Its routes, imported on first use (the core server builds them on their first request: src/http/lazy-routes.ts). */

@@ -2,6 +2,7 @@
 // the slash command and the CLI validate the same shapes), and WebAiApi, what the routes act through.
 // No playwright import here: the core server and the CLI load this without loading a browser driver.
 import { z } from 'zod';
+import { DEFAULT_ANSWER_TIMEOUT_MS } from './limits.ts';
 
 /** A vendor id: `chatgpt`, `gemini`, `claude`, `grok`, `generic`, or one the user's profile file adds. */
 export const VENDOR_ID = /^[a-z0-9][a-z0-9_-]{0,39}$/;
@@ -11,8 +12,7 @@ const TabId = z.string().trim().regex(/^t\d{1,9}$/, 'a tab id looks like t1 (see
 
 /** Longest wait for an answer (ms): thinking models can take many minutes. */
 export const MAX_WAIT_MS = 1_800_000;
-/** How long query and code wait when they are not told (ms). */
-export const DEFAULT_ANSWER_TIMEOUT_MS = 300_000;
+export { DEFAULT_ANSWER_TIMEOUT_MS } from './limits.ts';
 
 const prompt = z.string().min(1, 'prompt is empty').max(200_000);
 const files = z
