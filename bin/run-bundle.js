@@ -9,7 +9,7 @@
 // (a read-only install) is skipped: svc then starts as fast as an uncached script does.
 'use strict';
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
-const { createRequire } = require('node:module');
+const { createRequire, SourceMap } = require('node:module');
 const { dirname, join } = require('node:path');
 const { Script } = require('node:vm');
 
@@ -34,8 +34,34 @@ function runBundle(file, role) {
     if (role === 'serve') setTimeout(save, SERVE_SAVE_AFTER_MS).unref();
     else process.once('exit', save);
   }
+  if (process.sourceMapsEnabled) mapStackTraces(file);
   const module = { exports: {} };
   script.runInThisContext()(createRequire(file), module, module.exports, file, dirname(file));
+}
+
+/**
+ * `node --enable-source-maps bin/svc.js …`: stack frames in the bundle name their source file, line and
+ * column. Node maps the files it loads itself, not a script compiled through node:vm, and the bundle keeps
+ * no function names (scripts/build.mjs), so this is how a trace becomes readable. The map is read on the
+ * first trace.
+ */
+function mapStackTraces(file) {
+  let map;
+  const where = (frame) => {
+    map ??= new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+    const entry = map.findEntry(frame.getLineNumber() - 1, frame.getColumnNumber() - 1);
+    if (!entry?.originalSource) return undefined;
+    const source = entry.originalSource.replace(/^(\.\.\/)+/, '');
+    return `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
+  };
+  Error.prepareStackTrace = (error, frames) => {
+    const lines = frames.map((frame) => {
+      const mapped = frame.getFileName() === file ? where(frame) : undefined;
+      if (!mapped) return `    at ${frame}`;
+      return `    at ${frame.isAsync() ? 'async ' : ''}${frame.getFunctionName() ?? '<anonymous>'} (${mapped})`;
+    });
+    return [String(error), ...lines].join('\n');
+  };
 }
 
 /**
