@@ -11,7 +11,9 @@
 //   class as its module is evaluated, which leaves each function's properties in dictionary mode; that was
 //   a fifth of `svc serve`'s start-up CPU (80 ms) and ~0.7 MB of its heap. `node --enable-source-maps
 //   bin/svc.js …` gives stack traces with source files and lines instead (bin/run-bundle.js);
-// - native addons and the big optional stacks (playwright, tesseract) are external and load on use;
+// - the big optional stacks (playwright, tesseract) and ws's optional addons are external and load on use;
+//   better-sqlite3's JavaScript is bundled (its fifteen files were read and compiled at every start, outside
+//   the code cache) and its addon is loaded by path (src/store/db.ts);
 // - Fastify requires its schema compilers (ajv, fast-json-stringify), pino and light-my-request only
 //   when a route has a Fastify schema, a Fastify logger is configured, or inject() is called; svc
 //   validates with zod, logs on its own and injects only in tests, so they stay external too;
@@ -120,7 +122,7 @@ const bundleOptions = {
   minify: true,
   keepNames: false,
   external: [
-    'better-sqlite3', 'playwright-core', 'tesseract.js', '@tesseract.js-data/*', 'pngjs', 'bufferutil', 'utf-8-validate',
+    'playwright-core', 'tesseract.js', '@tesseract.js-data/*', 'pngjs', 'bufferutil', 'utf-8-validate',
     '@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'pino', 'light-my-request',
     // the chat channels' SDKs load only when a channel is enabled
     'grammy', 'discord.js',

@@ -1,6 +1,13 @@
 // Opens the service's SQLite database (WAL mode) and brings its schema up to date.
+import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
 import { migrations, type Migration } from './migrations/index.ts';
+
+/**
+ * The SQLite addon, by its path. Without it better-sqlite3 asks the `bindings` package, which finds the
+ * package's directory by parsing a stack trace and tries several paths, failing, before this one (~3 ms).
+ */
+const ADDON = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
 
 export type Db = Database.Database;
 
@@ -11,7 +18,7 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  const db = new Database(path);
+  const db = new Database(path, { nativeBinding: ADDON });
   // takes effect on a new database only (before its first table): freed pages can then be given back
   // without a VACUUM (src/store/vacuum.ts switches an older one, once, after a large deletion)
   db.pragma('auto_vacuum = INCREMENTAL');
