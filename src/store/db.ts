@@ -4,10 +4,12 @@ import Database from 'better-sqlite3';
 import { migrations, type Migration } from './migrations/index.ts';
 
 /**
- * The SQLite addon, by its path. Without it better-sqlite3 asks the `bindings` package, which finds the
- * package's directory by parsing a stack trace and tries several paths, failing, before this one (~3 ms).
+ * The SQLite addon, by its path (npm builds it into build/Release). Without it better-sqlite3 asks the
+ * `bindings` package, which finds the calling package by parsing a stack trace (in the bundle, svc's own
+ * directory, where it is not) and tries several paths, failing, before the right one.
  */
-const ADDON = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+let addon: string | undefined;
+const addonPath = () => (addon ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node'));
 
 export type Db = Database.Database;
 
@@ -18,7 +20,7 @@ export interface OpenOptions {
 }
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
-  const db = new Database(path, { nativeBinding: ADDON });
+  const db = new Database(path, { nativeBinding: addonPath() });
   // takes effect on a new database only (before its first table): freed pages can then be given back
   // without a VACUUM (src/store/vacuum.ts switches an older one, once, after a large deletion)
   db.pragma('auto_vacuum = INCREMENTAL');
