@@ -17,6 +17,8 @@ async function send(page: Page, text: string): Promise<void> {
 }
 
 const runs = (page: Page) => page.locator('article.run');
+/** Lets a fake CLI started with `hold:<line>` go on past that line (test/fixtures/fake-clis/fake-cli.mjs). */
+const release = (server: AgentTestServer, line: number) => writeFileSync(join(server.stateDir, `release-${line}`), '');
 
 describe('web UI: agent runs (fake provider CLIs)', () => {
   let browser: Browser;
@@ -64,7 +66,8 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     const server = await startAgentServer();
     t.after(() => server.close());
     const { page, context, errors } = await openPage(browser, server);
-    await send(page, 'first scenario:text delay:200');
+    // the first run holds after two text chunks until the second message is seen queued
+    await send(page, 'first scenario:text delay:20 hold:6');
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Queue message' }).count(), 1);
     await send(page, 'second scenario:text');
@@ -72,6 +75,7 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     await until(async () => (await queued.getAttribute('data-status')) === 'queued', 'the queued badge');
     assert.equal(await page.locator('.queue-chip').textContent(), '1 queued');
     await shot(page, 'agent-queued');
+    release(server, 6);
     await until(async () => (await runs(page).count()) === 2 && (await runs(page).nth(1).getAttribute('data-status')) === 'ok', 'both answers', 20_000);
     assert.equal(await queued.getAttribute('data-status'), null, 'no longer queued');
     // the run's end and the queue's last update are two events: the chip goes with the second
@@ -135,7 +139,6 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     // the fake CLI stops after its 6th line (two text chunks) and its 8th (the last one) until the test
     // releases it, so the page surely opens mid-run and sees the rest stream in while the run goes on
     const stream = await postNdjson(`${server.url}/api/message`, { prompt: 'started elsewhere scenario:text delay:20 hold:6 hold:8' });
-    const release = (line: number) => writeFileSync(join(server.stateDir, `release-${line}`), '');
     const before = await until(async () => {
       const output = (await getJson(`${server.url}/api/runtime`)).body.agent.active?.output as string | undefined;
       return output?.includes('fake model.') ? output : undefined;
@@ -147,13 +150,13 @@ describe('web UI: agent runs (fake provider CLIs)', () => {
     assert.ok(((await run.locator('.md').textContent()) ?? '').startsWith(before!.trim()), 'the output streamed before the page opened shows at once');
     await page.getByRole('button', { name: 'Stop the agent' }).waitFor();
     // the chunks after the snapshot continue it: the live preview is the whole answer, once
-    release(6);
+    release(server, 6);
     const answer = 'Hello from the fake model. This is a plain text answer.';
     await until(async () => ((await run.locator('.md').textContent()) ?? '').includes('text answer.'), 'the rest of the live output', 15_000);
     assert.equal(await run.getAttribute('data-status'), 'running');
     assert.equal((await run.locator('.md').textContent())?.trim(), answer);
     await shot(page, 'agent-opened-mid-run');
-    release(8);
+    release(server, 8);
     await until(async () => (await run.getAttribute('data-status')) === 'ok', 'the end of the run', 15_000);
     assert.equal((await run.locator('.md').textContent())?.trim(), answer);
     await stream.done;
