@@ -8,8 +8,7 @@ import { migrations, type Migration } from './migrations/index.ts';
  * `bindings` package, which finds the calling package by parsing a stack trace (in the bundle, svc's own
  * directory, where it is not) and tries several paths, failing, before the right one.
  */
-let addon: string | undefined;
-const addonPath = () => (addon ??= createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node'));
+const addonPath = () => createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
 
 export type Db = Database.Database;
 

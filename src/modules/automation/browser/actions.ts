@@ -11,7 +11,8 @@ import { readableExpression } from './page-scripts.ts';
 import { asRef } from './refs.ts';
 import type { BrowserSession, Tab } from './session.ts';
 import { captureSnapshot, countNodes, diffSnapshots, formatSnapshot } from './snapshot.ts';
-import { DEFAULT_TIMEOUTS, type Action, type ActionName, type ActionOf, type ActionResult, type ActionResultMap, type ExtractResult, type TabInfo } from './types.ts';
+import { DEFAULT_TIMEOUTS } from './limits.ts';
+import type { Action, ActionName, ActionOf, ActionResult, ActionResultMap, ExtractResult, TabInfo } from './types.ts';
 
 export { DEFAULT_TIMEOUTS };
 /** The one Action union lives in types.ts (zod schemas, no driver import) so the core can validate it cheaply. */

@@ -4,8 +4,6 @@
 import { z } from 'zod';
 import { MAX_TIMEOUT_MS } from './limits.ts';
 
-export { DEFAULT_BROWSER_PORT, DEFAULT_TIMEOUTS, MAX_TIMEOUT_MS } from './limits.ts';
-
 const target = z.string().trim().min(1, 'target is empty').max(4000);
 const timeout = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional();
 const tab = z.string().trim().min(1).max(64).optional();

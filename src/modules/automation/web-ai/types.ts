@@ -12,7 +12,6 @@ const TabId = z.string().trim().regex(/^t\d{1,9}$/, 'a tab id looks like t1 (see
 
 /** Longest wait for an answer (ms): thinking models can take many minutes. */
 export const MAX_WAIT_MS = 1_800_000;
-export { DEFAULT_ANSWER_TIMEOUT_MS } from './limits.ts';
 
 const prompt = z.string().min(1, 'prompt is empty').max(200_000);
 const files = z

@@ -14,25 +14,25 @@ import { advance, type Progress } from './completion.ts';
 import { webAiErrors } from './errors.ts';
 import { detect, firstVisible, isVisible, lookAt, moreChecks, readAnswers, readBlocks, locatorOf, type Detection } from './page.ts';
 import { belongsTo, describeFinder, describeSpec, resolveProfiles, type ResolvedProfile } from './profiles.ts';
-import {
-  DEFAULT_ANSWER_TIMEOUT_MS,
-  type Answer,
-  type AnswerState,
-  type CodeBody,
-  type CodeResult,
-  type ExtractBody,
-  type ExtractResult,
-  type PollQuery,
-  type Profiles,
-  type QueryBody,
-  type SendBody,
-  type SendResult,
-  type SessionInfo,
-  type Sessions,
-  type Status,
-  type StopBody,
-  type StopResult,
-  type WebAiApi,
+import { DEFAULT_ANSWER_TIMEOUT_MS } from './limits.ts';
+import type {
+  Answer,
+  AnswerState,
+  CodeBody,
+  CodeResult,
+  ExtractBody,
+  ExtractResult,
+  PollQuery,
+  Profiles,
+  QueryBody,
+  SendBody,
+  SendResult,
+  SessionInfo,
+  Sessions,
+  Status,
+  StopBody,
+  StopResult,
+  WebAiApi,
 } from './types.ts';
 
 export interface WebAiDriverOptions {
