@@ -58,14 +58,51 @@ async function withTarget(options: TargetOptions, run: (target: ServerTarget) =>
 
 const isHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' || arg === '-h';
 
-export function buildProgram(): Command {
+/**
+ * The top-level commands, in the order help lists them, each with the function that adds it (and its
+ * subcommands) to the program. Building all of them (some 60 commands and 200 options) took 5-7 ms
+ * of the 70 that `svc status` takes, so a run adds only the command it names; help, and a mistyped
+ * name (commander suggests the nearest), get them all.
+ */
+const COMMANDS: ReadonlyArray<readonly [name: string, add: (program: Command) => void]> = [
+  ['serve', serveCommand],
+  ['dashboard', dashboardCommand],
+  ['token', tokenCommand],
+  ['chat', chatCommand],
+  ['upload', uploadCommand],
+  ['status', statusCommand],
+  ['browser', browserCommand],
+  ['web-routing', (program) => skillCommand(program, 'web-routing')],
+  ['vision-click', (program) => skillCommand(program, 'vision-click')],
+  ['web-ai', webAiCommand],
+  ['__ocr-process', ocrProcessCommand],
+  ['channel', channelCommands],
+  ['audit', auditCommands],
+  ['memory', memoryCommands],
+  ['orchestrate', orchestrateCommand],
+  ['dispatch', dispatchCommand],
+  ['worker', workerCommand],
+  ['goal', goalCommands],
+  ['task', taskCommands],
+  ['wakeup', wakeupCommand],
+];
+
+/** The program for these arguments (the words after `svc`): with only the command they name, when they name one. */
+export function buildProgram(args: readonly string[] = []): Command {
   const program = new Command('svc')
     .description('Local agent runtime: runs provider CLIs behind one HTTP/SSE service')
     .version(VERSION, '-v, --version')
     .enablePositionalOptions()
     .showHelpAfterError()
     .addHelpText('after', EXAMPLES);
+  const named = COMMANDS.filter(([name]) => name === args[0]);
+  for (const [, add] of named.length ? named : COMMANDS) add(program);
+  helpCommands(program);
+  return program;
+}
 
+/** `svc serve`: the core server. */
+function serveCommand(program: Command): void {
   program
     .command('serve')
     .description('start the core server (Ctrl-C stops it)')
@@ -79,7 +116,10 @@ export function buildProgram(): Command {
       const [{ serve }, { defaultHome }] = await Promise.all([import('./serve.ts'), import('../core/home.ts')]);
       await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome(), proxyPort: opts.proxyPort, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey });
     });
+}
 
+/** `svc dashboard serve`: the manager dashboard. */
+function dashboardCommand(program: Command): void {
   program
     .command('dashboard')
     .description('the manager dashboard: `svc dashboard serve` runs it (http://127.0.0.1:24576)')
@@ -95,7 +135,9 @@ export function buildProgram(): Command {
       const [{ serveDashboard }, { homedir }, { join }] = await Promise.all([import('./dashboard.ts'), import('node:os'), import('node:path')]);
       await serveDashboard({ port: opts.port, home: opts.home ?? process.env.SVC_DASHBOARD_HOME ?? join(homedir(), '.svc-dashboard'), from: opts.from, count: opts.count, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey });
     });
+}
 
+function tokenCommand(program: Command): void {
   program
     .command('token')
     .description('print the access token remote clients send as "Authorization: Bearer <token>": the running server\'s, or that of --home')
@@ -105,7 +147,9 @@ export function buildProgram(): Command {
       const { printToken } = await import('./token.ts');
       process.exitCode = await printToken(opts);
     });
+}
 
+function chatCommand(program: Command): void {
   serverOptions(
     program
       .command('chat')
@@ -124,7 +168,9 @@ export function buildProgram(): Command {
     const { chat } = await import('./chat.ts');
     await withTarget(opts, (target) => chat(prompt, { ...target, sessionId: opts.session, quiet: Boolean(opts.quiet), attach: opts.attach }));
   });
+}
 
+function uploadCommand(program: Command): void {
   serverOptions(
     program
       .command('upload')
@@ -134,7 +180,9 @@ export function buildProgram(): Command {
     const { uploadCommand } = await import('./upload.ts');
     await withTarget(opts, (target) => uploadCommand(files, target));
   });
+}
 
+function statusCommand(program: Command): void {
   serverOptions(
     program
       .command('status')
@@ -144,7 +192,9 @@ export function buildProgram(): Command {
     const { status } = await import('./status.ts');
     await withTarget(opts, (target) => status(target, Boolean(opts.json)));
   });
+}
 
+function browserCommand(program: Command): void {
   program
     .command('browser')
     .description('the browser skill: `svc browser serve` runs the browser server; `svc browser <action>` drives it; `svc browser status|stop`')
@@ -157,28 +207,31 @@ export function buildProgram(): Command {
       const { browserCommand } = await import('./browser.ts');
       process.exitCode = await browserCommand(action, args);
     });
+}
 
-  for (const name of ['web-routing', 'vision-click'] as const) {
-    serverOptions(
-      program
-        .command(name)
-        .description(`run /${name} on the running server (\`svc ${name} help\` lists its subcommands)`)
-        .argument('[args...]')
-        .passThroughOptions()
-        .allowUnknownOption()
-        .helpOption(false),
-    ).action(async (args: string[], opts: TargetOptions) => {
-      if (args.length === 0 || isHelp(args[0])) {
-        const { skillHelp } = await import('./forward.ts');
-        console.log(await skillHelp(name));
-        return;
-      }
-      const { forwardCommand } = await import('./forward.ts');
-      await withTarget(opts, (target) => forwardCommand(name, args, target));
-    });
-  }
+/** `svc web-routing …` and `svc vision-click …`: the skill's slash command, run on the server. */
+function skillCommand(program: Command, name: 'web-routing' | 'vision-click'): void {
+  serverOptions(
+    program
+      .command(name)
+      .description(`run /${name} on the running server (\`svc ${name} help\` lists its subcommands)`)
+      .argument('[args...]')
+      .passThroughOptions()
+      .allowUnknownOption()
+      .helpOption(false),
+  ).action(async (args: string[], opts: TargetOptions) => {
+    if (args.length === 0 || isHelp(args[0])) {
+      const { skillHelp } = await import('./forward.ts');
+      console.log(await skillHelp(name));
+      return;
+    }
+    const { forwardCommand } = await import('./forward.ts');
+    await withTarget(opts, (target) => forwardCommand(name, args, target));
+  });
+}
 
-serverOptions(
+function webAiCommand(program: Command): void {
+  serverOptions(
     program
       .command('web-ai')
       .description('ask a web chat assistant (ChatGPT, Gemini, Claude, Grok) in the controlled browser and take its code back (`svc web-ai help`)')
@@ -194,13 +247,17 @@ serverOptions(
     const { webAiCommand } = await import('./web-ai.ts');
     await withTarget(opts, (target) => webAiCommand(rest, { ...target, json }));
   });
+}
 
+function ocrProcessCommand(program: Command): void {
   // Internal: the OCR process of vision-click (started by the server, ended when idle).
   program.command('__ocr-process', { hidden: true }).action(async () => {
     const { loadOcrProcess } = await import('../modules/automation/vision-click/index.ts');
     await (await loadOcrProcess()).runOcrProcess();
   });
+}
 
+function channelCommands(program: Command): void {
   const channel = program.command('channel').description('the chat channels of a running server: list, send, pair');
   const runChannel = async (call: import('./channel.ts').ChannelCall, opts: TargetOptions & { json?: boolean }) => {
     const { channelCommand } = await import('./channel.ts');
@@ -224,7 +281,9 @@ serverOptions(
   serverOptions(channel.command('pair').description('a one-time code to send to the bot from the chat to allow').argument('<channel>', 'telegram or discord'))
     .option('--json', "print the server's JSON answer")
     .action((name: string, opts: TargetOptions & { json?: boolean }) => runChannel({ kind: 'pair', channel: name }, opts));
+}
 
+function auditCommands(program: Command): void {
   const audit = program.command('audit').description('the security audit log of a running server: tail, verify');
   const runAudit = async (call: import('./audit.ts').AuditCall, opts: TargetOptions & { json?: boolean }) => {
     const { auditCommand } = await import('./audit.ts');
@@ -240,7 +299,9 @@ serverOptions(
   serverOptions(audit.command('verify').description('recompute the hash chain; exit 1 and name the first bad entry when it is broken'))
     .option('--json', "print the server's JSON answer")
     .action((opts: TargetOptions & { json?: boolean }) => runAudit({ kind: 'verify' }, opts));
+}
 
+function memoryCommands(program: Command): void {
   const memory = program.command('memory').description('the memory of a running server: search, context, save, read, list, status, reindex');
   /** What every memory subcommand shares: the server options and --json. */
   const memoryClient = (name: string, description: string) =>
@@ -275,11 +336,14 @@ serverOptions(
     .action((opts) => runMemory({ kind: 'list', type: opts.kind }, opts));
   memoryClient('status', 'files, sections, index state, embeddings, summaries, last error').action((opts) => runMemory({ kind: 'status' }, opts));
   memoryClient('reindex', 're-read every memory file (joins a reindex that is already running)').action((opts) => runMemory({ kind: 'reindex' }, opts));
+}
 
-  const runOrc = async (call: (m: typeof import('./orchestrate.ts')) => import('./orchestrate.ts').OrcCall | string, opts: TargetOptions & { json?: boolean }) => {
-    const orc = await import('./orchestrate.ts');
-    await withTarget(opts, (target) => orc.orcCommand(call(orc), target, Boolean(opts.json)));
-  };
+const runOrc = async (call: (m: typeof import('./orchestrate.ts')) => import('./orchestrate.ts').OrcCall | string, opts: TargetOptions & { json?: boolean }) => {
+  const orc = await import('./orchestrate.ts');
+  await withTarget(opts, (target) => orc.orcCommand(call(orc), target, Boolean(opts.json)));
+};
+
+function orchestrateCommand(program: Command): void {
   serverOptions(
     program
       .command('orchestrate')
@@ -295,6 +359,9 @@ serverOptions(
       const text = action === 'plan' && !opts.file ? await readStdin() : undefined;
       await runOrc((orc) => orc.orchestrateCall(action, { ...opts, text }), opts);
     });
+}
+
+function dispatchCommand(program: Command): void {
   serverOptions(
     program
       .command('dispatch')
@@ -329,6 +396,9 @@ serverOptions(
       };
       await withTarget(opts, (target) => orc.orcCommand({ label: 'dispatch', method: 'POST', path: '/api/orchestrate/dispatch', body }, target, Boolean(opts.json)));
     });
+}
+
+function workerCommand(program: Command): void {
   serverOptions(
     program
       .command('worker')
@@ -343,11 +413,8 @@ serverOptions(
     .option('--reason <text>', 'cancel: why')
     .option('--json', "print the server's JSON answer")
     .action((action: string, runId: string | undefined, opts) => runOrc((orc) => orc.workerCall(action, runId, opts), opts));
-
-  goalCommands(program);
-  helpCommands(program);
-  return program;
 }
+
 
 /**
  * `svc help [command…]` (and `svc goal help [subcommand]` in each command group): the same help as
@@ -381,85 +448,92 @@ function helpCommands(group: Command): void {
         return;
       }
       // a fresh program: this one is in the middle of its parse
-      await buildProgram().parseAsync([...path(at), '--help'], { from: 'user' });
+      await buildProgram(path(at)).parseAsync([...path(at), '--help'], { from: 'user' });
     });
   for (const sub of groups) helpCommands(sub);
 }
 
-/** `svc goal …`, `svc task …`, `svc wakeup …` (src/cli/goals.ts); each takes the server options and --json. */
-function goalCommands(program: Command): void {
-  type Opts = TargetOptions & { json?: boolean } & Record<string, any>;
-  const run = async (make: (api: typeof import('./goals.ts')) => import('./goals.ts').ApiCall, opts: Opts) => {
-    const api = await import('./goals.ts');
-    await withTarget(opts, (target) => api.runCall(make(api), target, Boolean(opts.json)));
-  };
-  const client = (parent: Command, name: string, description: string, isDefault = false) =>
-    serverOptions(parent.command(name, { isDefault }).description(description)).option('--json', "print the server's JSON answer");
-  const budget = (opts: Opts) => {
-    const b = { maxTurns: opts.turns, maxMinutes: opts.minutes, maxDispatches: opts.dispatches };
-    return Object.values(b).some((v) => v !== undefined) ? b : undefined;
-  };
+// `svc goal …`, `svc task …`, `svc wakeup …` (src/cli/goals.ts); each takes the server options and --json.
+type GoalOpts = TargetOptions & { json?: boolean } & Record<string, any>;
 
+async function runGoalCall(make: (api: typeof import('./goals.ts')) => import('./goals.ts').ApiCall, opts: GoalOpts): Promise<void> {
+  const api = await import('./goals.ts');
+  await withTarget(opts, (target) => api.runCall(make(api), target, Boolean(opts.json)));
+}
+
+const goalClient = (parent: Command, name: string, description: string, isDefault = false) =>
+  serverOptions(parent.command(name, { isDefault }).description(description)).option('--json', "print the server's JSON answer");
+
+function budgetOf(opts: GoalOpts) {
+  const b = { maxTurns: opts.turns, maxMinutes: opts.minutes, maxDispatches: opts.dispatches };
+  return Object.values(b).some((v) => v !== undefined) ? b : undefined;
+}
+
+function goalCommands(program: Command): void {
   const goal = program.command('goal').description("the chat's goal: the agent works on it until it is done with evidence (`svc goal` shows it)");
-  client(goal, 'status', 'the goal, its pause gate and last checkpoint (the default)', true).action((opts: Opts) => run((a) => a.goalStatus(), opts));
-  client(goal, 'set', 'set the goal of the active chat')
+  goalClient(goal, 'status', 'the goal, its pause gate and last checkpoint (the default)', true).action((opts: GoalOpts) => runGoalCall((a) => a.goalStatus(), opts));
+  goalClient(goal, 'set', 'set the goal of the active chat')
     .argument('<objective...>')
     .option('--root <dir>', 'the project root (absolute): evidence files and checks live there')
     .option('--turns <n>', 'turn budget', parseCount)
     .option('--minutes <n>', 'time budget (minutes of agent turns)', parseCount)
     .option('--dispatches <n>', 'worker dispatch budget', parseCount)
     .option('--replace', 'end the current goal and set this one')
-    .action((words: string[], opts: Opts) => run((a) => a.goalCall('set', { objective: words.join(' '), projectRoot: opts.root, budget: budget(opts), replace: opts.replace }), opts));
-  client(goal, 'update', 'record a checkpoint: what was done, what is next, the evidence')
+    .action((words: string[], opts: GoalOpts) => runGoalCall((a) => a.goalCall('set', { objective: words.join(' '), projectRoot: opts.root, budget: budgetOf(opts), replace: opts.replace }), opts));
+  goalClient(goal, 'update', 'record a checkpoint: what was done, what is next, the evidence')
     .argument('<summary...>')
     .option('--next <action>', 'the next action')
     .option('-e, --evidence <file>', 'a file under the project root that shows the work (repeatable)', collect, [])
     .option('--check <command>', 'a command the server runs in the project root; exit 0 is evidence')
-    .action((words: string[], opts: Opts) => run((a) => a.goalCall('update', { summary: words.join(' '), nextAction: opts.next, evidence: opts.evidence.length ? opts.evidence : undefined, check: opts.check }), opts));
-  client(goal, 'refine', 'restate the objective').argument('<objective...>').action((words: string[], opts: Opts) => run((a) => a.goalCall('refine', { objective: words.join(' ') }), opts));
-  client(goal, 'done', 'complete the goal (refused unless the latest checkpoint has checkable evidence)')
+    .action((words: string[], opts: GoalOpts) => runGoalCall((a) => a.goalCall('update', { summary: words.join(' '), nextAction: opts.next, evidence: opts.evidence.length ? opts.evidence : undefined, check: opts.check }), opts));
+  goalClient(goal, 'refine', 'restate the objective').argument('<objective...>').action((words: string[], opts: GoalOpts) => runGoalCall((a) => a.goalCall('refine', { objective: words.join(' ') }), opts));
+  goalClient(goal, 'done', 'complete the goal (refused unless the latest checkpoint has checkable evidence)')
     .option('--note <text>', 'a closing note')
-    .action((opts: Opts) => run((a) => a.goalCall('done', { note: opts.note }), opts));
-  client(goal, 'cancel', 'cancel the goal').argument('[reason...]').action((words: string[], opts: Opts) => run((a) => a.goalCall('cancel', { reason: words.join(' ') || undefined }), opts));
-  client(goal, 'pause', "pause the goal (the agent: --reason first, which arms the pause gate; --audit in the audit turn)")
+    .action((opts: GoalOpts) => runGoalCall((a) => a.goalCall('done', { note: opts.note }), opts));
+  goalClient(goal, 'cancel', 'cancel the goal').argument('[reason...]').action((words: string[], opts: GoalOpts) => runGoalCall((a) => a.goalCall('cancel', { reason: words.join(' ') || undefined }), opts));
+  goalClient(goal, 'pause', "pause the goal (the agent: --reason first, which arms the pause gate; --audit in the audit turn)")
     .option('--reason <why>', 'why it should pause')
     .option('--audit <why>', 'why it cannot go on (the second request)')
-    .action((opts: Opts) => run((a) => a.goalCall('pause', { reason: opts.reason, audit: opts.audit }), opts));
-  client(goal, 'resume', 'resume a paused goal, or withdraw a pause request').action((opts: Opts) => run((a) => a.goalCall('resume'), opts));
-  client(goal, 'clear', 'cancel and forget the goal').action((opts: Opts) => run((a) => a.goalCall('clear'), opts));
-  client(goal, 'history', "the chat's goals, newest first")
+    .action((opts: GoalOpts) => runGoalCall((a) => a.goalCall('pause', { reason: opts.reason, audit: opts.audit }), opts));
+  goalClient(goal, 'resume', 'resume a paused goal, or withdraw a pause request').action((opts: GoalOpts) => runGoalCall((a) => a.goalCall('resume'), opts));
+  goalClient(goal, 'clear', 'cancel and forget the goal').action((opts: GoalOpts) => runGoalCall((a) => a.goalCall('clear'), opts));
+  goalClient(goal, 'history', "the chat's goals, newest first")
     .option('-n, --limit <n>', 'at most this many (default 10)', parseCount)
-    .action((opts: Opts) => run((a) => a.goalHistory(opts.limit), opts));
-  client(goal, 'run', 'the goal-run: status, preflight, start, approve, pause, resume, stop, complete')
+    .action((opts: GoalOpts) => runGoalCall((a) => a.goalHistory(opts.limit), opts));
+  goalClient(goal, 'run', 'the goal-run: status, preflight, start, approve, pause, resume, stop, complete')
     .argument('[action]', 'status (default), preflight, start, approve, pause, resume, stop or complete', 'status')
     .option('--mode <mode>', 'dry-run, assist, bounded or supervised')
     .option('--turns <n>', 'turn budget', parseCount)
     .option('--minutes <n>', 'time budget', parseCount)
     .option('--dispatches <n>', 'dispatch budget', parseCount)
-    .action((action: string, opts: Opts) => run((a) => a.goalRun(action, { mode: opts.mode, budget: budget(opts) }), opts));
+    .action((action: string, opts: GoalOpts) => runGoalCall((a) => a.goalRun(action, { mode: opts.mode, budget: budgetOf(opts) }), opts));
+}
 
+function taskCommands(program: Command): void {
   const task = program.command('task').description('the task list shared by goals and workers');
-  client(task, 'list', 'the tasks (the default)', true)
+  goalClient(task, 'list', 'the tasks (the default)', true)
     .option('--status <status>', 'pending, in_progress, done or cancelled')
     .option('--owner <name>', 'main or a worker')
     .option('--goal <id>', 'of this goal')
-    .action((opts: Opts) => run((a) => a.taskList({ status: opts.status, owner: opts.owner, goalId: opts.goal }), opts));
-  client(task, 'add', 'add a task')
+    .action((opts: GoalOpts) => runGoalCall((a) => a.taskList({ status: opts.status, owner: opts.owner, goalId: opts.goal }), opts));
+  goalClient(task, 'add', 'add a task')
     .argument('<content...>')
     .option('--owner <name>', 'main (default) or a worker')
     .option('--after <id>', 'a task this one waits for (repeatable)', collect, [])
     .option('--goal <id>', 'the goal it serves')
-    .action((words: string[], opts: Opts) => run((a) => a.taskCall('add', { content: words.join(' '), owner: opts.owner, after: opts.after.length ? opts.after : undefined, goalId: opts.goal }), opts));
-  client(task, 'update', 'change a task')
+    .action((words: string[], opts: GoalOpts) => runGoalCall((a) => a.taskCall('add', { content: words.join(' '), owner: opts.owner, after: opts.after.length ? opts.after : undefined, goalId: opts.goal }), opts));
+  goalClient(task, 'update', 'change a task')
     .argument('<id>')
     .option('--status <status>', 'pending, in_progress, done or cancelled')
     .option('--content <text>')
     .option('--owner <name>')
     .option('--after <id>', 'a task this one waits for (repeatable; replaces the list)', collect, [])
-    .action((id: string, opts: Opts) => run((a) => a.taskCall('update', { id, status: opts.status, content: opts.content, owner: opts.owner, after: opts.after.length ? opts.after : undefined }), opts));
-  client(task, 'done', 'mark a task done').argument('<id>').action((id: string, opts: Opts) => run((a) => a.taskCall('done', { id }), opts));
-  client(task, 'clear', 'remove the finished tasks').action((opts: Opts) => run((a) => a.taskCall('clear'), opts));
+    .action((id: string, opts: GoalOpts) => runGoalCall((a) => a.taskCall('update', { id, status: opts.status, content: opts.content, owner: opts.owner, after: opts.after.length ? opts.after : undefined }), opts));
+  goalClient(task, 'done', 'mark a task done').argument('<id>').action((id: string, opts: GoalOpts) => runGoalCall((a) => a.taskCall('done', { id }), opts));
+  goalClient(task, 'clear', 'remove the finished tasks').action((opts: GoalOpts) => runGoalCall((a) => a.taskCall('clear'), opts));
+}
 
+function wakeupCommand(program: Command): void {
   serverOptions(
     program
       .command('wakeup')
@@ -468,14 +542,14 @@ function goalCommands(program: Command): void {
       .option('--in <delay>', 'e.g. 90s, 10m, 2h, 1d')
       .option('--reason <text>', 'why (shown in the UI)')
       .option('--json', "print the server's JSON answer"),
-  ).action((words: string[], opts: Opts) => {
-    if (words.length === 1 && words[0] === 'list') return run((a) => a.wakeupList(), opts);
+  ).action((words: string[], opts: GoalOpts) => {
+    if (words.length === 1 && words[0] === 'list') return runGoalCall((a) => a.wakeupList(), opts);
     if (!opts.in) {
       console.error('svc wakeup: say when with --in (e.g. --in 10m)');
       process.exitCode = 2;
       return;
     }
-    return run((a) => a.wakeupCall({ in: opts.in, prompt: words.join(' '), reason: opts.reason }), opts);
+    return runGoalCall((a) => a.wakeupCall({ in: opts.in, prompt: words.join(' '), reason: opts.reason }), opts);
   });
 }
 
@@ -498,7 +572,7 @@ async function readStdin(): Promise<string> {
 // Not a top-level await: the bundle is a script (scripts/build.mjs). A local file the user named that
 // cannot be read is one line and exit 1, whichever command read it (src/cli/local-file.ts); any other
 // rejection still ends the process with its stack, as an unhandled one does.
-buildProgram()
+buildProgram(process.argv.slice(2))
   .parseAsync(process.argv)
   .catch(async (err: unknown) => {
     const { fileErrorLine } = await import('./local-file.ts');

@@ -164,6 +164,18 @@ describe('svc command line', () => {
     assert.deepEqual(readdirSync(home), [], 'help created nothing');
   });
 
+  test('a mistyped command names the one meant, and a wrong option shows that command\'s help', () => {
+    // a run builds only the command it names (src/cli/main.ts): a name that is none must still see them all
+    const env = { ...process.env, HOME: tempHome(), SVC_HOME: '', SVC_URL: '' };
+    const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env, timeout: 15_000 });
+    const typo = run('stauts');
+    assert.equal(typo.status, 1);
+    assert.match(typo.stderr, /unknown command 'stauts'[\s\S]*Did you mean status\?/);
+    const wrong = run('status', '--jsno');
+    assert.equal(wrong.status, 1);
+    assert.match(wrong.stderr, /unknown option '--jsno'[\s\S]*Usage: svc status/);
+  });
+
   test('every command\'s help exits 0: `svc <command…> --help`, `svc help <command…>` (the same text) and `svc help --help`', async () => {
     const home = tempHome();
     const env = { HOME: home, SVC_HOME: '', SVC_URL: '', SVC_PORT: String(await freePort()) };
