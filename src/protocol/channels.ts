@@ -1,6 +1,7 @@
 // The wire shapes of the chat channels (GET /api/channels, POST /api/channel/send, pairing), shared by
 // the server, `svc channel` and the web UI.
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 export const CHANNELS = ['telegram', 'discord'] as const;
 export const SEND_TYPES = ['text', 'photo', 'document', 'voice'] as const;
@@ -12,7 +13,7 @@ export const SEND_TYPES = ['text', 'photo', 'document', 'voice'] as const;
  */
 export const CHANNEL_STATUSES = ['off', 'connecting', 'connected', 'retrying', 'failed'] as const;
 
-export const ChannelStateSchema = z.object({
+export const ChannelStateSchema = lazySchema(() => z.object({
   name: z.enum(CHANNELS),
   enabled: z.boolean(),
   /** A bot token is set (never the token itself). */
@@ -41,10 +42,10 @@ export const ChannelStateSchema = z.object({
     sent: z.number().int(),
     failed: z.number().int(),
   }),
-});
+}));
 export type ChannelState = z.infer<typeof ChannelStateSchema>;
 
-export const ChannelSendBodySchema = z.strictObject({
+export const ChannelSendBodySchema = lazySchema(() => z.strictObject({
   channel: z.enum([...CHANNELS, 'active']).default('active'),
   type: z.enum(SEND_TYPES).default('text'),
   text: z.string().max(40_000).optional(),
@@ -53,10 +54,10 @@ export const ChannelSendBodySchema = z.strictObject({
   caption: z.string().max(1024).optional(),
   /** A chat id on the channel's allowlist (`<chat>:<thread>` for a topic or thread); default the last chat that wrote. */
   target: z.string().trim().regex(/^-?\d{1,20}(:\d{1,20})?$/, 'a chat id, or <chat id>:<thread id>').optional(),
-});
+}));
 export type ChannelSendBody = z.input<typeof ChannelSendBodySchema>;
 
-export const ChannelSendResultSchema = z.object({
+export const ChannelSendResultSchema = lazySchema(() => z.object({
   ok: z.literal(true),
   channel: z.enum(CHANNELS),
   target: z.string(),
@@ -64,13 +65,13 @@ export const ChannelSendResultSchema = z.object({
   /** The id of the (first) message sent; long texts go as several, all in messageIds. */
   messageId: z.string(),
   messageIds: z.array(z.string()),
-});
+}));
 export type ChannelSendResult = z.infer<typeof ChannelSendResultSchema>;
 
-export const PairingCodeSchema = z.object({
+export const PairingCodeSchema = lazySchema(() => z.object({
   channel: z.enum(CHANNELS),
   code: z.string(),
   expiresAt: z.number(),
   /** What to tell the user. */
   instructions: z.string(),
-});
+}));

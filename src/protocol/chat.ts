@@ -1,11 +1,12 @@
 // The chat resources on the wire: messages, chat sessions, pages and search hits. Shared by the
 // server's routes (answer schemas), the event catalogue and the web UI (types).
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 export const MESSAGE_ROLES = ['user', 'assistant', 'system'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 
-export const MessageSchema = z.object({
+export const MessageSchema = lazySchema(() => z.object({
   id: z.number().int(),
   sessionId: z.string(),
   role: z.enum(MESSAGE_ROLES),
@@ -13,19 +14,19 @@ export const MessageSchema = z.object({
   createdAt: z.number(),
   /** What the server knows about the message: the run that wrote it (traceId, provider, usage, …). */
   meta: z.record(z.string(), z.unknown()).optional(),
-});
+}));
 export type Message = z.infer<typeof MessageSchema>;
 
-export const ChatSessionSchema = z.object({
+export const ChatSessionSchema = lazySchema(() => z.object({
   id: z.string(),
   title: z.string(),
   active: z.boolean(),
   createdAt: z.number(),
   updatedAt: z.number(),
-});
+}));
 export type ChatSession = z.infer<typeof ChatSessionSchema>;
 
-export const MessagePageSchema = z.object({
+export const MessagePageSchema = lazySchema(() => z.object({
   sessionId: z.string(),
   messages: z.array(MessageSchema),
   /** More messages exist beyond this page in the direction of travel. */
@@ -33,10 +34,10 @@ export const MessagePageSchema = z.object({
   /** Cursors for the next request in each direction. */
   before: z.number().int().nullable(),
   after: z.number().int().nullable(),
-});
+}));
 export type MessagePage = z.infer<typeof MessagePageSchema>;
 
-export const SearchHitSchema = z.object({
+export const SearchHitSchema = lazySchema(() => z.object({
   id: z.number().int(),
   sessionId: z.string(),
   role: z.enum(MESSAGE_ROLES),
@@ -45,5 +46,5 @@ export const SearchHitSchema = z.object({
   snippet: z.string(),
   /** bm25 score (lower is better); results are ordered by it. */
   rank: z.number(),
-});
+}));
 export type SearchHit = z.infer<typeof SearchHitSchema>;

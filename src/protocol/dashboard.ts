@@ -1,5 +1,6 @@
 // The manager dashboard's resources (svc dashboard serve), shared by the manager and its web page.
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 export const INSTANCE_STATUSES = ['online', 'offline', 'error'] as const;
 /** Who runs an instance: the manager started it (and may stop it), or someone else did. */
@@ -7,7 +8,7 @@ export const INSTANCE_OWNERS = ['manager', 'external'] as const;
 /** How the manager learned of it: it started it, a port scan found it, or a user added it by URL. */
 export const INSTANCE_ORIGINS = ['started', 'scanned', 'added'] as const;
 
-export const InstanceSchema = z.object({
+export const InstanceSchema = lazySchema(() => z.object({
   id: z.string().describe('Stable id: kept across restarts and port changes.'),
   url: z.string(),
   label: z.string(),
@@ -31,13 +32,13 @@ export const InstanceSchema = z.object({
   /** The manager's subscription to the instance's event stream. */
   stream: z.enum(['connected', 'connecting', 'idle']),
   checkedAt: z.number().nullable(),
-});
+}));
 export type Instance = z.infer<typeof InstanceSchema>;
 
-const cachedMessage = z.object({ id: z.number().int(), role: z.string(), content: z.string(), createdAt: z.number(), sessionId: z.string() });
+const cachedMessage = lazySchema(() => z.object({ id: z.number().int(), role: z.string(), content: z.string(), createdAt: z.number(), sessionId: z.string() }));
 
 /** What the manager knows of an instance's current work, from its event stream. */
-export const LatestSchema = z.object({
+export const LatestSchema = lazySchema(() => z.object({
   instanceId: z.string(),
   lastUser: cachedMessage.nullable(),
   lastAssistant: cachedMessage.nullable(),
@@ -49,19 +50,19 @@ export const LatestSchema = z.object({
   /** The last event id read from the instance's stream (its replay cursor). */
   cursor: z.string().nullable(),
   lastEventAt: z.number().nullable(),
-});
+}));
 export type Latest = z.infer<typeof LatestSchema>;
 
-export const LifecycleResultSchema = z.object({
+export const LifecycleResultSchema = lazySchema(() => z.object({
   ok: z.boolean(),
   action: z.enum(['start', 'stop', 'restart']),
   instance: InstanceSchema,
   message: z.string(),
-});
+}));
 
 export const BOARD_LANES = ['backlog', 'ready', 'active', 'review', 'done'] as const;
 
-export const BoardItemSchema = z.object({
+export const BoardItemSchema = lazySchema(() => z.object({
   id: z.string(),
   title: z.string(),
   detail: z.string(),
@@ -74,12 +75,12 @@ export const BoardItemSchema = z.object({
   source: z.enum(['user', 'message', 'connector']),
   createdAt: z.number(),
   updatedAt: z.number(),
-});
+}));
 export type BoardItem = z.infer<typeof BoardItemSchema>;
 
 export const RUN_OUTCOMES = ['sending', 'sent', 'answered', 'failed', 'skipped'] as const;
 
-export const ScheduleRunSchema = z.object({
+export const ScheduleRunSchema = lazySchema(() => z.object({
   id: z.number().int(),
   jobId: z.string(),
   /** The time the run was due (its slot): at most one run per slot. */
@@ -90,10 +91,10 @@ export const ScheduleRunSchema = z.object({
   traceId: z.string().nullable(),
   startedAt: z.number(),
   finishedAt: z.number().nullable(),
-});
+}));
 export type ScheduleRun = z.infer<typeof ScheduleRunSchema>;
 
-export const ScheduleJobSchema = z.object({
+export const ScheduleJobSchema = lazySchema(() => z.object({
   id: z.string(),
   title: z.string(),
   instanceId: z.string(),
@@ -106,46 +107,47 @@ export const ScheduleJobSchema = z.object({
   nextRunAt: z.number().nullable(),
   createdAt: z.number(),
   updatedAt: z.number(),
-});
+}));
 export type ScheduleJob = z.infer<typeof ScheduleJobSchema>;
 
-const scanFields = {
+/** The fields the settings and their patch share (made by each schema that uses them, on its first use). */
+const scanFields = () => ({
   from: z.number().int().min(1).max(65_535).describe('First port of the scan for local instances.'),
   count: z.number().int().min(0).max(1000).describe('How many ports the scan covers (0: no scan).'),
   intervalSec: z.number().min(5).max(86_400).describe('How often the background scan runs (a scan is reused that long).'),
-};
-const tuningFields = {
+});
+const tuningFields = () => ({
   healthIntervalSec: z.number().min(1).max(3600).describe('How often each instance\'s runtime and session are read.'),
   bridgeMaxBackoffSec: z.number().min(1).max(3600).describe('The longest wait between reconnects of an instance\'s event stream.'),
-};
+});
 
 /**
  * The manager's settings (GET/PUT /api/dashboard/settings), kept in its database and applied live.
  * Intervals are in seconds (fractions allowed). The bounds are what a user may set; the values a run
  * uses may come from its start-up options instead.
  */
-export const DashboardSettingsSchema = z
-  .strictObject({ scan: z.strictObject(scanFields), ...tuningFields })
-  .refine((s) => s.scan.from + s.scan.count - 1 <= 65_535, { message: 'the scan range ends past port 65535: lower from or count', path: ['scan', 'count'] });
+export const DashboardSettingsSchema = lazySchema(() => z
+  .strictObject({ scan: z.strictObject(scanFields()), ...tuningFields() })
+  .refine((s) => s.scan.from + s.scan.count - 1 <= 65_535, { message: 'the scan range ends past port 65535: lower from or count', path: ['scan', 'count'] }));
 export type DashboardSettings = z.infer<typeof DashboardSettingsSchema>;
 
 /** A change: only the fields given are set. */
-export const DashboardSettingsPatchSchema = z.strictObject({
-  scan: z.strictObject(scanFields).partial().optional(),
-  healthIntervalSec: tuningFields.healthIntervalSec.optional(),
-  bridgeMaxBackoffSec: tuningFields.bridgeMaxBackoffSec.optional(),
-});
+export const DashboardSettingsPatchSchema = lazySchema(() => z.strictObject({
+  scan: z.strictObject(scanFields()).partial().optional(),
+  healthIntervalSec: tuningFields().healthIntervalSec.optional(),
+  bridgeMaxBackoffSec: tuningFields().bridgeMaxBackoffSec.optional(),
+}));
 export type DashboardSettingsPatch = z.infer<typeof DashboardSettingsPatchSchema>;
 
 /** What the manager runs with, and which fields its start-up options (`--from`, `--count`) set for this run. */
-export const DashboardSettingsViewSchema = z.object({
+export const DashboardSettingsViewSchema = lazySchema(() => z.object({
   settings: z.object({
     scan: z.object({ from: z.number().int(), count: z.number().int(), intervalSec: z.number() }),
     healthIntervalSec: z.number(),
     bridgeMaxBackoffSec: z.number(),
   }),
   overridden: z.array(z.string()).describe('Dotted fields set by this run\'s start-up options; a change to one replaces it for the rest of the run.'),
-});
+}));
 export type DashboardSettingsView = z.infer<typeof DashboardSettingsViewSchema>;
 
 export const DASHBOARD_SETTINGS_DEFAULTS: DashboardSettings = {
@@ -155,7 +157,7 @@ export const DASHBOARD_SETTINGS_DEFAULTS: DashboardSettings = {
 };
 
 /** A note an instance's agent left through its connector (the only way notes are made). */
-export const NoteSchema = z.object({
+export const NoteSchema = lazySchema(() => z.object({
   id: z.number().int(),
   instanceId: z.string(),
   /** Always the agent of that instance: notes come only through a connector credential. */
@@ -165,5 +167,5 @@ export const NoteSchema = z.object({
   /** The board item the note is about, if any. */
   boardItemId: z.string().nullable(),
   createdAt: z.number(),
-});
+}));
 export type Note = z.infer<typeof NoteSchema>;

@@ -9,6 +9,7 @@ import { GATES, ORC_STATUSES, PHASES, WORKER_RUN_STATUSES } from './orchestratio
 import { GoalSchema, TaskSchema } from './goals.ts';
 import { McpServerSchema } from './mcp.ts';
 import { DECIDERS, PERMISSION_DECISIONS, PermissionRequestSchema } from './permissions.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system' | 'dashboard' | 'permission';
@@ -33,10 +34,10 @@ const define = <S extends z.ZodType, V extends Visibility>(topic: Topic, visibil
   };
 };
 
-const traceId = z.string().min(1);
-const reason = z.string();
+const traceId = lazySchema(() => z.string().min(1));
+const reason = lazySchema(() => z.string());
 /** Payloads the spec leaves open: any JSON object (but never a reserved key, see RESERVED_KEYS). */
-const open = z.record(z.string(), z.unknown());
+const open = lazySchema(() => z.record(z.string(), z.unknown()));
 
 export const AGENT_STATUSES = ['running', 'done', 'error', 'evaluating'] as const;
 export const RUN_STATUSES = ['ok', 'error', 'stopped'] as const;
@@ -44,23 +45,23 @@ export const STEP_KINDS = ['tool', 'thinking', 'search', 'command', 'subagent', 
 /** What kind of step an `agent_tool` event describes (spec §6: tool, thinking, search, command, subagent). */
 export type StepKind = (typeof STEP_KINDS)[number];
 
-const usage = z.object({
+const usage = lazySchema(() => z.object({
   inputTokens: z.number().optional(),
   outputTokens: z.number().optional(),
   cachedTokens: z.number().optional(),
   reasoningTokens: z.number().optional(),
   costUsd: z.number().optional(),
-});
+}));
 
 /** One step of a run as the bounded tool log of `agent_done` and GET /api/runtime keep it. */
-export const ToolLogEntrySchema = z.object({
+export const ToolLogEntrySchema = lazySchema(() => z.object({
   stepId: z.string(),
   name: z.string(),
   step: z.enum(STEP_KINDS),
   status: z.enum(['running', 'ok', 'error']),
   input: open.optional(),
   output: z.string().optional(),
-});
+}));
 export type ToolLogEntry = z.infer<typeof ToolLogEntrySchema>;
 
 export const catalogue = {
@@ -300,9 +301,9 @@ export const publicEventNames = (): string[] =>
  * A public event as SSE and WebSocket clients receive it: `eventId`, `topic`, `event`, `ts`, and the
  * event's own fields. The schema of one SSE `data:` payload, for the OpenAPI document.
  */
-export const WireEventSchema = z.looseObject({
+export const WireEventSchema = lazySchema(() => z.looseObject({
   eventId: z.string().describe('`<stream>-<seq>`: the replay cursor (also the SSE `id:`).'),
   topic: z.string(),
   event: z.string().describe('An event name of the catalogue, or `replay_gap` (topic `system`).'),
   ts: z.number(),
-});
+}));

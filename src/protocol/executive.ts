@@ -1,11 +1,12 @@
 // The executive agent's resources (/api/svc-ceo/*): transcript entries, watches, completions,
 // confirmations and audit records, shared by the server and the dashboard page.
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 export const LIFECYCLE_ACTIONS = ['start', 'stop', 'restart'] as const;
 export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
 
-export const TranscriptEntrySchema = z.object({
+export const TranscriptEntrySchema = lazySchema(() => z.object({
   id: z.number().int(),
   at: z.number(),
   role: z.enum(['user', 'executive', 'instance', 'system']),
@@ -13,10 +14,10 @@ export const TranscriptEntrySchema = z.object({
   instanceId: z.string().nullable(),
   /** Text that came from an instance (an answer, output): data to read, never instructions. */
   untrusted: z.boolean(),
-});
+}));
 export type TranscriptEntry = z.infer<typeof TranscriptEntrySchema>;
 
-export const WatchSchema = z.object({
+export const WatchSchema = lazySchema(() => z.object({
   id: z.string(),
   instanceId: z.string(),
   /** The request whose run ends the watch; null for a manual watch (the next run of the instance). */
@@ -25,11 +26,11 @@ export const WatchSchema = z.object({
   status: z.enum(['active', 'completed', 'removed']),
   createdAt: z.number(),
   endedAt: z.number().nullable(),
-});
+}));
 export type Watch = z.infer<typeof WatchSchema>;
 
 export const COMPLETION_STATUSES = ['pending', 'acknowledged', 'dismissed', 'continued'] as const;
-export const CompletionSchema = z.object({
+export const CompletionSchema = lazySchema(() => z.object({
   key: z.string(),
   watchId: z.string(),
   instanceId: z.string(),
@@ -41,10 +42,10 @@ export const CompletionSchema = z.object({
   messageId: z.number().int().nullable(),
   status: z.enum(COMPLETION_STATUSES),
   detectedAt: z.number(),
-});
+}));
 export type Completion = z.infer<typeof CompletionSchema>;
 
-export const ConfirmationSchema = z.object({
+export const ConfirmationSchema = lazySchema(() => z.object({
   id: z.string(),
   action: z.enum(LIFECYCLE_ACTIONS),
   args: z.object({ instanceId: z.string() }),
@@ -53,10 +54,10 @@ export const ConfirmationSchema = z.object({
   status: z.enum(['pending', 'approved', 'consumed', 'cancelled']),
   createdAt: z.number(),
   expiresAt: z.number(),
-});
+}));
 export type Confirmation = z.infer<typeof ConfirmationSchema>;
 
-export const CeoAuditSchema = z.object({
+export const CeoAuditSchema = lazySchema(() => z.object({
   id: z.number().int(),
   at: z.number(),
   kind: z.enum(['tool', 'policy', 'lifecycle', 'completion', 'docs_edit', 'confirmation', 'voice']),
@@ -65,6 +66,6 @@ export const CeoAuditSchema = z.object({
   instanceId: z.string().nullable(),
   message: z.string(),
   meta: z.record(z.string(), z.unknown()).nullable(),
-});
+}));
 export type CeoAudit = z.infer<typeof CeoAuditSchema>;
 export type CeoAuditKind = CeoAudit['kind'];

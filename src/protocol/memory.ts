@@ -1,6 +1,7 @@
 // The memory store's wire types, shared by the server, the `svc memory` CLI and the web UI: search hits,
 // the context block injected into prompts, files, the index status (also the `memory_status` payload).
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 /** What a memory file holds: who the user is, shared notes, what happened (dated), how to do things. */
 export const MEMORY_KINDS = ['profile', 'note', 'episode', 'procedure'] as const;
@@ -14,12 +15,12 @@ export type SaveMode = (typeof SAVE_MODES)[number];
 export const MATCH_SOURCES = ['words', 'trigram', 'semantic'] as const;
 
 const path = z.string().describe('Relative to <home>/memory, e.g. notes/decisions.md');
-const line = z.number().int().min(1);
+const line = lazySchema(() => z.number().int().min(1));
 
 /** A stretch of a snippet that matched the query: [start, end) in UTF-16 units. */
-export const MarkSchema = z.object({ start: z.number().int().min(0), end: z.number().int().min(0) });
+export const MarkSchema = lazySchema(() => z.object({ start: z.number().int().min(0), end: z.number().int().min(0) }));
 
-export const MemoryHitSchema = z.object({
+export const MemoryHitSchema = lazySchema(() => z.object({
   path,
   kind: z.enum(MEMORY_KINDS),
   /** The section's heading path, e.g. "Decisions > Database"; '' before the first heading. */
@@ -32,18 +33,18 @@ export const MemoryHitSchema = z.object({
   /** Higher is better: fused reciprocal ranks, weighed by kind and (for episodes) age. */
   score: z.number(),
   matchedBy: z.array(z.enum(MATCH_SOURCES)),
-});
+}));
 export type MemoryHit = z.infer<typeof MemoryHitSchema>;
 
-export const MemorySearchSchema = z.object({
+export const MemorySearchSchema = lazySchema(() => z.object({
   query: z.string(),
   hits: z.array(MemoryHitSchema),
   /** The embeddings took part in this search. */
   semantic: z.boolean(),
-});
+}));
 export type MemorySearch = z.infer<typeof MemorySearchSchema>;
 
-export const ContextPartSchema = z.object({
+export const ContextPartSchema = lazySchema(() => z.object({
   role: z.enum(['profile', 'hit']),
   path,
   kind: z.enum(MEMORY_KINDS),
@@ -52,29 +53,29 @@ export const ContextPartSchema = z.object({
   endLine: line,
   text: z.string(),
   score: z.number().optional(),
-});
+}));
 export type ContextPart = z.infer<typeof ContextPartSchema>;
 
-export const MemoryContextSchema = z.object({
+export const MemoryContextSchema = lazySchema(() => z.object({
   query: z.string(),
   /** Largest length of `text` in characters. */
   budget: z.number().int(),
   /** The block added to the system prompt ('' when memory has nothing for this query). */
   text: z.string(),
   parts: z.array(ContextPartSchema),
-});
+}));
 export type MemoryContext = z.infer<typeof MemoryContextSchema>;
 
-export const MemoryFileSchema = z.object({
+export const MemoryFileSchema = lazySchema(() => z.object({
   path,
   kind: z.enum(MEMORY_KINDS),
   size: z.number().int(),
   mtime: z.number(),
   chunks: z.number().int(),
-});
+}));
 export type MemoryFile = z.infer<typeof MemoryFileSchema>;
 
-export const MemoryReadSchema = z.object({
+export const MemoryReadSchema = lazySchema(() => z.object({
   path,
   kind: z.enum(MEMORY_KINDS),
   /** The requested lines (the whole file without `lines`). */
@@ -84,10 +85,10 @@ export const MemoryReadSchema = z.object({
   totalLines: z.number().int(),
   size: z.number().int(),
   mtime: z.number(),
-});
+}));
 export type MemoryRead = z.infer<typeof MemoryReadSchema>;
 
-export const MemorySavedSchema = z.object({
+export const MemorySavedSchema = lazySchema(() => z.object({
   path,
   kind: z.enum(MEMORY_KINDS),
   mode: z.enum(SAVE_MODES),
@@ -95,12 +96,12 @@ export const MemorySavedSchema = z.object({
   size: z.number().int(),
   /** Sections of the file now in the index. */
   chunks: z.number().int(),
-});
+}));
 export type MemorySaved = z.infer<typeof MemorySavedSchema>;
 
-const count = z.number().int().min(0);
+const count = lazySchema(() => z.number().int().min(0));
 
-export const MemoryStatusSchema = z.object({
+export const MemoryStatusSchema = lazySchema(() => z.object({
   /** The directory of the Markdown files. */
   root: z.string(),
   files: count,
@@ -135,27 +136,27 @@ export const MemoryStatusSchema = z.object({
     lastRunAt: z.number().nullable(),
   }),
   lastError: z.string().nullable(),
-});
+}));
 export type MemoryStatus = z.infer<typeof MemoryStatusSchema>;
 
 /** Why a `memory_status` event was published. */
 export const MEMORY_STATUS_REASONS = ['save', 'delete', 'external', 'sync', 'reindex', 'progress', 'embeddings', 'summarize', 'settings', 'error'] as const;
 
-export const MemoryStatusEventSchema = z.object({
+export const MemoryStatusEventSchema = lazySchema(() => z.object({
   reason: z.enum(MEMORY_STATUS_REASONS),
   /** The file concerned, for save, delete, external and summarize. */
   path: z.string().optional(),
   status: MemoryStatusSchema,
-});
+}));
 
-export const MemoryReindexSchema = z.object({
+export const MemoryReindexSchema = lazySchema(() => z.object({
   /** This call joined a reindex that was already running. */
   joined: z.boolean(),
   files: count,
   chunks: count,
   durationMs: z.number(),
   status: MemoryStatusSchema,
-});
+}));
 export type MemoryReindex = z.infer<typeof MemoryReindexSchema>;
 
 /** The status as a few lines of text (the /memory command and `svc memory status`). */

@@ -2,11 +2,12 @@
 // its gates read, employees (worker definitions), worker runs and dispatch requests. Shared by the
 // server, the `svc` CLI and the web UI.
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 /** IDLE, then I (interview), P (plan), A (plan audit), B (build), C (check), D (done). */
 export const PHASES = ['IDLE', 'I', 'P', 'A', 'B', 'C', 'D'] as const;
 export type Phase = (typeof PHASES)[number];
-export const PhaseSchema = z.enum(PHASES);
+export const PhaseSchema = lazySchema(() => z.enum(PHASES));
 
 /** What a forward move needs: the record that satisfies it (or a human's approval). */
 export const GATES = ['plan', 'audit', 'verification', 'check'] as const;
@@ -19,27 +20,27 @@ export type OrcStatus = (typeof ORC_STATUSES)[number];
 export const ACTORS = ['human', 'agent', 'server'] as const;
 export type Actor = (typeof ACTORS)[number];
 
-export const PlanRecordSchema = z.object({
+export const PlanRecordSchema = lazySchema(() => z.object({
   version: z.number().int().positive(),
   /** sha256 of the content, hex. */
   hash: z.string(),
   content: z.string(),
   submittedAt: z.number(),
   by: z.enum(ACTORS),
-});
+}));
 export type PlanRecord = z.infer<typeof PlanRecordSchema>;
 
-export const FindingSchema = z.union([
+export const FindingSchema = lazySchema(() => z.union([
   z.string().min(1).max(4000),
   z.object({ severity: z.string().max(40).optional(), message: z.string().min(1).max(4000), file: z.string().max(1000).optional() }),
-]);
+]));
 
 /** The structured output an audit worker must end with. Anything else is a failed audit. */
-export const AuditOutputSchema = z.strictObject({ verdict: z.enum(['pass', 'fail']), findings: z.array(FindingSchema).max(200) });
+export const AuditOutputSchema = lazySchema(() => z.strictObject({ verdict: z.enum(['pass', 'fail']), findings: z.array(FindingSchema).max(200) }));
 /** The structured output a verification worker must end with. */
-export const VerificationOutputSchema = z.strictObject({ verdict: z.enum(['done', 'not_done']), findings: z.array(FindingSchema).max(200) });
+export const VerificationOutputSchema = lazySchema(() => z.strictObject({ verdict: z.enum(['done', 'not_done']), findings: z.array(FindingSchema).max(200) }));
 
-export const AuditRecordSchema = z.object({
+export const AuditRecordSchema = lazySchema(() => z.object({
   verdict: z.enum(['pass', 'fail']),
   findings: z.array(FindingSchema),
   /** The worker run it came from. */
@@ -49,10 +50,10 @@ export const AuditRecordSchema = z.object({
   /** Why a run's output did not count as a pass (schema error, run failure). */
   error: z.string().optional(),
   recordedAt: z.number(),
-});
+}));
 export type AuditRecord = z.infer<typeof AuditRecordSchema>;
 
-export const VerificationRecordSchema = z.object({
+export const VerificationRecordSchema = lazySchema(() => z.object({
   verdict: z.enum(['done', 'not_done']),
   findings: z.array(FindingSchema),
   runId: z.string(),
@@ -60,10 +61,10 @@ export const VerificationRecordSchema = z.object({
   round: z.number().int(),
   error: z.string().optional(),
   recordedAt: z.number(),
-});
+}));
 export type VerificationRecord = z.infer<typeof VerificationRecordSchema>;
 
-export const CheckRecordSchema = z.object({
+export const CheckRecordSchema = lazySchema(() => z.object({
   command: z.string(),
   /** null: it could not be started or was killed at its time limit. */
   exitCode: z.number().int().nullable(),
@@ -72,10 +73,10 @@ export const CheckRecordSchema = z.object({
   durationMs: z.number(),
   round: z.number().int(),
   ranAt: z.number(),
-});
+}));
 export type CheckRecord = z.infer<typeof CheckRecordSchema>;
 
-export const HistoryEntrySchema = z.object({
+export const HistoryEntrySchema = lazySchema(() => z.object({
   at: z.number(),
   from: PhaseSchema,
   to: PhaseSchema,
@@ -85,10 +86,10 @@ export const HistoryEntrySchema = z.object({
   reason: z.string().optional(),
   /** The main-agent run that made the move, when the agent made it. */
   runId: z.string().optional(),
-});
+}));
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;
 
-export const OrcStateSchema = z.object({
+export const OrcStateSchema = lazySchema(() => z.object({
   sessionId: z.string(),
   phase: PhaseSchema,
   status: z.enum(ORC_STATUSES),
@@ -103,21 +104,21 @@ export const OrcStateSchema = z.object({
   /** Newest last, the last 100 moves. */
   history: z.array(HistoryEntrySchema),
   updatedAt: z.number(),
-});
+}));
 export type OrcState = z.infer<typeof OrcStateSchema>;
 
-export const PutStateBodySchema = z.strictObject({
+export const PutStateBodySchema = lazySchema(() => z.strictObject({
   phase: PhaseSchema,
   /** A human approves the move's gate instead of its record (refused to the agent). */
   approve: z.boolean().optional(),
   reason: z.string().max(2000).optional(),
   sessionId: z.string().min(1).max(100).optional(),
-});
+}));
 
-export const PlanBodySchema = z.strictObject({
+export const PlanBodySchema = lazySchema(() => z.strictObject({
   content: z.string().trim().min(1, 'the plan is empty').max(200_000),
   sessionId: z.string().min(1).max(100).optional(),
-});
+}));
 
 // ── employees ──────────────────────────────────────────────────────────────────────────────
 
@@ -127,7 +128,7 @@ export const ISOLATIONS = ['none', 'worktree'] as const;
 export type Isolation = (typeof ISOLATIONS)[number];
 export const EMPLOYEE_ID = /^[a-z0-9][a-z0-9-]{0,47}$/;
 
-export const EmployeeFieldsSchema = z.strictObject({
+export const EmployeeFieldsSchema = lazySchema(() => z.strictObject({
   name: z.string().trim().min(1).max(100),
   role: z.string().trim().min(1).max(200),
   /** A provider id (claude, codex, gemini, opencode, copilot, custom); '' = the agent's provider. */
@@ -141,15 +142,15 @@ export const EmployeeFieldsSchema = z.strictObject({
   verdict: z.enum(['audit', 'verification']).optional(),
   /** Where a mutable worker writes: its own git worktree, or the working directory itself (see ISOLATIONS). */
   isolation: z.enum(ISOLATIONS).optional(),
-});
-export const EmployeeSchema = EmployeeFieldsSchema.extend({
+}));
+export const EmployeeSchema = lazySchema(() => EmployeeFieldsSchema.extend({
   id: z.string().regex(EMPLOYEE_ID),
   /** A built-in preset (it can be changed, and deleting it restores the preset). */
   preset: z.boolean(),
-});
+}));
 export type Employee = z.infer<typeof EmployeeSchema>;
-export const NewEmployeeSchema = EmployeeFieldsSchema.extend({ id: z.string().regex(EMPLOYEE_ID, 'lowercase letters, digits and dashes, up to 48') });
-export const EmployeePatchSchema = EmployeeFieldsSchema.partial();
+export const NewEmployeeSchema = lazySchema(() => EmployeeFieldsSchema.extend({ id: z.string().regex(EMPLOYEE_ID, 'lowercase letters, digits and dashes, up to 48') }));
+export const EmployeePatchSchema = lazySchema(() => EmployeeFieldsSchema.partial());
 
 // ── worker runs ────────────────────────────────────────────────────────────────────────────
 
@@ -157,12 +158,12 @@ export const WORKER_RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 
 export type WorkerRunStatus = (typeof WORKER_RUN_STATUSES)[number];
 export const TERMINAL_STATUSES: readonly WorkerRunStatus[] = ['succeeded', 'failed', 'cancelled', 'timeout', 'orphaned'];
 
-export const WorkerStepSchema = z.object({ stepId: z.string(), name: z.string(), status: z.enum(['running', 'ok', 'error']) });
+export const WorkerStepSchema = lazySchema(() => z.object({ stepId: z.string(), name: z.string(), status: z.enum(['running', 'ok', 'error']) }));
 
 export const MERGE_STATES = ['open', 'merged', 'discarded'] as const;
 export type MergeState = (typeof MERGE_STATES)[number];
 /** The worktree a run wrote in (a follow-up run shares its first run's). */
-export const RunWorktreeSchema = z.object({
+export const RunWorktreeSchema = lazySchema(() => z.object({
   branch: z.string(),
   /** The commit it started from (the user's HEAD then). */
   base: z.string(),
@@ -171,9 +172,9 @@ export const RunWorktreeSchema = z.object({
   mergedCommit: z.string().optional(),
   /** The user had uncommitted changes when it was made: they are not in the worktree. */
   uncommittedLeftOut: z.boolean(),
-});
+}));
 
-export const WorkerRunSchema = z.object({
+export const WorkerRunSchema = lazySchema(() => z.object({
   runId: z.string(),
   sessionId: z.string(),
   employeeId: z.string(),
@@ -200,13 +201,13 @@ export const WorkerRunSchema = z.object({
   endedAt: z.number().optional(),
   lastActivityAt: z.number().optional(),
   deliveredAt: z.number().optional(),
-});
+}));
 export type WorkerRun = z.infer<typeof WorkerRunSchema>;
 
-const taskField = z.string().trim().min(1, 'the task is empty').max(100_000);
-const virtualWorker = EmployeeFieldsSchema.extend({ name: z.string().trim().min(1).max(100).default('virtual worker') });
+const taskField = lazySchema(() => z.string().trim().min(1, 'the task is empty').max(100_000));
+const virtualWorker = lazySchema(() => EmployeeFieldsSchema.extend({ name: z.string().trim().min(1).max(100).default('virtual worker') }));
 
-const DispatchFieldsSchema = z.strictObject({
+const DispatchFieldsSchema = lazySchema(() => z.strictObject({
     employee: z.string().regex(EMPLOYEE_ID, 'an employee id (GET /api/employees)').optional(),
     virtual: virtualWorker.optional(),
     task: taskField,
@@ -218,47 +219,47 @@ const DispatchFieldsSchema = z.strictObject({
     /** Overrides the employee's; by default a mutable worker of phase B in a git repository gets a worktree. */
     isolation: z.enum(ISOLATIONS).optional(),
     sessionId: z.string().min(1).max(100).optional(),
-});
+}));
 const oneWorker = { message: 'give exactly one of employee or virtual', path: ['employee'] };
-export const DispatchBodySchema = DispatchFieldsSchema.refine((b) => Boolean(b.employee) !== Boolean(b.virtual), oneWorker);
+export const DispatchBodySchema = lazySchema(() => DispatchFieldsSchema.refine((b) => Boolean(b.employee) !== Boolean(b.virtual), oneWorker));
 export type DispatchBody = z.infer<typeof DispatchBodySchema>;
 
-const batchEntry = DispatchFieldsSchema.omit({ wait: true, sessionId: true }).refine((b) => Boolean(b.employee) !== Boolean(b.virtual), oneWorker);
-export const BatchBodySchema = z.strictObject({
+const batchEntry = lazySchema(() => DispatchFieldsSchema.omit({ wait: true, sessionId: true }).refine((b) => Boolean(b.employee) !== Boolean(b.virtual), oneWorker));
+export const BatchBodySchema = lazySchema(() => z.strictObject({
   runs: z.array(batchEntry).min(1, 'a batch has 1 to 10 runs').max(10, 'a batch has 1 to 10 runs'),
   sessionId: z.string().min(1).max(100).optional(),
-});
+}));
 export type BatchEntry = z.infer<typeof batchEntry>;
 
 export const BATCH_VERDICTS = ['pass', 'fail', 'void', 'none'] as const;
-export const BatchSchema = z.object({
+export const BatchSchema = lazySchema(() => z.object({
   batchId: z.string(),
   sessionId: z.string(),
   status: z.enum(['running', 'done']),
   /** Any fail → fail; else any run that did not succeed → void (no pass); else all pass/done → pass; else none. */
   verdict: z.enum(BATCH_VERDICTS),
   runs: z.array(WorkerRunSchema),
-});
+}));
 export type Batch = z.infer<typeof BatchSchema>;
 
-export const WorkerProgressItemSchema = z.object({
+export const WorkerProgressItemSchema = lazySchema(() => z.object({
   runId: z.string(),
   status: z.enum(WORKER_RUN_STATUSES),
   taskPreview: z.string(),
   steps: z.array(WorkerStepSchema),
   lastActivityAt: z.number().optional(),
   reason: z.string().optional(),
-});
-export const WorkerProgressSchema = z.object({
+}));
+export const WorkerProgressSchema = lazySchema(() => z.object({
   employeeId: z.string(),
   name: z.string(),
   current: WorkerProgressItemSchema.nullable(),
   previous: WorkerProgressItemSchema.nullable(),
-});
+}));
 
 // ── worktrees: a worker's changes reviewed before they land ───────────────────────────────
 
-export const WorktreeDiffFileSchema = z.object({
+export const WorktreeDiffFileSchema = lazySchema(() => z.object({
   path: z.string(),
   /** A rename's old path. */
   oldPath: z.string().optional(),
@@ -267,10 +268,10 @@ export const WorktreeDiffFileSchema = z.object({
   deletions: z.number().int(),
   /** Named, not inlined, in the patch. */
   binary: z.boolean(),
-});
+}));
 export type WorktreeDiffFile = z.infer<typeof WorktreeDiffFileSchema>;
 
-export const WorktreeDiffSchema = z.object({
+export const WorktreeDiffSchema = lazySchema(() => z.object({
   runId: z.string(),
   branch: z.string(),
   base: z.string(),
@@ -279,22 +280,22 @@ export const WorktreeDiffSchema = z.object({
   patch: z.string(),
   truncated: z.boolean(),
   note: z.string().optional(),
-});
+}));
 
-export const MergeResultSchema = z.object({ runId: z.string(), merged: z.literal(true), commit: z.string(), branch: z.string(), files: z.array(WorktreeDiffFileSchema) });
+export const MergeResultSchema = lazySchema(() => z.object({ runId: z.string(), merged: z.literal(true), commit: z.string(), branch: z.string(), files: z.array(WorktreeDiffFileSchema) }));
 
-export const ReviewCommentSchema = z.strictObject({
+export const ReviewCommentSchema = lazySchema(() => z.strictObject({
   path: z.string().min(1).max(1000),
   line: z.number().int().min(1).optional(),
   body: z.string().trim().min(1, 'a comment says something').max(4000),
-});
+}));
 export type ReviewComment = z.infer<typeof ReviewCommentSchema>;
-export const ReviewBodySchema = z.strictObject({
+export const ReviewBodySchema = lazySchema(() => z.strictObject({
   decision: z.enum(['approve', 'changes_requested']),
   comments: z.array(ReviewCommentSchema).max(100).default([]),
-});
+}));
 
-export const WorktreeListItemSchema = z.object({
+export const WorktreeListItemSchema = lazySchema(() => z.object({
   runId: z.string(),
   sessionId: z.string(),
   branch: z.string(),
@@ -303,5 +304,5 @@ export const WorktreeListItemSchema = z.object({
   /** Its last run did not end on its own (the server stopped mid-run), or its directory is gone: discard it, or review what is there. */
   orphaned: z.boolean(),
   createdAt: z.number(),
-});
+}));
 export type WorktreeListItem = z.infer<typeof WorktreeListItemSchema>;

@@ -2,6 +2,7 @@
 // and the rules a decision can leave behind ("remember"). Shared by the server, the event catalogue
 // and the web UI (types only there).
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 export const PERMISSION_DECISIONS = ['allow', 'deny'] as const;
 export type PermissionDecision = (typeof PERMISSION_DECISIONS)[number];
@@ -12,7 +13,7 @@ export const DECIDERS = ['person', 'telegram', 'discord', 'push', 'rule', 'timeo
 export type Decider = (typeof DECIDERS)[number];
 
 /** What a person reads before deciding: a command, a file and its change, or the tool's input. */
-export const PermissionSummarySchema = z.object({
+export const PermissionSummarySchema = lazySchema(() => z.object({
   /** One line: "Run `npm test`", "Write notes.md", "Use mcp__files__read". */
   title: z.string(),
   /** The shell command, when the tool runs one. */
@@ -23,10 +24,10 @@ export const PermissionSummarySchema = z.object({
   diff: z.string().optional(),
   /** The input as JSON, bounded, when nothing above says it. */
   detail: z.string().optional(),
-});
+}));
 export type PermissionSummary = z.infer<typeof PermissionSummarySchema>;
 
-export const PermissionRequestSchema = z.object({
+export const PermissionRequestSchema = lazySchema(() => z.object({
   id: z.string(),
   sessionId: z.string(),
   /** The run (its trace id) the request came from. */
@@ -44,10 +45,10 @@ export const PermissionRequestSchema = z.object({
   decidedBy: z.enum(DECIDERS).optional(),
   /** A deny's reason (what the agent reads), or why svc decided. */
   reason: z.string().optional(),
-});
+}));
 export type PermissionRequest = z.infer<typeof PermissionRequestSchema>;
 
-export const PermissionRuleSchema = z.object({
+export const PermissionRuleSchema = lazySchema(() => z.object({
   id: z.string(),
   /** The tool's name as the CLI calls it (Bash, Write, mcp__files__read). */
   tool: z.string(),
@@ -61,14 +62,14 @@ export const PermissionRuleSchema = z.object({
   createdAt: z.number(),
   /** How it reads, e.g. `Bash(npm test)`. */
   label: z.string(),
-});
+}));
 export type PermissionRule = z.infer<typeof PermissionRuleSchema>;
 
-export const DecisionBodySchema = z.strictObject({
+export const DecisionBodySchema = lazySchema(() => z.strictObject({
   decision: z.enum(PERMISSION_DECISIONS),
   /** Answer the same call the same way from now on, in this session or always. */
   remember: z.enum(REMEMBER_SCOPES).optional(),
   /** For a deny: why (the agent reads it). */
   reason: z.string().trim().max(2000).optional(),
-});
+}));
 export type DecisionBody = z.infer<typeof DecisionBodySchema>;

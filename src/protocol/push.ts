@@ -2,11 +2,12 @@
 // and the payload its service worker (web/src/sw.ts) receives. Shared by the server and the web UI
 // (types only there).
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
-const base64url = z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'URL-safe base64');
+const base64url = lazySchema(() => z.string().regex(/^[A-Za-z0-9_-]+={0,2}$/, 'URL-safe base64'));
 
 /** A browser's PushSubscription as `subscription.toJSON()` gives it. */
-export const PushSubscriptionBodySchema = z.object({
+export const PushSubscriptionBodySchema = lazySchema(() => z.object({
   /** Where svc sends the device's pushes: https, or a loopback address (a local push relay). */
   endpoint: z.string().min(10).max(2048),
   /** Ignored: push services that expire a subscription answer 404/410, and svc removes it then. */
@@ -17,11 +18,11 @@ export const PushSubscriptionBodySchema = z.object({
     /** The browser's authentication secret (16 bytes). */
     auth: base64url.max(100),
   }),
-});
+}));
 export type PushSubscriptionBody = z.infer<typeof PushSubscriptionBodySchema>;
 
 /** One device that gets svc's notifications (its keys are never given out again). */
-export const PushSubscriptionInfoSchema = z.object({
+export const PushSubscriptionInfoSchema = lazySchema(() => z.object({
   id: z.string(),
   endpoint: z.string(),
   /** The push service's origin, e.g. https://fcm.googleapis.com. */
@@ -33,7 +34,7 @@ export const PushSubscriptionInfoSchema = z.object({
   lastSentAt: z.number().optional(),
   /** Why the last push failed, if it did. */
   lastError: z.string().optional(),
-});
+}));
 export type PushSubscriptionInfo = z.infer<typeof PushSubscriptionInfoSchema>;
 
 export const PUSH_KINDS = ['permission', 'permission_resolved', 'run_done', 'goal_done', 'worker_attention', 'test'] as const;
@@ -67,7 +68,7 @@ export interface PushPayload {
 }
 
 /** The body of POST /api/permissions/:id/decide-by-token. */
-export const DecideByTokenBodySchema = z.strictObject({
+export const DecideByTokenBodySchema = lazySchema(() => z.strictObject({
   /** The decision token a permission notification carried for one action. */
   token: z.string().min(20).max(200),
-});
+}));

@@ -1,10 +1,11 @@
 // The agent runtime on the wire: what GET /api/runtime says about the active run and the queue.
 import { z } from 'zod';
 import { RUN_STATUSES, STEP_KINDS, ToolLogEntrySchema } from './events.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 export { stepSummary } from './step-summary.ts';
 
-export const RunSnapshotSchema = z.object({
+export const RunSnapshotSchema = lazySchema(() => z.object({
   traceId: z.string(),
   provider: z.string(),
   sessionId: z.string(),
@@ -13,10 +14,10 @@ export const RunSnapshotSchema = z.object({
   /** Everything the run streamed so far (`agent_output` offsets index into it). */
   output: z.string(),
   steps: z.array(ToolLogEntrySchema),
-});
+}));
 export type RunSnapshot = z.infer<typeof RunSnapshotSchema>;
 
-export const RuntimeStatusSchema = z.object({
+export const RuntimeStatusSchema = lazySchema(() => z.object({
   busy: z.boolean(),
   /** Messages waiting in the active chat session (the one the chat shows). */
   pending: z.number().int(),
@@ -26,11 +27,11 @@ export const RuntimeStatusSchema = z.object({
   sessions: z.record(z.string(), z.number().int()),
   /** The active run, with what it streamed so far: a client opened mid-run shows it, then follows `agent_output` offsets. */
   active: RunSnapshotSchema.optional(),
-});
+}));
 export type RuntimeStatus = z.infer<typeof RuntimeStatusSchema>;
 
 /** A run's summary (GET /api/traces/:runId); its events are in the trace file. */
-export const RunRecordSchema = z.object({
+export const RunRecordSchema = lazySchema(() => z.object({
   id: z.string(),
   chatSessionId: z.string(),
   requestId: z.string(),
@@ -43,18 +44,18 @@ export const RunRecordSchema = z.object({
   eventCount: z.number().int(),
   startedAt: z.number(),
   finishedAt: z.number().optional(),
-});
+}));
 export type RunRecord = z.infer<typeof RunRecordSchema>;
 
 /** One step of a finished run as its saved record keeps it: enough to show the step list again. */
-export const StepSummarySchema = z.object({
+export const StepSummarySchema = lazySchema(() => z.object({
   stepId: z.string(),
   name: z.string(),
   step: z.enum(STEP_KINDS),
   status: z.enum(['running', 'ok', 'error']),
   /** What the step worked on (a command, a path, a query…), at most 120 characters. */
   summary: z.string().optional(),
-});
+}));
 export type StepSummary = z.infer<typeof StepSummarySchema>;
 
 /**
@@ -62,7 +63,7 @@ export type StepSummary = z.infer<typeof StepSummarySchema>;
  * when it failed or was stopped before answering, a record of why (role `system`). The live view
  * and the history render a run from the same fields.
  */
-export const RunRecordMetaSchema = z.object({
+export const RunRecordMetaSchema = lazySchema(() => z.object({
   traceId: z.string(),
   /** The request the run answered (its agent_done carries the same id). */
   requestId: z.string().optional(),
@@ -78,5 +79,5 @@ export const RunRecordMetaSchema = z.object({
   steps: z.array(StepSummarySchema).optional(),
   /** Kept for records written before `status` (an answer cut short by a stop). */
   interrupted: z.boolean().optional(),
-});
+}));
 export type RunRecordMeta = z.infer<typeof RunRecordMetaSchema>;

@@ -1,8 +1,9 @@
 // Skills on the wire (GET /api/skills, GET /api/skills/:id) and the built-in skills' declarations.
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
 
 /** A built-in skill's own description: its slash command and natural-language triggers. */
-export const SkillInfoSchema = z.object({
+export const SkillInfoSchema = lazySchema(() => z.object({
   id: z.string(),
   name: z.string(),
   category: z.string(),
@@ -11,7 +12,7 @@ export const SkillInfoSchema = z.object({
   command: z.string(),
   /** Natural-language triggers, English and Korean (the spec allows either). */
   triggers: z.array(z.string()),
-});
+}));
 export type SkillInfo = z.infer<typeof SkillInfoSchema>;
 
 /** A skill built into svc: what GET /api/skills shows, and the lines the agent's instructions give it. */
@@ -27,11 +28,11 @@ export type SkillSource = (typeof SKILL_SOURCES)[number];
 
 /** Lower-case letters, digits, ".", "_" and "-", starting with a letter or digit; never "..". */
 export const SKILL_ID_PATTERN = /^(?!.*\.\.)[a-z0-9][a-z0-9._-]{0,63}$/;
-export const SkillIdSchema = z.string().regex(SKILL_ID_PATTERN, 'a skill id: lower-case letters, digits, ".", "_" and "-" (no "..")');
+export const SkillIdSchema = lazySchema(() => z.string().regex(SKILL_ID_PATTERN, 'a skill id: lower-case letters, digits, ".", "_" and "-" (no "..")'));
 
-const Requirements = z.object({ bins: z.array(z.string()), env: z.array(z.string()) });
+const Requirements = lazySchema(() => z.object({ bins: z.array(z.string()), env: z.array(z.string()) }));
 
-export const SkillSchema = z.object({
+export const SkillSchema = lazySchema(() => z.object({
   id: z.string(),
   name: z.string(),
   description: z.string(),
@@ -47,10 +48,10 @@ export const SkillSchema = z.object({
   requirements: Requirements,
   met: z.boolean(),
   missing: Requirements,
-});
+}));
 export type Skill = z.infer<typeof SkillSchema>;
 
-export const SkillDetailSchema = z.object({ skill: SkillSchema, markdown: z.string() });
+export const SkillDetailSchema = lazySchema(() => z.object({ skill: SkillSchema, markdown: z.string() }));
 
 /** An enabled skill with a directory, as a run gets it. */
 export interface RunSkill {

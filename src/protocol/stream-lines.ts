@@ -3,12 +3,13 @@
 // catalogue event the runtime publishes, so the NDJSON answer and the SSE stream cannot disagree.
 import { z } from 'zod';
 import { RUN_STATUSES, type EventName, type EventPayload } from './events.ts';
+import { lazySchema } from './lazy-schema.ts';
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-const traceId = z.string();
+const traceId = lazySchema(() => z.string());
 
-export const StreamLineSchema = z.discriminatedUnion('type', [
+export const StreamLineSchema = lazySchema(() => z.discriminatedUnion('type', [
   z.object({ type: z.literal('thinking'), content: z.string(), traceId: traceId.optional() }),
   z.object({ type: z.literal('text'), content: z.string(), traceId: traceId.optional() }),
   z.object({
@@ -31,7 +32,7 @@ export const StreamLineSchema = z.discriminatedUnion('type', [
     traceId: traceId.optional(),
     messageId: z.number().int().optional(),
   }),
-]);
+]));
 export type StreamLine = z.infer<typeof StreamLineSchema>;
 
 /** Where a run's lines go: one HTTP response (src/http/ndjson.ts), or nowhere once it closed. */

@@ -4,20 +4,21 @@
 import { z } from 'zod';
 import { LIFECYCLE_ACTIONS } from '../../protocol/executive.ts';
 import type { ExecutiveService } from './executive.service.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 // Inputs a tool shares with the route it calls (executive.routes.ts), defined once for both.
-export const id = z.string().min(1).max(128);
-const messageText = z.string().trim().min(1).max(100_000);
-export const SendInput = z.strictObject({ instanceId: id, text: messageText });
-export const WatchInput = z.strictObject({ instanceId: id, requestId: id.optional() });
-export const FollowUpInput = z.strictObject({ text: messageText.optional() });
-export const EditDocsInput = z.strictObject({
+export const id = lazySchema(() => z.string().min(1).max(128));
+const messageText = lazySchema(() => z.string().trim().min(1).max(100_000));
+export const SendInput = lazySchema(() => z.strictObject({ instanceId: id, text: messageText }));
+export const WatchInput = lazySchema(() => z.strictObject({ instanceId: id, requestId: id.optional() }));
+export const FollowUpInput = lazySchema(() => z.strictObject({ text: messageText.optional() }));
+export const EditDocsInput = lazySchema(() => z.strictObject({
   instanceId: id.optional(),
   path: z.string().min(1).max(500),
   operation: z.enum(['append_section', 'replace_section', 'apply_patch']),
   content: z.string().min(1).max(20 * 1024),
   reason: z.string().max(500).optional(),
-});
+}));
 
 export interface CeoTool {
   name: string;
@@ -36,14 +37,14 @@ export const CEO_TOOLS: readonly CeoTool[] = [
   tool({
     name: 'list_instances',
     description: 'The instances you oversee: id, label, status, busy, owned.',
-    input: z.strictObject({}),
+    input: lazySchema(() => z.strictObject({})),
     http: { method: 'GET', path: '/instances' },
     run: async (s) => ({ instances: await s.instances() }),
   }),
   tool({
     name: 'inspect_instance',
     description: 'One instance: its latest messages, current run and queue.',
-    input: z.strictObject({ instanceId: id }),
+    input: lazySchema(() => z.strictObject({ instanceId: id })),
     http: { method: 'GET', path: '/instances/{instanceId}' },
     run: (s, a) => s.inspect(a.instanceId),
   }),
@@ -64,42 +65,42 @@ export const CEO_TOOLS: readonly CeoTool[] = [
   tool({
     name: 'list_pending',
     description: 'Completions of watched requests not handled yet.',
-    input: z.strictObject({}),
+    input: lazySchema(() => z.strictObject({})),
     http: { method: 'GET', path: '/pending' },
     run: (s) => ({ pending: s.pending() }),
   }),
   tool({
     name: 'summarize_completion',
     description: 'The result of a completion: short or detailed.',
-    input: z.strictObject({ key: id, format: z.enum(['short', 'detailed']).optional() }),
+    input: lazySchema(() => z.strictObject({ key: id, format: z.enum(['short', 'detailed']).optional() })),
     http: { method: 'POST', path: '/pending/{key}/summarize' },
     run: (s, a) => s.summarize(a.key, a.format ?? 'short'),
   }),
   tool({
     name: 'continue_completion',
     description: 'Reads a completion into the transcript; with text, sends a follow-up to the same instance.',
-    input: z.strictObject({ key: id, ...FollowUpInput.shape }),
+    input: lazySchema(() => z.strictObject({ key: id, ...FollowUpInput.shape })),
     http: { method: 'POST', path: '/pending/{key}/continue' },
     run: (s, a) => s.continue(a.key, a.text),
   }),
   tool({
     name: 'ack_completion',
     description: 'Marks a completion acknowledged.',
-    input: z.strictObject({ key: id }),
+    input: lazySchema(() => z.strictObject({ key: id })),
     http: { method: 'POST', path: '/pending/{key}/ack' },
     run: (s, a) => s.mark(a.key, 'acknowledged'),
   }),
   tool({
     name: 'dismiss_completion',
     description: 'Dismisses a completion.',
-    input: z.strictObject({ key: id }),
+    input: lazySchema(() => z.strictObject({ key: id })),
     http: { method: 'POST', path: '/pending/{key}/dismiss' },
     run: (s, a) => s.mark(a.key, 'dismissed'),
   }),
   tool({
     name: 'query',
     description: "A read-only command in an instance's project: git status|log|show|diff, rg, ls, cat <file>.",
-    input: z.strictObject({ instanceId: id, command: z.string().min(1).max(2000) }),
+    input: lazySchema(() => z.strictObject({ instanceId: id, command: z.string().min(1).max(2000) })),
     http: { method: 'POST', path: '/query', fixed: { source: 'repo' } },
     run: async (s, a) => ({ source: 'repo', ...(await s.query(a.instanceId, a.command)), untrusted: true }),
   }),
@@ -113,7 +114,7 @@ export const CEO_TOOLS: readonly CeoTool[] = [
   tool({
     name: 'lifecycle',
     description: 'Starts, stops or restarts an instance the manager owns. Needs the id of a confirmation a person created and approved for exactly this action.',
-    input: z.strictObject({ action: z.enum(LIFECYCLE_ACTIONS), instanceId: id, confirmationId: id.optional() }),
+    input: lazySchema(() => z.strictObject({ action: z.enum(LIFECYCLE_ACTIONS), instanceId: id, confirmationId: id.optional() })),
     http: { method: 'POST', path: '/instances/{instanceId}/{action}' },
     run: async (s, a) => ({ ok: true, instance: await s.lifecycle(a.action, a.instanceId, a.confirmationId) }),
   }),

@@ -2,13 +2,14 @@
 // into), captures, locator answers, and the result.
 import { z } from 'zod';
 import { VISION_LOCATORS, VISION_TARGETS, type LocatorKind, type TargetKind } from './settings.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 export type { LocatorKind, TargetKind };
 
-export const PointSchema = z.object({ x: z.number(), y: z.number() });
+export const PointSchema = lazySchema(() => z.object({ x: z.number(), y: z.number() }));
 export type Point = z.infer<typeof PointSchema>;
 
-export const SizeSchema = z.object({ width: z.number(), height: z.number() });
+export const SizeSchema = lazySchema(() => z.object({ width: z.number(), height: z.number() }));
 export type Size = z.infer<typeof SizeSchema>;
 
 /** How image pixels map to the coordinates an action takes (see geometry.ts). */
@@ -25,18 +26,18 @@ export type PointerAction = Exclude<VisionAction, 'describe'>;
 
 export const MAX_DESCRIPTION = 2000;
 
-export const BoxSchema = z.strictObject({
+export const BoxSchema = lazySchema(() => z.strictObject({
   x: z.number().finite().min(0).max(100_000),
   y: z.number().finite().min(0).max(100_000),
   width: z.number().finite().gt(0).max(100_000),
   height: z.number().finite().gt(0).max(100_000),
-});
+}));
 export type Box = z.infer<typeof BoxSchema>;
 /** A box in a result: it may reach past the viewport's edges. */
-const ResultBoxSchema = z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() });
+const ResultBoxSchema = lazySchema(() => z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() }));
 
 /** A typed vision-click request (from `/vision-click …` or POST /api/vision-click). */
-export const VisionRequestSchema = z
+export const VisionRequestSchema = lazySchema(() => z
   .strictObject({
     action: z.enum(VISION_ACTIONS),
     /** What to find ("the blue Launch button", or quoted visible text). Optional only for describe (a focus). */
@@ -52,7 +53,7 @@ export const VisionRequestSchema = z
     dryRun: z.boolean().optional(),
   })
   .refine((r) => r.action === 'describe' || !!r.description, { message: 'a description of the target is required', path: ['description'] })
-  .refine((r) => !(r.target === 'desktop' && r.tab), { message: 'tab applies to the browser target only', path: ['tab'] });
+  .refine((r) => !(r.target === 'desktop' && r.tab), { message: 'tab applies to the browser target only', path: ['tab'] }));
 
 export type VisionRequest = z.infer<typeof VisionRequestSchema>;
 
@@ -138,7 +139,7 @@ export interface VisionTarget {
   perform(action: PointerAction, point: Point, opts: { tab?: string }): Promise<void>;
 }
 
-export const VisionResultSchema = z.object({
+export const VisionResultSchema = lazySchema(() => z.object({
   action: z.enum(VISION_ACTIONS),
   target: z.enum(VISION_TARGETS),
   locator: z.enum(VISION_LOCATORS),
@@ -162,5 +163,5 @@ export const VisionResultSchema = z.object({
   imageBox: ResultBoxSchema.optional(),
   alternatives: z.number().optional(),
   ms: z.number(),
-});
+}));
 export type VisionResult = z.infer<typeof VisionResultSchema>;

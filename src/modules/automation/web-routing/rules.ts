@@ -32,6 +32,7 @@ import {
   type JsonValue,
   type TemplateContext,
 } from './template.ts';
+import { lazySchema } from '../../../protocol/lazy-schema.ts';
 
 export const RULE_TYPES = ['redirect', 'rewrite', 'block', 'mock', 'transform'] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
@@ -58,16 +59,16 @@ export type Rule = RuleSpec & { id: number; createdAt: string };
 // ---------------------------------------------------------------------------------------------------------------
 // Input validation (structured form, e.g. the JSON body of POST /api/web-routing/rules)
 
-const editsSchema = z
+const editsSchema = lazySchema(() => z
   .object({
     setHeaders: z.record(z.string(), z.string()).optional(),
     removeHeaders: z.array(z.string()).optional(),
     replace: z.array(z.object({ from: z.string().min(1), to: z.string() }).strict()).optional(),
   })
-  .strict();
+  .strict());
 
-const patternField = z.string().min(1).max(2048);
-export const ruleInputSchema = z.discriminatedUnion('type', [
+const patternField = lazySchema(() => z.string().min(1).max(2048));
+export const ruleInputSchema = lazySchema(() => z.discriminatedUnion('type', [
   z.object({ type: z.literal('redirect'), pattern: patternField, target: z.string().min(1), status: z.number().int().optional() }).strict(),
   z.object({ type: z.literal('rewrite'), pattern: patternField, target: z.string().min(1) }).strict(),
   z.object({ type: z.literal('block'), pattern: patternField, status: z.number().int().optional(), message: z.string().max(500).optional() }).strict(),
@@ -81,7 +82,7 @@ export const ruleInputSchema = z.discriminatedUnion('type', [
     })
     .strict(),
   z.object({ type: z.literal('transform'), pattern: patternField, request: editsSchema.optional(), response: editsSchema.optional() }).strict(),
-]);
+]));
 export type RuleInput = z.input<typeof ruleInputSchema>;
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
