@@ -52,11 +52,12 @@ const englishZod = {
 };
 
 /**
- * Node modules a package requires at its start and uses only in code svc never runs, required on first use
- * instead: commander's child_process (subcommands run as separate executables), Fastify's http2 (an HTTP/2
- * server).
+ * Node modules a package requires at its start and uses only in code svc seldom or never runs, required on
+ * first use instead: commander's child_process (subcommands run as separate executables), Fastify's http2
+ * and https (an HTTP/2 server; an HTTPS one, with --tls-cert), ws's https, tls and zlib (a WebSocket client;
+ * compressed messages, which svc's servers do not offer). node:tls alone was 2-3 ms of every `svc serve`.
  */
-const LAZY_BUILTINS = { commander: ['child_process'], fastify: ['http2'] };
+const LAZY_BUILTINS = { commander: ['child_process'], fastify: ['http2', 'https'], ws: ['https', 'tls', 'zlib'] };
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {

@@ -3,7 +3,6 @@
 // (the internal `provider_line` event) are redacted before they are written.
 import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { EventBus, BusEvent } from '../events/bus.ts';
 import { redactSecrets, redactValues } from './redact.ts';
 
@@ -88,6 +87,8 @@ export async function readTraceEvents(
 ): Promise<{ events: TraceEvent[]; hasMore: boolean } | undefined> {
   const path = traceFile(dir, traceId);
   if (!existsSync(path)) return undefined;
+  // node:readline loads with the first trace read, not with every start
+  const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   const events: TraceEvent[] = [];
   let index = 0;

@@ -20,7 +20,6 @@ export interface ServerTls {
   fingerprint: string;
 }
 
-export { TLS_PIN_ENV } from './tls-pin-env.ts';
 
 export const fingerprintOf = (pem: Buffer | string): string => new X509Certificate(pem).fingerprint256;
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AppError } from '../core/errors.ts';
 import { homePaths } from '../core/home.ts';
-import { TLS_PIN_ENV } from '../core/tls.ts';
+import { TLS_PIN_ENV } from '../core/tls-pin-env.ts';
 import { VERSION } from '../core/version.ts';
 import { classifyPeer } from '../http/peers.ts';
 import { createServer } from '../http/create-server.ts';

@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { resolveTarget } from '../../src/cli/target.ts';
 import { homePaths } from '../../src/core/home.ts';
 import { acquireServerLock } from '../../src/core/server-lock.ts';
-import { TLS_PIN_ENV } from '../../src/core/tls.ts';
+import { TLS_PIN_ENV } from '../../src/core/tls-pin-env.ts';
 import { makeCertificate } from '../support/tls.ts';
 import { tempHome } from '../support/server.ts';
 

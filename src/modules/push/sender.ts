@@ -2,8 +2,6 @@
 // RFC 8291 aes128gcm, the VAPID JWT of RFC 8292 signed with svc's key, TTL, Urgency, Topic) and svc
 // sends it over node:https (node:http for a loopback relay), bounded in time. web-push is loaded on the
 // first push, never on the start-up path.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { VapidKeys } from './vapid.ts';
 
 export interface PushOptions {
@@ -40,7 +38,8 @@ export function pushSender(vapid: () => VapidKeys, subject: () => string): PushS
       vapidDetails: { subject: subject(), ...vapid() },
     });
     const url = new URL(details.endpoint);
-    const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
+    // node:https (and with it node:tls) loads with the first notification, not with every start
+    const { request: send } = url.protocol === 'http:' ? await import('node:http') : await import('node:https');
     return new Promise<PushAnswer>((resolve, reject) => {
       const req = send(url, { method: 'POST', headers: details.headers, timeout: TIMEOUT_MS }, (res) => {
         let body = '';

@@ -1,6 +1,6 @@
 // How the core server and the `svc browser` client commands start the browser server on demand.
 import { join } from 'node:path';
-import { TLS_PIN_ENV } from '../../../core/tls.ts';
+import { TLS_PIN_ENV } from '../../../core/tls-pin-env.ts';
 import { SVC_BIN } from '../../../core/version.ts';
 import { createBrowserClient, type BrowserClient } from './client.ts';
 import { DEFAULT_BROWSER_PORT } from './limits.ts';

@@ -1,8 +1,6 @@
 // WebAiApi over HTTP: the core server reaches the driver on the browser server this way (through the
 // browser client, which starts that server on first use), and `svc web-ai …` reaches the core server.
 // Answers keep their status and error code from one hop to the next.
-import http from 'node:http';
-import https from 'node:https';
 import { AppError, isErrorCode } from '../../../core/errors.ts';
 import { DEFAULT_ANSWER_TIMEOUT_MS } from './limits.ts';
 import type { WebAiApi } from './types.ts';
@@ -36,11 +34,13 @@ export function webAiClient(request: Transport): WebAiApi {
  */
 export function httpTransport(baseUrl: string, token?: string): Transport {
   const base = new URL(baseUrl);
-  return <T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 60_000) =>
-    new Promise<T>((resolve, reject) => {
+  return async <T>(method: 'GET' | 'POST', path: string, body?: unknown, timeoutMs = 60_000) => {
+    const url = new URL(path, base);
+    // node:https (and with it node:tls) loads for an https server, on its first request
+    const { request } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+    return new Promise<T>((resolve, reject) => {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const url = new URL(path, base);
-      const req = (url.protocol === 'https:' ? https : http).request(
+      const req = request(
         url,
         {
           method,
@@ -75,4 +75,5 @@ export function httpTransport(baseUrl: string, token?: string): Transport {
       );
       req.end(payload);
     });
+  };
 }

@@ -21,9 +21,8 @@
 //   decompresses gzip/deflate/br if it gets one anyway. Bodies over `maxBodyBytes` pass through unchanged.
 // - Listens on 127.0.0.1 by default; connections, bodies and upstream waits are bounded.
 import http from 'node:http';
-import https from 'node:https';
+import type { Agent as HttpsAgent } from 'node:https';
 import net from 'node:net';
-import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { ErrorBody } from '../../../core/errors.ts';
 import { toMatchRequest } from './pattern.ts';
@@ -140,11 +139,13 @@ function collect(stream: Readable, limit: number): Promise<Collected> {
   });
 }
 
-function decode(buf: Buffer, encoding: string | undefined, limit: number): Buffer | null {
+async function decode(buf: Buffer, encoding: string | undefined, limit: number): Promise<Buffer | null> {
   const enc = (encoding ?? '').trim().toLowerCase();
   const opts = { maxOutputLength: limit };
+  if (enc === '' || enc === 'identity') return buf;
+  // node:zlib loads with the first compressed body the proxy edits, not with every start
+  const zlib = await import('node:zlib');
   try {
-    if (enc === '' || enc === 'identity') return buf;
     if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(buf, opts);
     if (enc === 'br') return zlib.brotliDecompressSync(buf, opts);
     if (enc === 'deflate') {
@@ -166,8 +167,11 @@ export function startRoutingProxy(options: RoutingProxyOptions): Promise<Routing
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const intercept = options.intercept ?? true;
   const upstreamBase = options.upstream ? new URL(options.upstream) : null;
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 });
+  const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 60_000 };
+  const httpAgent = new http.Agent(agentOptions);
+  // node:https (and with it node:tls) loads with the first https upstream, not with every start
+  let https: Promise<{ module: typeof import('node:https'); agent: HttpsAgent }> | undefined;
+  const httpsClient = () => (https ??= import('node:https').then((module) => ({ module, agent: new module.Agent(agentOptions) })));
   const sockets = new Set<net.Socket>();
   let selfPort = 0;
 
@@ -307,13 +311,14 @@ export function startRoutingProxy(options: RoutingProxyOptions): Promise<Routing
 
     const secure = to.protocol === 'https:';
     const hostname = to.hostname.startsWith('[') ? to.hostname.slice(1, -1) : to.hostname;
-    const upReq = (secure ? https : http).request({
+    const client = secure ? await httpsClient() : { module: http, agent: httpAgent };
+    const upReq = client.module.request({
       method: req.method,
       hostname,
       port: to.port || (secure ? 443 : 80),
       path: to.pathname + to.search,
       headers: headers as http.OutgoingHttpHeaders,
-      agent: secure ? httpsAgent : httpAgent,
+      agent: client.agent,
       timeout: upstreamTimeoutMs,
       servername: secure && !net.isIP(hostname) ? hostname : undefined,
     });
@@ -381,7 +386,7 @@ export function startRoutingProxy(options: RoutingProxyOptions): Promise<Routing
       return;
     }
     const raw = Buffer.concat(got.chunks, got.size);
-    const plain = decode(raw, headers['content-encoding'] as string | undefined, maxBodyBytes);
+    const plain = await decode(raw, headers['content-encoding'] as string | undefined, maxBodyBytes);
     if (plain === null) {
       res.writeHead(status, upRes.statusMessage, { ...headers, 'x-web-routing-skipped': 'unknown-encoding' } as http.OutgoingHttpHeaders);
       res.end(raw);
@@ -462,7 +467,7 @@ export function startRoutingProxy(options: RoutingProxyOptions): Promise<Routing
             server.close(() => done());
             for (const s of sockets) s.destroy();
             httpAgent.destroy();
-            httpsAgent.destroy();
+            void https?.then(({ agent }) => agent.destroy());
           });
           return closing;
         },

@@ -2,9 +2,6 @@
 // owns them, and refreshed every second. A request in between uses the last rule set it fetched.
 // node:http(s) rather than fetch: a core server on HTTPS is reached with its certificate pinned
 // (src/core/tls.ts), which fetch cannot do.
-import http from 'node:http';
-import https from 'node:https';
-import { connectionOptions } from '../../../core/tls.ts';
 import { compileRuleSet, type Rule, type RuleSet, type RuleSource } from './rules.ts';
 
 export const RULES_REFRESH_MS = 1000;
@@ -50,9 +47,10 @@ export class RemoteRuleSource implements RuleSource {
 }
 
 /** The body of a 200 answer, undefined for any other status; rejects when the server does not answer in 2 s. */
-function getText(url: URL, pin: string | undefined): Promise<string | undefined> {
+async function getText(url: URL, pin: string | undefined): Promise<string | undefined> {
+  // loaded here, not with the module: every `svc serve` loads it, and only the browser server asks
+  const [{ connectionOptions }, client] = await Promise.all([import('../../../core/tls.ts'), url.protocol === 'https:' ? import('node:https') : import('node:http')]);
   return new Promise((resolve, reject) => {
-    const client = url.protocol === 'https:' ? https : http;
     const request = client.get(url, { ...connectionOptions(url, pin), signal: AbortSignal.timeout(2000) }, (response) => {
       if (response.statusCode !== 200) {
         response.resume();

@@ -1,10 +1,12 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import net, { type AddressInfo } from 'node:net';
 import { runWebRoutingCommand } from '../../../../src/modules/automation/web-routing/commands.ts';
 import { startRoutingProxy, type RoutingProxy } from '../../../../src/modules/automation/web-routing/proxy.ts';
 import type { RuleService } from '../../../../src/modules/automation/web-routing/web-routing.service.ts';
 import { CURL, curl, memoryService, startUpstream, viaProxy, type Upstream } from './helpers.ts';
+import { makeCertificate } from '../../../support/tls.ts';
 
 describe('web-routing proxy (node http client, absolute-form requests)', () => {
   let up: Upstream;
@@ -110,6 +112,22 @@ describe('web-routing proxy (node http client, absolute-form requests)', () => {
     assert.equal(s.json().upstream, 'other');
     assert.equal(s.json().url, '/modern/a/b');
     assert.equal(s.json().headers.host, `127.0.0.1:${other.port}`, 'Host follows a rewrite to another host');
+  });
+
+  test('rewrite to an https upstream: the proxy speaks TLS to it and verifies it (a self-signed one is refused, saying why)', async () => {
+    // node:https loads with the proxy's first https upstream (proxy.ts): this is that first one
+    const tls = makeCertificate();
+    const secure = createHttpsServer({ cert: tls.cert, key: tls.key }, (_req, res) => res.end('secret'));
+    await new Promise<void>((resolve) => secure.listen(0, '127.0.0.1', resolve));
+    try {
+      await cmd(`/web-routing rewrite /tls/* => https://127.0.0.1:${(secure.address() as AddressInfo).port}/*`);
+      const r = await viaProxy(proxy.port, 'GET', `${up.origin}/tls/page`);
+      assert.equal(r.status, 502);
+      assert.equal(r.json().error, 'UPSTREAM_ERROR');
+      assert.match(r.json().message, /Cannot reach 127\.0\.0\.1:\d+: DEPTH_ZERO_SELF_SIGNED_CERT/);
+    } finally {
+      secure.close();
+    }
   });
 
   test('transform: request headers set/removed, response headers set/removed', async () => {
