@@ -8,7 +8,7 @@
 // so; a CLI that exits but leaves a child holding its stdout is not waited for either.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
-import { access, readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, posix, win32 } from 'node:path';
 import type { ProviderId } from './providers/registry.ts';
@@ -77,27 +77,23 @@ export function executableCandidates(command: string, opts: ResolveOptions): str
   return out;
 }
 
-/** A regular file this process may execute. */
-export async function isExecutableFile(p: string): Promise<boolean> {
-  try {
-    if (!(await stat(p)).isFile()) return false;
-    await access(p, fsConstants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The same check, synchronous (for a readiness answer that must not wait). */
+/**
+ * A regular file this process may execute. Synchronous: a PATH scan asks about a dozen paths per CLI, most
+ * of them missing, and a stat that finds nothing is a few microseconds in-process where the promise API
+ * made each one a thread-pool round trip and an exception; svc serve's first answers waited on them.
+ */
 export function isExecutableFileSync(p: string): boolean {
+  if (!statSync(p, { throwIfNoEntry: false })?.isFile()) return false;
   try {
-    if (!statSync(p).isFile()) return false;
     accessSync(p, fsConstants.X_OK);
     return true;
   } catch {
     return false;
   }
 }
+
+/** The same check as a promise (resolveExecutable's default, which a test may replace). */
+export const isExecutableFile = async (p: string): Promise<boolean> => isExecutableFileSync(p);
 
 /** The first candidate of `command` that `isExecutable` accepts, or null. */
 export async function resolveExecutable(
@@ -375,7 +371,7 @@ export class CliDetector {
       const variable = /^\$([A-Z_][A-Z0-9_]*)\/(.+)$/.exec(file);
       const base = variable ? env[variable[1]!] : home;
       if (!base || !isAbsolute(base)) continue;
-      const found = await stat(join(base, variable ? variable[2]! : file)).catch(() => undefined);
+      const found = statSync(join(base, variable ? variable[2]! : file), { throwIfNoEntry: false });
       if (found?.isFile() && found.size > 0) existing.add(file);
     }
     const credentials = findCredentials(where, env, existing);
