@@ -38,19 +38,20 @@ export function schemaVersion(db: Db): number {
   return db.pragma('user_version', { simple: true }) as number;
 }
 
-/** Applies every migration newer than the database's `user_version`, each in its own transaction. */
+/**
+ * Applies every migration newer than the database's `user_version`, all in one transaction: an upgrade
+ * that fails leaves the database as it was, at its old version, never between two (and a new database's
+ * twenty migrations commit once, not twenty times).
+ */
 export function migrate(db: Db, list: readonly Migration[], targetVersion = Infinity): number[] {
-  const applied: number[] = [];
   const current = schemaVersion(db);
-  for (const migration of [...list].sort((a, b) => a.version - b.version)) {
-    if (migration.version <= current || migration.version > targetVersion) continue;
-    db.transaction(() => {
-      migration.up(db);
-      db.pragma(`user_version = ${migration.version}`);
-    })();
-    applied.push(migration.version);
-  }
-  return applied;
+  const pending = [...list].sort((a, b) => a.version - b.version).filter((m) => m.version > current && m.version <= targetVersion);
+  if (pending.length === 0) return [];
+  db.transaction(() => {
+    for (const migration of pending) migration.up(db);
+    db.pragma(`user_version = ${pending.at(-1)!.version}`);
+  })();
+  return pending.map((m) => m.version);
 }
 
 /** Flushes the WAL into the main file and closes; used on shutdown so the data dir is self-contained. */

@@ -63,6 +63,19 @@ test('a failing migration rolls back completely and leaves the version unchanged
   assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 't'").get() as { n: number }).n, 0);
 });
 
+test('an upgrade is all or nothing: a later migration that fails takes the earlier pending ones back with it', () => {
+  const path = join(tempHome(), 'd.db');
+  closeDatabase(openDatabase(path));
+  const added: Migration = { version: latest + 1, name: 'test: a table', up: (d) => d.exec('CREATE TABLE upgrade_one (x)') };
+  const broken: Migration = { version: latest + 2, name: 'test: broken', up: (d) => d.exec('THIS IS NOT SQL') };
+  assert.throws(() => openDatabase(path, { migrationList: [...migrations, added, broken] }));
+  const db = new Database(path);
+  assert.equal(schemaVersion(db), latest);
+  assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'upgrade_one'").get() as { n: number }).n, 0);
+  assert.deepEqual(migrate(db, [...migrations, added]), [latest + 1]);
+  db.close();
+});
+
 test('migration 1: roles constrained, one active session, FTS kept in sync', () => {
   const db = openDatabase(':memory:');
   db.prepare("INSERT INTO chat_sessions (id, title, active, created_at, updated_at) VALUES ('a', 'A', 1, 1, 1), ('b', 'B', 0, 1, 1)").run();
