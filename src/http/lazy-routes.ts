@@ -56,8 +56,12 @@ export type LazyMatch = { entry: Entry; params: Record<string, string | undefine
 /** A server's lazy groups and which owns each path. */
 interface LazyIndex {
   groups: LazyGroup[];
-  /** Which group owns a path, whatever the method: each path is registered once, under OWNER_METHOD. */
-  owners: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
+  /**
+   * Which group owns a path, whatever the method: each path is registered once, under OWNER_METHOD. Made
+   * on the first request that asks (ownersOf): find-my-way compiles code for each path it is given, which
+   * a start need not wait for.
+   */
+  owners?: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>;
   /** The route table's entries the groups added as they loaded (the rest were registered at start). */
   loaded: WeakSet<object>;
 }
@@ -143,23 +147,32 @@ export function defineLazyRoutes(app: FastifyInstance, paths: readonly string[],
   const section: RouteDoc[] = [];
   app.routeSections.push(section);
   const index = indexOf(app);
-  const group = new LazyGroup(app, index, paths, modules, section);
-  index.groups.push(group);
-  for (const path of paths) index.owners.on(OWNER_METHOD, path, () => undefined, group);
+  index.groups.push(new LazyGroup(app, index, paths, modules, section));
+  index.owners = undefined;
+}
+
+/** The owners' router of a server's lazy groups (see LazyIndex.owners). */
+function ownersOf(index: LazyIndex): FindMyWay.Instance<FindMyWay.HTTPVersion.V1> {
+  if (!index.owners) {
+    const owners = FindMyWay();
+    for (const group of index.groups) for (const path of group.paths) owners.on(OWNER_METHOD, path, () => undefined, group);
+    index.owners = owners;
+  }
+  return index.owners;
 }
 
 function indexOf(app: FastifyInstance): LazyIndex {
   let index = indexes.get(app);
   if (index) return index;
-  const created: LazyIndex = { groups: [], owners: FindMyWay(), loaded: new WeakSet() };
+  const created: LazyIndex = { groups: [], loaded: new WeakSet() };
   indexes.set(app, created);
+  // a route URL is a pattern, not a request path: owns() compares the two as the owners' router would
   app.addHook('onReady', async () => {
     for (const entry of app.routeTable) {
       if (created.loaded.has(entry)) continue;
-      const owner = created.owners.find(OWNER_METHOD, entry.url);
+      const owner = created.groups.find((group) => group.paths.some((path) => owns(path, entry.url)));
       if (owner) {
-        const paths = (owner.store as LazyGroup).paths.join(', ');
-        throw new Error(`route ${entry.method} ${entry.url} lies under the paths of a lazy group (${paths}): it would take the group's requests; declare it in the group, or give the group narrower paths`);
+        throw new Error(`route ${entry.method} ${entry.url} lies under the paths of a lazy group (${owner.paths.join(', ')}): it would take the group's requests; declare it in the group, or give the group narrower paths`);
       }
     }
   });
@@ -177,7 +190,8 @@ export async function resolveLazyRoute(request: FastifyRequest): Promise<LazyMat
   const known = matches.get(request);
   if (known) return known;
   if (!request.is404) return undefined;
-  const owner = indexes.get(request.server)?.owners.find(OWNER_METHOD, request.url);
+  const index = indexes.get(request.server);
+  const owner = index && ownersOf(index).find(OWNER_METHOD, request.url);
   if (!owner) return undefined;
   const match = await (owner.store as LazyGroup).match(request);
   matches.set(request, match);
