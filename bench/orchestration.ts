@@ -18,13 +18,24 @@ async function json(server: TestServer, method: string, path: string, body?: unk
   return response.json() as Promise<any>;
 }
 
+/** The run once it ended; a run that did not succeed stops the benchmark with its reason (a figure of failed runs is none). */
 async function ended(server: TestServer, runId: string) {
   for (;;) {
     const run = await json(server, 'GET', `/api/orchestrate/worker-runs/${runId}`);
-    if (!['queued', 'running'].includes(run.status)) return run;
-    await sleep(20);
+    if (['queued', 'running'].includes(run.status)) {
+      await sleep(20);
+      continue;
+    }
+    if (run.status !== 'succeeded') throw new Error(`worker run ${runId} ${run.status}: ${run.reason}`);
+    return run;
   }
 }
+
+/**
+ * The runs' environment: the emitter stands in for codex, and svc refuses to start codex with no login it can
+ * see (src/agent/readiness.ts), so the runs get a key the emitter never uses.
+ */
+const RUN_ENV = { OPENAI_API_KEY: 'bench-not-a-key' };
 
 const firstStamp = (text: string) => Number(/sent=(\d+(?:\.\d+)?)/.exec(text)?.[1]);
 
@@ -88,7 +99,7 @@ async function sseLatency(server: TestServer, sessionId: string, probes: number)
 }
 
 export async function concurrentRuns(server: TestServer, runs = 10, lines = 1000) {
-  server.app.services.settings.update({ agent: { env: { BENCH_LINES: String(lines), BENCH_RATE: '500' } }, orchestration: { concurrency: runs } });
+  server.app.services.settings.update({ agent: { env: { ...RUN_ENV, BENCH_LINES: String(lines), BENCH_RATE: '500' } }, orchestration: { concurrency: runs } });
   const sessionId = server.app.services.chat.activeSession().id;
   await json(server, 'PUT', '/api/orchestrate/state', { phase: 'I', sessionId });
   const quiet = await sseLatency(server, sessionId, 20);
@@ -123,7 +134,7 @@ if (isMain(import.meta.url)) {
   const server = await startServer({ logLevel: 'silent' });
   try {
     // the delivered results start main-agent runs: a CLI that ends at once keeps them out of the figures
-    server.app.services.settings.update({ agent: { executables: { codex: EMITTER, claude: 'true' }, retries: 0, env: { BENCH_LINES: '1' } }, orchestration: { concurrency: 3 } });
+    server.app.services.settings.update({ agent: { executables: { codex: EMITTER, claude: 'true' }, retries: 0, env: { ...RUN_ENV, BENCH_LINES: '1' } }, orchestration: { concurrency: 3 } });
     const overhead = await dispatchOverhead(server);
     const load = await concurrentRuns(server);
     console.log(JSON.stringify({ overhead, load }, null, 2));
