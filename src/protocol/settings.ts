@@ -12,7 +12,8 @@ import { REDACTED, type SettingSchema } from './settings-form.ts';
 export { REDACTED };
 
 export interface SettingsSection<S extends z.ZodType = z.ZodType> {
-  schema: S;
+  /** Built on first use: a start validates only the sections the settings table holds (settings.model.ts). */
+  readonly schema: S;
   defaults: z.output<S>;
   /** Keys of this section whose values are secret (a dotted path reaches into an object, e.g. `embeddings.apiKey`): a string, or a map whose values are all secret. */
   secrets: readonly string[];
@@ -33,16 +34,20 @@ export function secretPaths(schema: SettingSchema, prefix = ''): string[] {
 }
 
 /**
- * A section: its secrets are the fields its schema marks `writeOnly`, found in its JSON Schema on first
- * use (making that costs a few milliseconds a section, which every start would pay for ten sections).
+ * A section, from the function that builds its schema: the schema is built on first use, and its secrets
+ * (the fields it marks `writeOnly`) are found in its JSON Schema on first use too. Building the ten sections'
+ * schemas was some 450 zod schemas at every start, for settings most starts only read.
  */
-export function settingsSection<S extends z.ZodType>(schema: S, defaults: z.output<S>): SettingsSection<S> {
+export function settingsSection<S extends z.ZodType>(build: () => S, defaults: z.output<S>): SettingsSection<S> {
+  let schema: S | undefined;
   let secrets: readonly string[] | undefined;
   return {
-    schema,
+    get schema() {
+      return (schema ??= build());
+    },
     defaults,
     get secrets() {
-      return (secrets ??= secretPaths(sectionJsonSchema(schema)));
+      return (secrets ??= secretPaths(sectionJsonSchema(this.schema)));
     },
   };
 }

@@ -40,7 +40,7 @@ test('each field gets its control from its schema', () => {
 });
 
 /** What the server answers for a candidate section (its message and field), in plain words for the page. */
-const model = new SettingsModel({ s: settingsSection(z.strictObject({ count: z.number().int().min(1).max(20), ratio: z.number().min(0).max(1), mode: z.enum(['warn', 'kill']), name: z.string().trim().min(1).max(5), hosts: z.array(z.string().url()).max(2), env: z.record(z.string().regex(/^[A-Z_]+$/, 'must be upper case'), z.string().max(3)) }), { count: 1, ratio: 0.5, mode: 'warn', name: 'a', hosts: [], env: {} }) });
+const model = new SettingsModel({ s: settingsSection(() => z.strictObject({ count: z.number().int().min(1).max(20), ratio: z.number().min(0).max(1), mode: z.enum(['warn', 'kill']), name: z.string().trim().min(1).max(5), hosts: z.array(z.string().url()).max(2), env: z.record(z.string().regex(/^[A-Z_]+$/, 'must be upper case'), z.string().max(3)) }), { count: 1, ratio: 0.5, mode: 'warn', name: 'a', hosts: [], env: {} }) });
 function refused(patch: Record<string, unknown>): string {
   try {
     model.validate({ s: { ...model.defaults.s, ...patch } });

@@ -4,19 +4,20 @@ import { z } from 'zod';
 import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
 import { voiceSettings } from '../voice/index.ts';
 import { httpUrlOrEmptySetting } from '../../protocol/settings-url.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 /** The realtime voice endpoint (OpenAI's Realtime API over WebRTC, or one speaking it); the key never leaves svc. */
-export const RealtimeSettingsSchema = z.object({
+export const RealtimeSettingsSchema = lazySchema(() => z.object({
   /** The API's base URL, e.g. https://api.openai.com/v1; '' turns realtime voice off. */
   baseUrl: httpUrlOrEmptySetting('https://api.openai.com/v1'),
   apiKey: z.string().max(10_000),
   model: z.string().min(1).max(200),
   voice: z.string().min(1).max(100),
-});
+}));
 export type RealtimeSettings = z.infer<typeof RealtimeSettingsSchema>;
 const DEFAULT_REALTIME: RealtimeSettings = { baseUrl: '', apiKey: '', model: 'gpt-realtime', voice: 'marin' };
 
-export const CeoSettingsSchema = z.object({
+export const CeoSettingsSchema = lazySchema(() => z.object({
   provider: z.enum(PROVIDER_IDS),
   model: z.string().max(200),
   /** The CLI's path; empty: the server's own setting for that provider, else its name on PATH. */
@@ -27,20 +28,20 @@ export const CeoSettingsSchema = z.object({
   voice: voiceSettings.schema,
   /** Realtime voice over WebRTC (apiKey write-only). */
   realtime: RealtimeSettingsSchema,
-});
+}));
 export type CeoSettings = z.infer<typeof CeoSettingsSchema>;
 
 export const DEFAULT_CEO_SETTINGS: CeoSettings = { provider: 'claude', model: '', executable: '', env: {}, voice: voiceSettings.defaults, realtime: DEFAULT_REALTIME };
 
 /** A patch: fields given replace; an env value of null removes that variable. */
-export const CeoSettingsPatchSchema = z.strictObject({
+export const CeoSettingsPatchSchema = lazySchema(() => z.strictObject({
   provider: z.enum(PROVIDER_IDS).optional(),
   model: z.string().max(200).optional(),
   executable: z.string().max(4096).optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(10_000).nullable()).optional(),
   voice: voiceSettings.schema.partial().optional(),
   realtime: RealtimeSettingsSchema.partial().optional(),
-});
+}));
 
 export function applySettingsPatch(current: CeoSettings, patch: z.infer<typeof CeoSettingsPatchSchema>): CeoSettings {
   const env = { ...current.env };

@@ -13,22 +13,23 @@ const isObject = (v: Json): v is Record<string, Json> => typeof v === 'object' &
 
 /** The `network` section: who may call the server besides this machine (see the guard in src/http). */
 export const networkSettings = settingsSection(
-  z
-    .strictObject({
-      /** Accept requests from private-network addresses without the bearer token. */
-      trustedLanBypass: z.boolean().meta({ title: 'Trust the local network', description: 'Accept private-network requests without the access token.' }),
-      /** Host names (besides IP literals and localhost) this server answers to. */
-      allowedHosts: z
-        .array(z.string().min(1).max(253))
-        .max(32)
-        .meta({ title: 'Allowed host names', description: 'Besides IP addresses and localhost. One per line.' }),
-      /** Browser origins (besides the server's own) allowed to call the API. */
-      allowedOrigins: z
-        .array(z.string().url())
-        .max(32)
-        .meta({ title: 'Allowed browser origins', description: "Besides this server's own, e.g. https://example.com. One per line." }),
-    })
-    .meta({ title: 'Network', description: 'Who may call this server besides this machine.' }),
+  () =>
+    z
+      .strictObject({
+        /** Accept requests from private-network addresses without the bearer token. */
+        trustedLanBypass: z.boolean().meta({ title: 'Trust the local network', description: 'Accept private-network requests without the access token.' }),
+        /** Host names (besides IP literals and localhost) this server answers to. */
+        allowedHosts: z
+          .array(z.string().min(1).max(253))
+          .max(32)
+          .meta({ title: 'Allowed host names', description: 'Besides IP addresses and localhost. One per line.' }),
+        /** Browser origins (besides the server's own) allowed to call the API. */
+        allowedOrigins: z
+          .array(z.string().url())
+          .max(32)
+          .meta({ title: 'Allowed browser origins', description: "Besides this server's own, e.g. https://example.com. One per line." }),
+      })
+      .meta({ title: 'Network', description: 'Who may call this server besides this machine.' }),
   { trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] },
 );
 
@@ -37,13 +38,18 @@ export type SettingsOf<T extends Sections> = { [K in keyof T]: z.output<T[K]['sc
 
 /** The settings document made of `sections`: its schema, defaults, and the pure operations on it. */
 export class SettingsModel<T extends Sections> {
-  readonly schema: z.ZodType<SettingsOf<T>>;
   readonly defaults: SettingsOf<T>;
+  private whole?: z.ZodType<SettingsOf<T>>;
   private json?: SettingSchema;
 
   constructor(readonly sections: T) {
-    this.schema = z.strictObject(Object.fromEntries(Object.entries(sections).map(([k, s]) => [k, s.schema]))) as unknown as z.ZodType<SettingsOf<T>>;
     this.defaults = Object.fromEntries(Object.entries(sections).map(([k, s]) => [k, s.defaults])) as SettingsOf<T>;
+  }
+
+  /** The whole document's schema (every section's, built on first use). */
+  get schema(): z.ZodType<SettingsOf<T>> {
+    this.whole ??= z.strictObject(Object.fromEntries(Object.entries(this.sections).map(([k, s]) => [k, s.schema]))) as unknown as z.ZodType<SettingsOf<T>>;
+    return this.whole;
   }
 
   /**
@@ -65,22 +71,26 @@ export class SettingsModel<T extends Sections> {
   validate(candidate: Json): SettingsOf<T> {
     const result = this.schema.safeParse(candidate);
     if (result.success) return result.data;
-    const issue = result.error.issues[0]!;
-    const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-    const field = (unknownKey ? [...issue.path, unknownKey] : issue.path).map(String).join('.') || '(root)';
-    // a map's key that breaks its rule: the rule's own message, not zod's "Invalid key in record"
-    const detail = issue.code === 'invalid_key' && issue.issues[0] ? issue.issues[0].message : issue.message;
-    const message = unknownKey ? `unknown setting '${field}'` : `${field}: ${detail}`;
-    throw new AppError(400, 'INVALID_SETTING', message, { field });
+    throw invalidSetting(result.error.issues[0]!, []);
   }
 
-  /** Fills sections missing from storage (or added in a later version) with defaults. */
-  withDefaults(stored: Record<string, unknown>): Json {
-    const out: Record<string, Json> = {};
-    for (const [section, defaults] of Object.entries(this.defaults)) {
-      out[section] = mergePatch(defaults, stored[section] ?? {}, defaults);
+  /**
+   * The settings from what storage holds: each stored section merged over its defaults and validated, every
+   * other section its defaults, which are valid by construction (test/modules/settings checks each). So a
+   * start builds the schemas of the sections someone changed, and none on settings never changed.
+   */
+  fromStorage(stored: Record<string, unknown>): SettingsOf<T> {
+    const out: Record<string, unknown> = {};
+    for (const [name, section] of Object.entries(this.sections)) {
+      if (stored[name] === undefined) {
+        out[name] = structuredClone(section.defaults);
+        continue;
+      }
+      const result = section.schema.safeParse(mergePatch(section.defaults as Json, stored[name] as Json, section.defaults as Json));
+      if (!result.success) throw invalidSetting(result.error.issues[0]!, [name]);
+      out[name] = result.data;
     }
-    return out;
+    return out as SettingsOf<T>;
   }
 
   /** Every secret value that is set (for redaction from traces and logs). */
@@ -136,6 +146,16 @@ export class SettingsModel<T extends Sections> {
 }
 
 /** The object holding a secret named by a dotted path inside a section (`env`, `embeddings.apiKey`). */
+/** The error of a refused setting, naming its field (`section.key`) from the first issue zod found under `at`. */
+function invalidSetting(issue: z.core.$ZodIssue, at: string[]): AppError {
+  const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  const field = [...at, ...issue.path.map(String), ...(unknownKey ? [unknownKey] : [])].join('.') || '(root)';
+  // a map's key that breaks its rule: the rule's own message, not zod's "Invalid key in record"
+  const detail = issue.code === 'invalid_key' && issue.issues[0] ? issue.issues[0].message : issue.message;
+  const message = unknownKey ? `unknown setting '${field}'` : `${field}: ${detail}`;
+  return new AppError(400, 'INVALID_SETTING', message, { field });
+}
+
 function secretSlot(section: Json, path: string): { holder?: Record<string, Json>; key: string } {
   const keys = path.split('.');
   const key = keys.pop()!;

@@ -16,7 +16,7 @@ export class SettingsService<T extends Sections = Sections> {
     // A stored value that no longer validates (hand-edited database, removed option) is a clear
     // start-up error rather than a crash later.
     try {
-      this.current = model.validate(model.withDefaults(repo.readAll()));
+      this.current = model.fromStorage(repo.readAll());
     } catch (err) {
       throw new Error(`stored settings are invalid: ${(err as Error).message}. Fix them with PUT /api/settings or delete the settings row.`);
     }

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROVIDERS, PROVIDER_IDS, providerInfo, type ProviderId } from '../../../src/agent/providers/registry.ts';
-import { agentSettingsSchema } from '../../../src/agent/settings.ts';
+import { agentSettings } from '../../../src/agent/settings.ts';
 import { executableCandidates, isExecutableFile, parseVersion, resolveExecutable } from '../../../src/agent/detect.ts';
 import { claudeAdapter } from '../../../src/agent/providers/claude/adapter.ts';
 import { codexAdapter } from '../../../src/agent/providers/codex/adapter.ts';
@@ -20,8 +20,8 @@ const ADAPTERS: ProviderAdapter<any>[] = [claudeAdapter, codexAdapter, geminiAda
 
 describe('registry', () => {
   test('one entry per provider id, in the settings order', () => {
-    assert.deepEqual(agentSettingsSchema.shape.provider.options, [...PROVIDER_IDS]);
-    assert.deepEqual(agentSettingsSchema.shape.fallback.element.options, [...PROVIDER_IDS]);
+    assert.deepEqual(agentSettings.schema.shape.provider.options, [...PROVIDER_IDS]);
+    assert.deepEqual(agentSettings.schema.shape.fallback.element.options, [...PROVIDER_IDS]);
     assert.deepEqual(PROVIDERS.map((p) => p.id), [...PROVIDER_IDS]);
     for (const id of PROVIDER_IDS) assert.equal(providerInfo(id).id, id);
   });

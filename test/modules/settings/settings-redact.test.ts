@@ -11,15 +11,16 @@ import { settingsSection } from '../../../src/protocol/settings.ts';
 const secret = { writeOnly: true } as const;
 const model = new SettingsModel({
   api: settingsSection(
-    z.strictObject({
-      key: z.string().meta(secret),
-      env: z.record(z.string(), z.string()).meta(secret),
-      nested: z.strictObject({ token: z.string().meta(secret), url: z.string() }),
-      level: z.number().int().min(0),
-    }),
+    () =>
+      z.strictObject({
+        key: z.string().meta(secret),
+        env: z.record(z.string(), z.string()).meta(secret),
+        nested: z.strictObject({ token: z.string().meta(secret), url: z.string() }),
+        level: z.number().int().min(0),
+      }),
     { key: '', env: {}, nested: { token: '', url: 'http://x' }, level: 1 },
   ),
-  plain: settingsSection(z.strictObject({ on: z.boolean() }), { on: false }),
+  plain: settingsSection(() => z.strictObject({ on: z.boolean() }), { on: false }),
 });
 type Doc = ReturnType<typeof model.validate>;
 const doc = (over: Partial<Doc['api']> = {}): Doc => ({ api: { ...model.defaults.api, ...over }, plain: { on: true } });
@@ -32,7 +33,7 @@ test('the secrets of a section are the fields its schema marks writeOnly: string
   assert.deepEqual(model.sections.api.secrets, ['key', 'env', 'nested.token']);
   assert.deepEqual(model.sections.plain.secrets, []);
   // a map whose values are marked (rather than the map) is a secret map too
-  assert.deepEqual(settingsSection(z.strictObject({ m: z.record(z.string(), z.string().meta(secret)) }), { m: {} }).secrets, ['m']);
+  assert.deepEqual(settingsSection(() => z.strictObject({ m: z.record(z.string(), z.string().meta(secret)) }), { m: {} }).secrets, ['m']);
 });
 
 test('redact: set string secrets read ***, unset ones stay empty, maps keep their names, nothing else changes', () => {
@@ -70,9 +71,11 @@ test('validate: the first bad field is named, unknown keys by their full path', 
   assert.equal(failure(7)[1], '(root)');
 });
 
-test('withDefaults fills missing sections and fields', () => {
-  assert.deepEqual(model.withDefaults({}), model.defaults);
-  assert.deepEqual(model.withDefaults({ api: { level: 3 } }), { api: { ...model.defaults.api, level: 3 }, plain: { on: false } });
+test('fromStorage fills missing sections and fields, and names the field of a stored value that fails', () => {
+  assert.deepEqual(model.fromStorage({}), model.defaults);
+  assert.deepEqual(model.fromStorage({ api: { level: 3 } }), { api: { ...model.defaults.api, level: 3 }, plain: { on: false } });
+  assert.throws(() => model.fromStorage({ api: { level: -1 } }), (err: AppError) => err.details?.field === 'api.level' && /^api\.level: /.test(err.message));
+  assert.throws(() => model.fromStorage({ plain: { on: true, extra: 1 } }), (err: AppError) => err.message === "unknown setting 'plain.extra'");
   assert.deepEqual(networkSettings.defaults, { trustedLanBypass: false, allowedHosts: [], allowedOrigins: [] });
 });
 

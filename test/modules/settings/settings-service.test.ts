@@ -10,10 +10,11 @@ import { openDatabase } from '../../../src/store/db.ts';
 import { SettingsModel } from '../../../src/modules/settings/settings.model.ts';
 import { SettingsRepo } from '../../../src/modules/settings/settings.repo.ts';
 import { SettingsService } from '../../../src/modules/settings/settings.service.ts';
+import { coreSettings } from '../../../src/servers/core.ts';
 
 const model = new SettingsModel({
-  api: settingsSection(z.strictObject({ key: z.string().meta({ writeOnly: true }), level: z.number().int().min(0) }), { key: '', level: 1 }),
-  plain: settingsSection(z.strictObject({ on: z.boolean() }), { on: false }),
+  api: settingsSection(() => z.strictObject({ key: z.string().meta({ writeOnly: true }), level: z.number().int().min(0) }), { key: '', level: 1 }),
+  plain: settingsSection(() => z.strictObject({ on: z.boolean() }), { on: false }),
 });
 
 function setup(stored: Record<string, unknown> = {}) {
@@ -80,4 +81,30 @@ test('a refused patch changes nothing: not an object, or a result that does not 
   assert.deepEqual(settings.get(), model.defaults);
   assert.deepEqual(repo.readAll(), {});
   assert.equal(events.length, 0);
+});
+
+test("every core section's defaults are what its schema makes of them, so a start may take them unvalidated", () => {
+  // as text: the fields in the schema's order too, the order GET /api/settings answers them in
+  for (const [name, section] of Object.entries(coreSettings.sections)) {
+    assert.equal(JSON.stringify(section.schema.parse(section.defaults)), JSON.stringify(section.defaults), name);
+  }
+});
+
+test('a start builds the schemas of the stored sections only', () => {
+  const built: string[] = [];
+  const counted = (name: string, schema: () => z.ZodType) => () => (built.push(name), schema());
+  const sections = {
+    stored: settingsSection(counted('stored', () => z.strictObject({ n: z.number() })), { n: 1 }),
+    untouched: settingsSection(counted('untouched', () => z.strictObject({ on: z.boolean() })), { on: false }),
+  };
+  const db = openDatabase(':memory:');
+  const repo = new SettingsRepo(db);
+  repo.writeSections({ stored: { n: 2 } });
+  const service = new SettingsService(new SettingsModel(sections), repo, new EventBus());
+  assert.deepEqual(service.get(), { stored: { n: 2 }, untouched: { on: false } });
+  assert.deepEqual(built, ['stored']);
+  // a change validates the whole document
+  service.update({ untouched: { on: true } });
+  assert.deepEqual(built, ['stored', 'untouched']);
+  db.close();
 });

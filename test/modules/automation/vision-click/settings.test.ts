@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_VISION_SETTINGS, visionSettingsSchema } from '../../../../src/modules/automation/vision-click/settings.ts';
+import { DEFAULT_VISION_SETTINGS, visionSettings } from '../../../../src/modules/automation/vision-click/settings.ts';
 import { coreSettings } from '../../../../src/servers/core.ts';
 
 test('the defaults are valid: offline OCR on the browser, threshold 0.5, Ollama-style endpoint', () => {
-  assert.deepEqual(visionSettingsSchema.parse(DEFAULT_VISION_SETTINGS), DEFAULT_VISION_SETTINGS);
+  assert.deepEqual(visionSettings.schema.parse(DEFAULT_VISION_SETTINGS), DEFAULT_VISION_SETTINGS);
   assert.equal(DEFAULT_VISION_SETTINGS.locator, 'ocr');
   assert.equal(DEFAULT_VISION_SETTINGS.target, 'browser');
   assert.equal(DEFAULT_VISION_SETTINGS.minConfidence, 0.5);
@@ -16,7 +16,7 @@ test('the defaults are valid: offline OCR on the browser, threshold 0.5, Ollama-
 
 test('bad values are refused with the field named', () => {
   const bad = (patch: Record<string, unknown>, field: string) => {
-    const r = visionSettingsSchema.safeParse({ ...DEFAULT_VISION_SETTINGS, ...patch });
+    const r = visionSettings.schema.safeParse({ ...DEFAULT_VISION_SETTINGS, ...patch });
     assert.equal(r.success, false, JSON.stringify(patch));
     const issue = r.error!.issues[0]!;
     assert.equal(issue.code === 'unrecognized_keys' ? issue.keys[0] : issue.path[0], field);
@@ -31,5 +31,5 @@ test('bad values are refused with the field named', () => {
   bad({ maxImageSide: -1 }, 'maxImageSide');
   bad({ display: 'screen one' }, 'display');
   bad({ unknown: 1 }, 'unknown');
-  assert.ok(visionSettingsSchema.safeParse({ ...DEFAULT_VISION_SETTINGS, display: ':1.0', baseUrl: 'https://api.example.com/v1' }).success);
+  assert.ok(visionSettings.schema.safeParse({ ...DEFAULT_VISION_SETTINGS, display: ':1.0', baseUrl: 'https://api.example.com/v1' }).success);
 });
