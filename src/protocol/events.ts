@@ -34,10 +34,12 @@ const define = <S extends z.ZodType, V extends Visibility>(topic: Topic, visibil
   };
 };
 
-const traceId = lazySchema(() => z.string().min(1));
-const reason = lazySchema(() => z.string());
+// The fields many payloads share, made by each payload as it is built (on first use): a payload parsed at
+// every publish holds the schemas themselves, not lazySchema() proxies it would reach through on each parse.
+const traceId = () => z.string().min(1);
+const reason = () => z.string();
 /** Payloads the spec leaves open: any JSON object (but never a reserved key, see RESERVED_KEYS). */
-const open = lazySchema(() => z.record(z.string(), z.unknown()));
+const open = () => z.record(z.string(), z.unknown());
 
 export const AGENT_STATUSES = ['running', 'done', 'error', 'evaluating'] as const;
 export const RUN_STATUSES = ['ok', 'error', 'stopped'] as const;
@@ -45,13 +47,14 @@ export const STEP_KINDS = ['tool', 'thinking', 'search', 'command', 'subagent', 
 /** What kind of step an `agent_tool` event describes (spec §6: tool, thinking, search, command, subagent). */
 export type StepKind = (typeof STEP_KINDS)[number];
 
-const usage = lazySchema(() => z.object({
-  inputTokens: z.number().optional(),
-  outputTokens: z.number().optional(),
-  cachedTokens: z.number().optional(),
-  reasoningTokens: z.number().optional(),
-  costUsd: z.number().optional(),
-}));
+const usage = () =>
+  z.object({
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    cachedTokens: z.number().optional(),
+    reasoningTokens: z.number().optional(),
+    costUsd: z.number().optional(),
+  });
 
 /** One step of a run as the bounded tool log of `agent_done` and GET /api/runtime keep it. */
 export const ToolLogEntrySchema = lazySchema(() => z.object({
@@ -59,7 +62,7 @@ export const ToolLogEntrySchema = lazySchema(() => z.object({
   name: z.string(),
   step: z.enum(STEP_KINDS),
   status: z.enum(['running', 'ok', 'error']),
-  input: open.optional(),
+  input: open().optional(),
   output: z.string().optional(),
 }));
 export type ToolLogEntry = z.infer<typeof ToolLogEntrySchema>;
@@ -94,26 +97,26 @@ export const catalogue = {
   // ── agent runs ───────────────────────────────────────────────────────────────────────
   agent_status: define('agent', 'public', () => z.object({
     status: z.enum(AGENT_STATUSES),
-    traceId: traceId.optional(),
+    traceId: traceId().optional(),
     provider: z.string().optional(),
     model: z.string().optional(),
   })),
   agent_tool: define('agent', 'public', () => z.object({
-    traceId,
+    traceId: traceId(),
     stepId: z.string(),
     name: z.string(),
     step: z.enum(STEP_KINDS),
     status: z.enum(['running', 'ok', 'error']),
-    input: open,
+    input: open(),
     output: z.string().optional(),
     /** Set when the step is a worker run's (traceId is then that run's id), not the main agent's. */
     workerRunId: z.string().optional(),
   })),
   // offset: where `content` starts in the run's whole output (UTF-16 units), so a client that loaded
   // the output so far (GET /api/runtime) can drop what it already has.
-  agent_output: define('agent', 'public', () => z.object({ traceId, content: z.string(), offset: z.number().int().nonnegative() })),
+  agent_output: define('agent', 'public', () => z.object({ traceId: traceId(), content: z.string(), offset: z.number().int().nonnegative() })),
   agent_done: define('agent', 'public', () => z.object({
-    traceId,
+    traceId: traceId(),
     /** The request (POST /api/message answers it in X-Request-Id) this run answered. */
     requestId: z.string().optional(),
     status: z.enum(RUN_STATUSES),
@@ -129,16 +132,16 @@ export const catalogue = {
     provider: z.string().optional(),
     messageId: z.number().int().optional(),
     toolLog: z.array(ToolLogEntrySchema),
-    usage: usage.optional(),
+    usage: usage().optional(),
     durationMs: z.number().optional(),
   })),
   agent_retry: define('agent', 'public', () => z.object({
-    traceId, provider: z.string(), attempt: z.number().int(), delayMs: z.number(), reason,
+    traceId: traceId(), provider: z.string(), attempt: z.number().int(), delayMs: z.number(), reason: reason(),
     /** The failure class that is being retried; absent when the CLI retries on its own. */
     failure: z.string().optional(),
   })),
-  agent_fallback: define('agent', 'public', () => z.object({ traceId, from: z.string(), to: z.string(), reason })),
-  steer_started: define('agent', 'public', () => z.object({ prompt: z.string(), traceId: traceId.optional() })),
+  agent_fallback: define('agent', 'public', () => z.object({ traceId: traceId(), from: z.string(), to: z.string(), reason: reason() })),
+  steer_started: define('agent', 'public', () => z.object({ prompt: z.string(), traceId: traceId().optional() })),
   // pending: waiting in the chat session the chat shows (the active one): another session's wakeup or
   // worker result waiting behind the same run is not queued there; total: in all sessions; sessions: per
   // session (svc always sends both; an older server sent neither, and its pending was the total).
@@ -155,32 +158,32 @@ export const catalogue = {
   // Open payloads (the spec leaves them open). svc publishes orchestrate_done with kind 'cycle' (a
   // session reached D) or 'worker_result' (a worker run's result was delivered to its session; `noted`:
   // as a note that starts no run, its own CLI could not run), and orchestrate_warning with {message, sessionId?, runId?}.
-  orchestrate_done: define('orchestrate', 'public', () => open),
-  orchestrate_warning: define('orchestrate', 'public', () => open),
-  worker_stalled: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
-  worker_disconnected: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
-  worker_timeout: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason })),
+  orchestrate_done: define('orchestrate', 'public', open),
+  orchestrate_warning: define('orchestrate', 'public', open),
+  worker_stalled: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason: reason() })),
+  worker_disconnected: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason: reason() })),
+  worker_timeout: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), reason: reason() })),
   // a worker run's changes (queued, started, ended): what the workers panel and worker-progress follow
   worker_run: define('orchestrate', 'public', () => z.looseObject({ runId: z.string(), sessionId: z.string(), status: z.enum(WORKER_RUN_STATUSES) })),
   // Goal events go to every client, whatever session it shows (spec §6: goal lifecycle is instance-wide).
   goal_done: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string() })),
-  goal_done_rejected: define('goal', 'public', () => z.object({ reason, goalId: z.string(), sessionId: z.string() })),
-  goal_cancel: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), reason })),
+  goal_done_rejected: define('goal', 'public', () => z.object({ reason: reason(), goalId: z.string(), sessionId: z.string() })),
+  goal_cancel: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), reason: reason() })),
   /** A run ended with the agent's request to pause on record (the gate is armed, not the goal paused). */
-  goal_pause_detected: define('goal', 'public', () => z.object({ reason, goalId: z.string(), sessionId: z.string(), traceId: z.string() })),
-  goal_pause_gate_pending: define('goal', 'public', () => z.object({ reason, goalId: z.string(), sessionId: z.string() })),
+  goal_pause_detected: define('goal', 'public', () => z.object({ reason: reason(), goalId: z.string(), sessionId: z.string(), traceId: z.string() })),
+  goal_pause_gate_pending: define('goal', 'public', () => z.object({ reason: reason(), goalId: z.string(), sessionId: z.string() })),
   /** The goal's next turn is scheduled (`kind` continue or audit). */
-  goal_continuation: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), kind: z.enum(['continue', 'audit']), dueAt: z.number(), reason })),
+  goal_continuation: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), kind: z.enum(['continue', 'audit']), dueAt: z.number(), reason: reason() })),
   /** The budget stopped the goal's continuation. */
-  goal_continuation_limit: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), reason })),
+  goal_continuation_limit: define('goal', 'public', () => z.object({ goalId: z.string(), sessionId: z.string(), reason: reason() })),
   /** Any change of a session's goal (status, gate, checkpoint, usage): the whole goal, for the UI. */
   goal_update: define('goal', 'public', () => z.object({ sessionId: z.string(), goal: GoalSchema.nullable() })),
   /** The task list changed: the task added or changed, or how many `clear` removed. */
   task_update: define('task', 'public', () => z.object({ action: z.enum(['add', 'update', 'done', 'clear']), task: TaskSchema.optional(), removed: z.number().int().optional() })),
   /** The memory store changed (a save, an outside edit, reindex progress…): the reason and the whole status. */
   memory_status: define('memory', 'public', () => MemoryStatusEventSchema),
-  schedule_wakeup: define('schedule', 'public', () => z.object({ id: z.number().int(), sessionId: z.string(), dueAt: z.number(), reason })),
-  schedule_wakeup_failed: define('schedule', 'public', () => z.object({ reason, id: z.number().int().optional(), sessionId: z.string() })),
+  schedule_wakeup: define('schedule', 'public', () => z.object({ id: z.number().int(), sessionId: z.string(), dueAt: z.number(), reason: reason() })),
+  schedule_wakeup_failed: define('schedule', 'public', () => z.object({ reason: reason(), id: z.number().int().optional(), sessionId: z.string() })),
   // ── tool permissions answered by a person ────────────────────────────────────────────
   /** A CLI asks to run a tool and the call is held until a person (or a rule, or the timeout) answers. */
   permission_request: define('permission', 'public', () => PermissionRequestSchema),
@@ -226,7 +229,7 @@ export const catalogue = {
     name: z.string(),
     instanceTopic: z.string(),
     instanceEventId: z.string(),
-    data: open,
+    data: open(),
   })),
   /** The manager's own actions: a scan, a lifecycle result. */
   dashboard_activity: define('dashboard', 'public', () => z.object({ kind: z.string(), instanceId: z.string().optional(), ok: z.boolean(), message: z.string() })),
@@ -238,13 +241,13 @@ export const catalogue = {
   // ── internal only: never delivered to SSE/WebSocket clients ──────────────────────────
   /** One raw line a provider CLI printed (for trace files); may contain anything the CLI printed. */
   provider_line: define('agent', 'internal', () => z.object({
-    traceId, stream: z.enum(['stdout', 'stderr']), line: z.string(),
+    traceId: traceId(), stream: z.enum(['stdout', 'stderr']), line: z.string(),
   })),
 } as const;
 
 /** `agent:provider-e:<name>`: runtime events of one employee-agent provider (spec §6). */
 export const NAMESPACES = [
-  { prefix: 'agent:provider-e:', topic: 'agent' as Topic, visibility: 'public' as Visibility, payload: open },
+  { prefix: 'agent:provider-e:', def: define('agent', 'public', open) },
 ] as const;
 
 /**
@@ -272,7 +275,7 @@ export const RESERVED_KEYS = ['topic', 'event', 'eventId', 'ts'] as const;
 
 export function lookup(name: string): EventDef<z.ZodType> | undefined {
   if (Object.hasOwn(catalogue, name)) return catalogue[name as EventName];
-  return NAMESPACES.find((ns) => name.startsWith(ns.prefix) && name.length > ns.prefix.length);
+  return NAMESPACES.find((ns) => name.startsWith(ns.prefix) && name.length > ns.prefix.length)?.def;
 }
 
 /** The names of the events clients may receive. */

@@ -20,8 +20,14 @@ export function lazySchema<T extends object>(build: () => T): T {
   let built: T | undefined;
   const schema = (): T => (built ??= build());
   return new Proxy({} as T, {
-    get: (_, key) => Reflect.get(schema(), key, schema()),
-    set: (_, key, value) => Reflect.set(schema(), key, value, schema()),
+    get: (_, key) => {
+      const target = schema();
+      return Reflect.get(target, key, target);
+    },
+    set: (_, key, value) => {
+      const target = schema();
+      return Reflect.set(target, key, value, target);
+    },
     has: (_, key) => Reflect.has(schema(), key),
     // a property defined non-configurable must be on the target too, or the proxy breaks its invariants
     defineProperty: (target, key, descriptor) =>

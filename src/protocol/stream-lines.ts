@@ -7,11 +7,12 @@ import { lazySchema } from './lazy-schema.ts';
 
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-const traceId = lazySchema(() => z.string());
+/** Made by the schema as it is built: a stream line is parsed at every line, so no proxy between. */
+const traceId = () => z.string();
 
 export const StreamLineSchema = lazySchema(() => z.discriminatedUnion('type', [
-  z.object({ type: z.literal('thinking'), content: z.string(), traceId: traceId.optional() }),
-  z.object({ type: z.literal('text'), content: z.string(), traceId: traceId.optional() }),
+  z.object({ type: z.literal('thinking'), content: z.string(), traceId: traceId().optional() }),
+  z.object({ type: z.literal('text'), content: z.string(), traceId: traceId().optional() }),
   z.object({
     type: z.literal('tool'),
     stepId: z.string(),
@@ -19,7 +20,7 @@ export const StreamLineSchema = lazySchema(() => z.discriminatedUnion('type', [
     input: z.record(z.string(), z.unknown()),
     status: z.enum(['running', 'ok', 'error']),
     output: z.string().optional(),
-    traceId,
+    traceId: traceId(),
   }),
   z.object({
     type: z.literal('done'),
@@ -29,7 +30,7 @@ export const StreamLineSchema = lazySchema(() => z.discriminatedUnion('type', [
     /** The failure class and the command that fixes it, when the run failed. */
     failure: z.string().optional(),
     fix: z.string().optional(),
-    traceId: traceId.optional(),
+    traceId: traceId().optional(),
     messageId: z.number().int().optional(),
   }),
 ]));

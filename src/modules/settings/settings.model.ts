@@ -145,7 +145,6 @@ export class SettingsModel<T extends Sections> {
   }
 }
 
-/** The object holding a secret named by a dotted path inside a section (`env`, `embeddings.apiKey`). */
 /** The error of a refused setting, naming its field (`section.key`) from the first issue zod found under `at`. */
 function invalidSetting(issue: z.core.$ZodIssue, at: string[]): AppError {
   const unknownKey = issue.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
@@ -156,6 +155,7 @@ function invalidSetting(issue: z.core.$ZodIssue, at: string[]): AppError {
   return new AppError(400, 'INVALID_SETTING', message, { field });
 }
 
+/** The object holding a secret named by a dotted path inside a section (`env`, `embeddings.apiKey`). */
 function secretSlot(section: Json, path: string): { holder?: Record<string, Json>; key: string } {
   const keys = path.split('.');
   const key = keys.pop()!;
