@@ -1,6 +1,7 @@
 // The CLI's HTTP client. Node's fetch loads undici on first use, which costs a client command about
 // 40 ms (half again a bare `node -e ''`); node:http loads in a few, so the commands that ask a
-// running server (`svc status`, `svc token`, `svc chat` …) use it instead.
+// running server (`svc status`, `svc token`, `svc chat` …) use it instead, and those that want one whole
+// answer from a plain-http server a smaller client still (src/cli/http1-exchange.ts).
 import type { IncomingMessage } from 'node:http';
 
 export interface RequestOptions {
@@ -34,8 +35,10 @@ export interface TextResponse {
   text: string;
 }
 
-/** Sends one request and reads the whole answer as text. */
+/** Sends one request and reads the whole answer as text: over node:net to a plain-http server, which starts sooner. */
 export async function requestText(url: string, options: RequestOptions = {}): Promise<TextResponse> {
+  const target = new URL(url);
+  if (target.protocol === 'http:') return (await import('./http1-exchange.ts')).exchange(target, options);
   return textOf(await request(url, options));
 }
 

@@ -5,6 +5,11 @@ import { authHeaders, type ServerTarget } from './target.ts';
 import { formatSize } from '../protocol/media-limits.ts';
 import type { DiskReport } from '../protocol/disk.ts';
 
+interface Health {
+  version: string;
+  uptimeMs: number;
+}
+
 interface ProviderStatus {
   state: 'detecting' | 'ready';
   readiness?: { state: string; summary: string; fix?: string };
@@ -15,18 +20,20 @@ export async function status(target: ServerTarget, json: boolean): Promise<numbe
   const { url } = target;
   const get = (path: string) => fetchJson(`${url}${path}`, authHeaders(target), target.pin);
   try {
-    // all four at once: the command's time is the slowest answer, not their sum
-    const [health, runtime, disk, providers] = await Promise.all([
-      get('/api/health'),
-      get('/api/runtime').catch(() => undefined),
-      get('/api/disk').catch(() => undefined),
+    // all at once, the command's time being the slowest answer, not their sum; /api/runtime carries
+    // what /api/health does, so health is asked only of a server that refuses runtime (a remote
+    // one without the token)
+    const [runtime, disk, providers] = await Promise.all([
+      get('/api/runtime').catch(unlessUnreachable),
+      get('/api/disk').catch(unlessUnreachable),
       settledProviders(get),
     ]);
+    const health = runtime ? healthOf(runtime as Health) : await get('/api/health');
     if (json) {
       console.log(JSON.stringify({ health, runtime, disk, providers }, null, 2));
       return 0;
     }
-    const h = health as { version: string; uptimeMs: number };
+    const h = health as Health;
     console.log(`svc ${h.version} is running at ${url} (up ${Math.round(h.uptimeMs / 1000)} s)`);
     if (runtime) {
       const r = runtime as { pid: number; home: string; rssBytes: number; events: { sseListeners: number; wsListeners: number } };
@@ -63,10 +70,21 @@ export function diskLines(disk: DiskReport): string[] {
   ];
 }
 
+/** GET /api/health's answer, from the runtime facts that include it. */
+const healthOf = ({ version, uptimeMs }: Health) => ({ ok: true as const, version, uptimeMs });
+
+/** An answer the server refused counts as none; a server that cannot be reached is the command's error. */
+function unlessUnreachable(err: unknown): undefined {
+  if (err instanceof HttpError) return undefined;
+  throw err;
+}
+
+class HttpError extends Error {}
+
 /** The provider detection, waited for a few seconds when the server has only just started it. */
 async function settledProviders(get: (path: string) => Promise<unknown>): Promise<Record<string, ProviderStatus> | undefined> {
   for (const started = Date.now(); ; await new Promise((r) => setTimeout(r, 250))) {
-    const answer = (await get('/api/cli-status').catch(() => undefined)) as { providers: Record<string, ProviderStatus>; refreshing: boolean } | undefined;
+    const answer = (await get('/api/cli-status').catch(unlessUnreachable)) as { providers: Record<string, ProviderStatus>; refreshing: boolean } | undefined;
     if (!answer) return undefined;
     if (!answer.refreshing || Date.now() - started > 8000) return answer.providers;
   }
@@ -74,6 +92,6 @@ async function settledProviders(get: (path: string) => Promise<unknown>): Promis
 
 async function fetchJson(url: string, headers: Record<string, string>, pin: string | undefined): Promise<unknown> {
   const response = await requestText(url, { headers, timeoutMs: 3000, pin });
-  if (!response.ok) throw new Error(`HTTP ${response.status} from ${url}`);
+  if (!response.ok) throw new HttpError(`HTTP ${response.status} from ${url}`);
   return JSON.parse(response.text);
 }
