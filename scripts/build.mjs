@@ -20,7 +20,9 @@
 // - zod's 40 translations of its messages: svc speaks English (src/core/zod-locales.ts);
 // - commander requires node:child_process (and with it net and streams) for subcommands run as
 //   separate executables, which svc has none of, and Fastify node:http2 for an HTTP/2 server, which
-//   svc does not make: each gets it on first use;
+//   svc does not make: each gets it on first use; Fastify's argument checks and reply clock get
+//   stand-ins for node:assert and node:perf_hooks, and its plugin version check its answer for svc's
+//   own plugins, checked here;
 // - `svc status`, `svc token`, help and the version run from dist/client-core.bundle.js, with their own
 //   code only (72 KB);
 // - the client commands run from a second bundle, dist/client.bundle.js, without the servers (`svc
@@ -30,6 +32,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { buildWeb } from './build-web.mjs';
 import { CACHE_DIR } from '../bin/run-bundle.js';
@@ -74,9 +77,33 @@ const lazyBuiltins = {
 };
 
 /**
- * Fastify checks a plugin's declared Fastify version with three of semver's functions (gt, coerce, satisfies)
- * and requires the whole package for them, its range algebra included: half of it is never run, and it was
- * about 3 ms of every `svc serve`. Fastify gets those three.
+ * Node modules two of Fastify's parts require at load for one small use, which a bare node:http server never
+ * loads (about 2 ms of every `svc serve` between them):
+ * - Fastify and find-my-way check their arguments with `assert(condition, message)` alone: node:assert (and
+ *   its error, call-tracker and comparison modules) loads when a check fails, to fail it;
+ * - Fastify times each reply with `performance.now()`, which loads node:perf_hooks at the first request;
+ *   it keeps only the difference of two readings, which process.hrtime's monotonic clock gives the same.
+ */
+const STAND_INS = {
+  assert: { owners: ['fastify', 'find-my-way'], contents: "module.exports = (value, message) => { if (!value) require('node:assert')(value, message); };" },
+  perf_hooks: { owners: ['fastify'], contents: 'module.exports = { performance: { now: () => Number(process.hrtime.bigint()) / 1e6 } };' },
+};
+const builtinStandIns = {
+  name: 'builtin-stand-ins',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
+      const standIn = STAND_INS[args.path.replace(/^node:/, '')];
+      return standIn?.owners.some((pkg) => args.importer.includes(join('node_modules', pkg, ''))) ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-stand-ins' } : undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin-stand-ins' }, (args) => ({ contents: STAND_INS[args.path].contents, loader: 'js' }));
+  },
+};
+
+/**
+ * Fastify checks each plugin's declared Fastify range with semver, whose regular expressions and classes
+ * took about 2 ms of every `svc serve` to build. The ranges svc's own Fastify plugins declare are checked
+ * here, against the Fastify being bundled (a mismatch fails the build, as it would fail every start); Fastify
+ * gets their answer, and semver itself, loaded on first use, for any other range or version.
  */
 const fastifySemver = {
   name: 'fastify-semver',
@@ -84,13 +111,37 @@ const fastifySemver = {
     b.onResolve({ filter: /^semver$/ }, (args) =>
       args.importer.includes(join('node_modules', 'fastify', '')) ? { path: 'semver', namespace: 'fastify-semver' } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'fastify-semver' }, () => ({
-      contents: "module.exports = { gt: require('semver/functions/gt'), coerce: require('semver/functions/coerce'), satisfies: require('semver/functions/satisfies') };",
-      loader: 'js',
-      resolveDir: process.cwd(),
-    }));
+    b.onLoad({ filter: /.*/, namespace: 'fastify-semver' }, () => {
+      const { version, ranges } = checkedFastifyRanges();
+      return {
+        contents: `const VERIFIED = new Set(${JSON.stringify(ranges)});
+module.exports = {
+  satisfies: (version, range, options) => (version === ${JSON.stringify(version)} && VERIFIED.has(range)) || require('semver/functions/satisfies')(version, range, options),
+  gt: (a, b) => require('semver/functions/gt')(a, b),
+  coerce: (version) => require('semver/functions/coerce')(version),
+};`,
+        loader: 'js',
+        resolveDir: process.cwd(),
+      };
+    });
   },
 };
+
+/** The Fastify ranges svc's @fastify/* dependencies declare, each satisfied by the installed Fastify. */
+function checkedFastifyRanges() {
+  const require = createRequire(import.meta.url);
+  const satisfies = require('semver/functions/satisfies');
+  const { version } = require('fastify/package.json');
+  const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
+  const ranges = [];
+  for (const plugin of Object.keys(dependencies).filter((name) => name.startsWith('@fastify/'))) {
+    for (const [, range] of readFileSync(require.resolve(plugin), 'utf8').matchAll(/\bfastify:\s*['"]([^'"]+)['"]/g)) {
+      if (!satisfies(version, range)) throw new Error(`${plugin} declares Fastify ${range}; the installed Fastify is ${version}`);
+      ranges.push(range);
+    }
+  }
+  return { version, ranges };
+}
 
 /** The client bundle: the servers' entry modules (imported by src/cli/main.ts) are left out. */
 const withoutServers = {
@@ -147,7 +198,7 @@ const bundleOptions = {
     // the chat channels' SDKs load only when a channel is enabled
     'grammy', 'discord.js',
   ],
-  plugins: [englishZod, lazyBuiltins, fastifySemver],
+  plugins: [englishZod, lazyBuiltins, builtinStandIns, fastifySemver],
   // The script is one function expression: run-bundle.js calls it with what a CommonJS module gets.
   banner: { js: '(function (require, module, exports, __filename, __dirname) {const __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   footer: { js: '})' },

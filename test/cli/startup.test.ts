@@ -4,12 +4,13 @@
 // README): a timing limit here would fail `npm test` whenever the machine is busy, whatever the code.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { after, test } from 'node:test';
 import { freePort } from '../support/ports.ts';
 import { tempHome } from '../support/server.ts';
-import { svcCommand } from '../support/startup.ts';
+import { BIN, svcCommand } from '../support/startup.ts';
 
 const { CORE_COMMANDS } = createRequire(import.meta.url)('../../bin/run-bundle.js') as { CORE_COMMANDS: Set<string | undefined> };
 
@@ -65,5 +66,47 @@ test('svc serve starts and answers 200 on /api/health; the client commands run a
   } finally {
     server.kill('SIGTERM');
     await exited;
+  }
+});
+
+test('Node modules loaded by the first answer of `svc serve` and by `svc status`: none of those their work does not need', async () => {
+  const dir = tempHome('svc-loaded-');
+  const record = join(dir, 'record.cjs');
+  const list = join(dir, 'modules.txt');
+  // the modules Node has loaded, written when the server gets its first request, or as the command exits
+  writeFileSync(
+    record,
+    `const { writeFileSync } = require('node:fs');
+const save = () => writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n'));
+if (process.argv.includes('serve')) {
+  const { Server } = require('node:http');
+  const emit = Server.prototype.emit;
+  Server.prototype.emit = function (event, ...args) { if (event === 'request') { save(); Server.prototype.emit = emit; } return emit.call(this, event, ...args); };
+} else process.on('exit', save);`,
+  );
+  const loaded = () => new Set(readFileSync(list, 'utf8').split('\n').filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)));
+  const port = await freePort();
+  const server = spawn(process.execPath, ['-r', record, BIN, 'serve', '--port', String(port), '--home', join(dir, 'home'), '--proxy-port', '0'], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  try {
+    for (let tries = 0; (await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.status, () => 0)) !== 200; tries++) {
+      assert.ok(tries < 1200, 'svc serve answered within 60 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const atFirstAnswer = loaded();
+    assert.ok(atFirstAnswer.has('http'), 'the record is of a server');
+    // assert and perf_hooks: Fastify's stand-ins (scripts/build.mjs); the rest: loaded where they are used
+    for (const unneeded of ['assert', 'perf_hooks', 'https', 'http2', 'tls', 'zlib', 'readline']) assert.ok(!atFirstAnswer.has(unneeded), `svc serve loaded node:${unneeded}`);
+
+    const status = spawnSync(process.execPath, ['-r', record, BIN, 'status', '--url', `http://127.0.0.1:${port}`], { encoding: 'utf8', env: { ...process.env, SVC_TOKEN: '' } });
+    assert.equal(status.status, 0, status.stderr);
+    assert.match(status.stdout, /is running/);
+    const byStatus = loaded();
+    assert.ok(byStatus.has('net'));
+    for (const unneeded of ['http', '_http_client', 'https', 'tls']) assert.ok(!byStatus.has(unneeded), `svc status loaded node:${unneeded}`);
+  } finally {
+    server.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
   }
 });
