@@ -13,7 +13,9 @@
 //
 // What a proxy cannot forward is its identity: zod's registries (.meta(), .describe()) are keyed by the
 // schema object, so a schema whose outermost call registers metadata stays eager (the metadata would
-// be filed under the built schema, and looked up under the proxy).
+// be filed under the built schema, and looked up under the proxy). So does one whose outermost call
+// wraps another (.optional(), .default(), .catch(), .readonly()): zod's JSON Schema generator files the
+// proxy and then looks the wrapper up under the built schema (test/http/openapi.test.ts would fail).
 
 /** `build()`'s schema, made the first time it is used. */
 export function lazySchema<T extends object>(build: () => T): T {

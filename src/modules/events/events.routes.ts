@@ -9,6 +9,7 @@ import { cursorOf, MAX_QUEUED_BYTES, openSse, sseSink } from '../../http/sse.ts'
 import type { EventStream, Sink } from '../../events/stream.ts';
 import type { Slots } from '../../events/slots.ts';
 import { WireEventSchema } from '../../protocol/events.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export interface EventRouteDeps {
   stream: EventStream;
@@ -16,10 +17,10 @@ export interface EventRouteDeps {
 }
 
 // Query parameters of both streams; other parameters are ignored (EventSource URLs carry what they like).
-const streamQuery = z.looseObject({
+const streamQuery = lazySchema(() => z.looseObject({
   lastEventId: z.string().optional().describe('Replay cursor, for clients that cannot send Last-Event-ID.'),
   token: z.string().optional().describe('The bearer token, for browsers that cannot send an Authorization header.'),
-});
+}));
 
 export const eventRoutes: FastifyPluginAsync<EventRouteDeps> = async (app, { stream, listeners }) => {
   const openResponses = new Set<ServerResponse>();

@@ -11,9 +11,10 @@ import { callerOf } from '../../http/caller.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
 import { UPLOAD_LIMIT_BYTES, UploadedFileSchema } from '../../protocol/media.ts';
 import { mediaType, type MediaStore } from './media.service.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 const required = "the file's original name is required: ?filename=<name>";
-const uploadQuery = z.strictObject({ filename: z.string({ error: required }).min(1, required).max(200) });
+const uploadQuery = lazySchema(() => z.strictObject({ filename: z.string({ error: required }).min(1, required).max(200) }));
 
 // The three CORS-safelisted types are what a cross-site page may post without a preflight.
 // Refusing them (and a missing type, which is just as "simple") means every accepted upload
@@ -45,8 +46,8 @@ export const mediaRoutes: FastifyPluginAsync<MediaRouteDeps> = async (app, { med
       method: 'DELETE',
       url: '/api/media',
       summary: 'Removes the uploads and screenshots not changed for olderThanDays days (a person only): chat messages linking to them show them missing.',
-      query: z.strictObject({ olderThanDays: z.coerce.number().int().min(1).max(36500) }),
-      response: z.object({ removed: z.number().int(), bytes: z.number() }),
+      query: lazySchema(() => z.strictObject({ olderThanDays: z.coerce.number().int().min(1).max(36500) })),
+      response: lazySchema(() => z.object({ removed: z.number().int(), bytes: z.number() })),
       handler: ({ query, request }) => {
         if (callerOf(request, resolveRun).kind === 'agent') throw forbidden('PERSON_REQUIRED', 'Only a person removes media files: an agent run\'s credential cannot.');
         return media.removeOlderThan(query.olderThanDays);
@@ -56,7 +57,7 @@ export const mediaRoutes: FastifyPluginAsync<MediaRouteDeps> = async (app, { med
       method: 'GET',
       url: '/media/:filename',
       summary: 'A stored media file (upload or screenshot); active types are served inert (octet-stream, sandbox CSP).',
-      params: z.strictObject({ filename: z.string() }),
+      params: lazySchema(() => z.strictObject({ filename: z.string() })),
       produces: 'file',
       handler: ({ params, reply }) => {
         const path = media.resolve(params.filename);

@@ -8,6 +8,7 @@ import type { RunIdentity } from '../../protocol/caller.ts';
 import { DecisionBodySchema, PermissionRequestSchema, PermissionRuleSchema } from '../../protocol/permissions.ts';
 import type { AuditSink } from '../security-audit/index.ts';
 import type { PermissionsService } from './permissions.service.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export interface PermissionRouteDeps {
   permissions: PermissionsService;
@@ -16,7 +17,7 @@ export interface PermissionRouteDeps {
   actorOf(address: string | undefined): string;
 }
 
-const id = z.string().min(1).max(64);
+const id = lazySchema(() => z.string().min(1).max(64));
 
 export const permissionRoutes = routeGroup('permissions', ({ permissions, audit, resolveRun, actorOf }: PermissionRouteDeps) => {
   return [
@@ -24,8 +25,8 @@ export const permissionRoutes = routeGroup('permissions', ({ permissions, audit,
       method: 'GET',
       url: '/api/permissions',
       summary: 'The tool calls waiting for a person, oldest first: of one chat session (sessionId) or all.',
-      query: z.strictObject({ sessionId: z.string().min(1).max(100).optional() }),
-      response: z.object({ requests: z.array(PermissionRequestSchema) }),
+      query: lazySchema(() => z.strictObject({ sessionId: z.string().min(1).max(100).optional() })),
+      response: lazySchema(() => z.object({ requests: z.array(PermissionRequestSchema) })),
       handler: ({ query }) => ({ requests: permissions.pending(query.sessionId) }),
     }),
     route({
@@ -33,9 +34,9 @@ export const permissionRoutes = routeGroup('permissions', ({ permissions, audit,
       url: '/api/permissions/:id',
       errors: [404, 409],
       summary: 'A person answers a held tool call: allow or deny (with a reason the agent reads), optionally remembered for the session or always. Refused (403) to an agent run\'s credential.',
-      params: z.object({ id }),
+      params: lazySchema(() => z.object({ id })),
       body: DecisionBodySchema,
-      response: z.object({ request: PermissionRequestSchema }),
+      response: lazySchema(() => z.object({ request: PermissionRequestSchema })),
       handler: ({ params, body, request }) => {
         const actor = actorOf(request.socket.remoteAddress);
         const caller = callerOf(request, resolveRun);
@@ -50,15 +51,15 @@ export const permissionRoutes = routeGroup('permissions', ({ permissions, audit,
       method: 'GET',
       url: '/api/permissions/rules',
       summary: 'The remembered decisions: each rule\'s tool, what of its input it covers, allow or deny, and for which sessions.',
-      response: z.object({ rules: z.array(PermissionRuleSchema) }),
+      response: lazySchema(() => z.object({ rules: z.array(PermissionRuleSchema) })),
       handler: () => ({ rules: permissions.rules() }),
     }),
     route({
       method: 'DELETE',
       url: '/api/permissions/rules/:id',
       summary: 'Forgets a remembered decision: the calls it covered are asked again.',
-      params: z.object({ id }),
-      response: z.object({ removed: z.string() }),
+      params: lazySchema(() => z.object({ id })),
+      response: lazySchema(() => z.object({ removed: z.string() })),
       handler: ({ params, request }) => {
         const caller = callerOf(request, resolveRun);
         if (caller.kind === 'agent') throw forbidden('PERSON_REQUIRED', 'Only a person changes the remembered decisions.');

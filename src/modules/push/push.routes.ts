@@ -5,11 +5,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { forbidden } from '../../core/errors.ts';
 import { callerOf } from '../../http/caller.ts';
-import { defineRoutes, route } from '../../http/routes.ts';
+import { defineRoutes, noBody, route } from '../../http/routes.ts';
 import type { RunIdentity } from '../../protocol/caller.ts';
 import { PermissionRequestSchema } from '../../protocol/permissions.ts';
 import { DecideByTokenBodySchema, PushSubscriptionBodySchema, PushSubscriptionInfoSchema } from '../../protocol/push.ts';
 import type { PushService } from './push.service.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export interface PushRouteDeps {
   push: PushService;
@@ -17,7 +18,7 @@ export interface PushRouteDeps {
   actorOf(address: string | undefined): string;
 }
 
-const id = z.string().min(1).max(64);
+const id = lazySchema(() => z.string().min(1).max(64));
 
 export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push, resolveRun, actorOf }) => {
   /** Devices are a person's to add and remove: an agent could otherwise have its own requests pushed to itself. */
@@ -29,7 +30,7 @@ export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push,
       method: 'GET',
       url: '/api/push/vapid-public-key',
       summary: 'The server\'s VAPID public key (URL-safe base64, 65 bytes): what a browser subscribes with (applicationServerKey).',
-      response: z.object({ publicKey: z.string() }),
+      response: lazySchema(() => z.object({ publicKey: z.string() })),
       handler: () => ({ publicKey: push.vapidPublicKey() }),
     }),
     route({
@@ -39,7 +40,7 @@ export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push,
       summary: 'Adds a device: a browser\'s PushSubscription JSON (endpoint https, or loopback http for a local relay; keys.p256dh, keys.auth). The same endpoint again renews its keys and keeps its id. Refused to an agent run\'s credential.',
       body: PushSubscriptionBodySchema,
       bodyLimit: 8 * 1024,
-      response: z.object({ id: z.string() }),
+      response: lazySchema(() => z.object({ id: z.string() })),
       handler: ({ body, request }) => {
         person(request, 'adds a device for notifications');
         return { id: push.subscribe(body, request.headers['user-agent'], actorOf(request.socket.remoteAddress)).id };
@@ -49,15 +50,15 @@ export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push,
       method: 'GET',
       url: '/api/push/subscriptions',
       summary: 'The devices that get notifications: endpoint, push service, browser, when it last got one and why the last one failed.',
-      response: z.object({ subscriptions: z.array(PushSubscriptionInfoSchema) }),
+      response: lazySchema(() => z.object({ subscriptions: z.array(PushSubscriptionInfoSchema) })),
       handler: () => ({ subscriptions: push.list() }),
     }),
     route({
       method: 'DELETE',
       url: '/api/push/subscriptions/:id',
       summary: 'Removes a device: it gets no more notifications, and the decision tokens it was sent stop working.',
-      params: z.object({ id }),
-      response: z.object({ removed: z.string() }),
+      params: lazySchema(() => z.object({ id })),
+      response: lazySchema(() => z.object({ removed: z.string() })),
       handler: ({ params, request }) => {
         person(request, 'removes a device');
         push.remove(params.id, actorOf(request.socket.remoteAddress));
@@ -69,9 +70,9 @@ export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push,
       url: '/api/push/subscriptions/:id/test',
       errors: [502],
       summary: 'Sends a test notification to one device; answers the push service\'s status (201 accepted; 404/410: the subscription was gone and is removed).',
-      params: z.object({ id }),
-      body: z.strictObject({}).optional(),
-      response: z.object({ status: z.number().int(), removed: z.boolean() }),
+      params: lazySchema(() => z.object({ id })),
+      body: noBody,
+      response: lazySchema(() => z.object({ status: z.number().int(), removed: z.boolean() })),
       handler: ({ params, request }) => {
         person(request, 'sends a test notification');
         return push.test(params.id);
@@ -84,10 +85,10 @@ export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push,
       errors: [409],
       summary:
         'A notification\'s Allow or Deny: decides the request as `push` with the single-use token that action carried (bound to the request, the decision and the device; it expires with the request). No bearer token: the token is the capability. 403 DECISION_TOKEN_INVALID when it is unknown, used or expired; 409 once anyone decided.',
-      params: z.object({ id }),
+      params: lazySchema(() => z.object({ id })),
       body: DecideByTokenBodySchema,
       bodyLimit: 1024,
-      response: z.object({ request: PermissionRequestSchema }),
+      response: lazySchema(() => z.object({ request: PermissionRequestSchema })),
       handler: ({ params, body, request }) => {
         person(request, 'answers a permission request');
         return { request: push.decideByToken(params.id, body.token, actorOf(request.socket.remoteAddress)) };

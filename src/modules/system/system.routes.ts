@@ -7,6 +7,7 @@ import { peerKind } from '../../http/guard.ts';
 import type { PeerClassifier } from '../../http/peers.ts';
 import { RuntimeStatusSchema, type RuntimeStatus } from '../../protocol/runs.ts';
 import type { ChatSession } from '../../protocol/chat.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export interface SystemRouteDeps {
   version: string;
@@ -21,7 +22,7 @@ export interface SystemRouteDeps {
   events(): { streamId: string; lastSeq: number; sseListeners: number; sseCapacity: number; wsListeners: number };
 }
 
-export const HealthSchema = z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number() });
+export const HealthSchema = lazySchema(() => z.object({ ok: z.literal(true), version: z.string(), uptimeMs: z.number() }));
 
 export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, deps) => {
   defineRoutes(app, 'system', [
@@ -37,14 +38,14 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
       method: 'GET',
       url: '/api/session',
       summary: 'The active chat session and the provider, model and working directory runs use.',
-      response: z.object({
+      response: lazySchema(() => z.object({
         sessionId: z.string(),
         title: z.string(),
         provider: z.string(),
         model: z.string(),
         effort: z.string(),
         workingDir: z.string(),
-      }),
+      })),
       handler: () => {
         const session = deps.activeSession();
         const { provider, model, effort, workingDir } = deps.agent();
@@ -55,7 +56,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
       method: 'GET',
       url: '/api/runtime',
       summary: 'Process facts, the agent\'s state (the active run with its output so far, the queue) and the event stream\'s.',
-      response: z.object({
+      response: lazySchema(() => z.object({
         version: z.string(),
         pid: z.number().int(),
         node: z.string(),
@@ -72,7 +73,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
           sseCapacity: z.number().int(),
           wsListeners: z.number().int(),
         }),
-      }),
+      })),
       handler: () => {
         const events = deps.events();
         return {
@@ -101,7 +102,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
       method: 'GET',
       url: '/api/auth/token',
       summary: 'The bearer token, to a caller on this machine only (a same-origin page or a command-line client).',
-      response: z.object({ token: z.string() }),
+      response: lazySchema(() => z.object({ token: z.string() })),
       handler: ({ request, reply }) => {
         if (peerKind(request, deps.classifyPeer) !== 'loopback') {
           throw forbidden('TOKEN_LOOPBACK_ONLY', 'The token is only handed out on this machine: run `svc token` there.');

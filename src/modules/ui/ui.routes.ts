@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { defineRoutes, route } from '../../http/routes.ts';
 import { uiFiles } from './files.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export interface UiRouteDeps {
   version: string;
@@ -22,7 +23,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       url: '/assets/*',
       access: 'public',
       summary: "The UI's content-hashed scripts and styles (brotli or gzip when accepted; cached for a year).",
-      params: z.object({ '*': z.string().describe('a file name of the build') }),
+      params: lazySchema(() => z.object({ '*': z.string().describe('a file name of the build') })),
       produces: 'file',
       handler: ({ params, request, reply }) => files.asset(params['*'], request, reply),
     }),
@@ -34,7 +35,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       access: 'public',
       summary: 'The UI\'s icon (SVG).',
       produces: 'file',
-      response: z.unknown(),
+      response: lazySchema(() => z.unknown()),
       handler: async ({ reply }) => (await files.favicon(reply)) ?? reply.callNotFound(),
     }),
   ]);
@@ -48,7 +49,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       summary: 'The service worker: shows push notifications and posts a notification\'s Allow or Deny with its decision token. Caches nothing.',
       produces: 'file',
       errors: [404],
-      response: z.unknown(),
+      response: lazySchema(() => z.unknown()),
       handler: async ({ reply }) => (await files.installable('sw.js', reply)) ?? reply.callNotFound(),
     }),
     route({
@@ -58,7 +59,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       summary: 'The web app manifest: the chat UI installs to a home screen.',
       produces: 'file',
       errors: [404],
-      response: z.unknown(),
+      response: lazySchema(() => z.unknown()),
       handler: async ({ reply }) => (await files.installable('manifest.webmanifest', reply)) ?? reply.callNotFound(),
     }),
     route({
@@ -66,9 +67,9 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       url: '/icons/:name',
       access: 'public',
       summary: 'The app\'s PNG icons (192 and 512 px, maskable, Apple touch icon).',
-      params: z.object({ name: z.string().max(80) }),
+      params: lazySchema(() => z.object({ name: z.string().max(80) })),
       produces: 'file',
-      response: z.unknown(),
+      response: lazySchema(() => z.unknown()),
       handler: async ({ params, reply }) => (await files.installable(`icons/${params.name}`, reply)) ?? reply.callNotFound(),
     }),
   ]);

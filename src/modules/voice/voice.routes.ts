@@ -7,6 +7,7 @@ import { parseInput } from '../../http/validate.ts';
 import { AppError, badRequest } from '../../core/errors.ts';
 import type { VoiceService } from './voice.service.ts';
 import { ownValue } from '../../core/own.ts';
+import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export const VOICE_LIMIT_BYTES = 25 * 1024 * 1024;
 /** What browsers' MediaRecorder and phones record, and the common files: webm, ogg, wav, mp3, m4a. */
@@ -24,9 +25,9 @@ export const AUDIO_TYPES: Record<string, string> = {
   'audio/x-m4a': 'm4a',
 };
 
-const voiceQuery = z.strictObject({
+const voiceQuery = lazySchema(() => z.strictObject({
   send: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
-});
+}));
 
 async function checkAudio(request: FastifyRequest): Promise<void> {
   const essence = request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() ?? '';
@@ -58,12 +59,12 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteDeps> = async (app, { voi
         rawBody: 'audio/webm',
         bodyLimit: VOICE_LIMIT_BYTES,
         onRequest: checkAudio,
-        response: z.object({
+        response: lazySchema(() => z.object({
           text: z.string(),
           engine: z.string(),
           durationMs: z.number(),
           sent: z.object({ requestId: z.string(), sessionId: z.string(), queued: z.boolean() }).optional(),
-        }),
+        })),
         handler: async ({ query, request }) => {
           const audio = request.body as Buffer | undefined;
           if (!audio?.length) throw badRequest('EMPTY_UPLOAD', 'The recording is empty: send the audio bytes as the request body.');
