@@ -59,22 +59,40 @@ const englishZod = {
  * first use instead: commander's child_process (subcommands run as separate executables), Fastify's http2
  * and https (an HTTP/2 server; an HTTPS one, with --tls-cert), ws's https, tls and zlib (a WebSocket client;
  * compressed messages, which svc's servers do not offer). node:tls alone was 2-3 ms of every `svc serve`.
+ * node:crypto (36 of Node's modules, ~5 ms, which a bare node:http server never loads) is required by ws,
+ * @fastify/websocket and svc's own modules at their top, and first called when a request carries a token, a
+ * run starts or an id is made: a later start calls none of it.
  */
-const LAZY_BUILTINS = { commander: ['child_process'], fastify: ['http2', 'https'], ws: ['https', 'tls', 'zlib'] };
+const LAZY_BUILTINS = { src: ['crypto'], commander: ['child_process'], fastify: ['http2', 'https'], ws: ['crypto', 'https', 'tls', 'zlib'], '@fastify/websocket': ['crypto'] };
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
     b.onResolve({ filter: /^(node:)?[a-z_0-9]+$/ }, (args) => {
       const name = args.path.replace(/^node:/, '');
-      const owner = Object.keys(LAZY_BUILTINS).find((pkg) => args.importer.includes(join('node_modules', pkg, '')));
+      const owner = args.importer.startsWith(join(process.cwd(), 'src', ''))
+        ? 'src'
+        : Object.keys(LAZY_BUILTINS).find((pkg) => args.importer.includes(join('node_modules', pkg, '')));
       return owner && LAZY_BUILTINS[owner].includes(name) ? { path: name, namespace: 'lazy-builtins' } : undefined;
     });
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => ({
-      contents: `module.exports = new Proxy({}, { get: (_, key) => require('node:${args.path}')[key] });`,
-      loader: 'js',
-    }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => ({ contents: lazyModule(args.path), loader: 'js' }));
   },
 };
+
+/**
+ * A stand-in for the Node module `name` that requires it on first use. Its functions are functions that
+ * call the module's (so `const { randomBytes } = require('node:crypto')` at a module's top loads nothing);
+ * its classes and other values are getters (a class must be the module's own for `new` and instanceof).
+ * The names are read here, from the Node that builds; esbuild's import interop copies them.
+ */
+function lazyModule(name) {
+  const module = createRequire(import.meta.url)(`node:${name}`);
+  const isPlainFunction = (key) => typeof module[key] === 'function' && /^[a-z]/.test(key) && !/^class\b/.test(Function.prototype.toString.call(module[key]));
+  const functions = Object.keys(module).filter(isPlainFunction);
+  const others = Object.keys(module).filter((key) => !isPlainFunction(key));
+  return `let loaded; const load = () => (loaded ??= require('node:${name}'));
+for (const key of ${JSON.stringify(functions)}) exports[key] = function (...args) { return load()[key].apply(this, args); };
+for (const key of ${JSON.stringify(others)}) Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] });`;
+}
 
 /**
  * Node modules two of Fastify's parts require at load for one small use, which a bare node:http server never

@@ -92,24 +92,28 @@ const RUN_PREFIX = 'svc-run-';
  * directories from another's (each server's start-up removes its own: clearRunDirs).
  */
 export function runDirCandidates(runs: string, env: NodeJS.ProcessEnv = process.env): RunDirPlace[] {
-  const cache = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
-  const key = createHash('sha256').update(resolve(runs)).digest('hex').slice(0, 16);
-  return [{ dir: resolve(runs), prefix: RUN_PREFIX }, { dir: join(cache, 'svc', 'runs'), prefix: `${RUN_PREFIX}${key}-` }];
+  return [{ dir: resolve(runs), prefix: RUN_PREFIX }, { dir: sharedRunsDir(env), prefix: sharedRunPrefix(runs) }];
 }
 
-/** Removes the run directories of the home whose runs directory is `runs` (those a crash left). */
+const sharedRunsDir = (env: NodeJS.ProcessEnv) => join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'svc', 'runs');
+const sharedRunPrefix = (runs: string) => `${RUN_PREFIX}${createHash('sha256').update(resolve(runs)).digest('hex').slice(0, 16)}-`;
+
+/**
+ * Removes the run directories of the home whose runs directory is `runs` (those a crash left). The
+ * shared directory's prefix is hashed only when it holds run directories: most starts find none, and
+ * would otherwise load node:crypto (~5 ms) for it.
+ */
 export function clearRunDirs(runs: string, env: NodeJS.ProcessEnv = process.env): void {
-  const [own, ...shared] = runDirCandidates(runs, env);
-  rmSync(own!.dir, { recursive: true, force: true });
-  for (const { dir, prefix } of shared) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      // none yet
-    }
-    for (const name of names) if (name.startsWith(prefix)) rmSync(join(dir, name), { recursive: true, force: true });
+  rmSync(resolve(runs), { recursive: true, force: true });
+  let names: string[] = [];
+  try {
+    names = readdirSync(sharedRunsDir(env)).filter((name) => name.startsWith(RUN_PREFIX));
+  } catch {
+    // none yet
   }
+  if (names.length === 0) return;
+  const prefix = sharedRunPrefix(runs);
+  for (const name of names) if (name.startsWith(prefix)) rmSync(join(sharedRunsDir(env), name), { recursive: true, force: true });
 }
 
 /** The file system's answer for `path` (what Gemini reads of it). */

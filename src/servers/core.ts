@@ -69,7 +69,7 @@ import {
 } from '../modules/automation/web-routing/index.ts';
 import { SecurityAudit, loadAuditRoutes } from '../modules/security-audit/index.ts';
 import { PermissionsRepo, PermissionsService, permissionRoutes } from '../modules/permissions/index.ts';
-import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings } from '../modules/push/index.ts';
+import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings, type VapidKeys } from '../modules/push/index.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, RealtimeVoice, selfFleet, SELF_ID, voiceInstructions, ceoMcpScript, loadExecutiveRoutes } from '../modules/executive/index.ts';
 import {
   ChannelService,
@@ -241,15 +241,17 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   };
   const credentials = new RunCredentials();
   const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => settings.get().agent.approvalTimeoutSec });
-  const vapid = loadOrCreateVapidKeys(join(home.root, 'push-vapid.json'));
+  // read (and checked, with node:crypto) when a device subscribes or a push is sent, not at every start
+  let vapidKeys: VapidKeys | undefined;
+  const vapid = () => (vapidKeys ??= loadOrCreateVapidKeys(join(home.root, 'push-vapid.json')));
   const push = new PushService({
     repo: new PushRepo(db),
     bus,
     audit,
     permissions,
     settings: () => settings.get().push,
-    vapidPublicKey: vapid.publicKey,
-    send: pushSender(() => vapid, () => settings.get().push.contact || DEFAULT_CONTACT),
+    vapidPublicKey: () => vapid().publicKey,
+    send: pushSender(vapid, () => settings.get().push.contact || DEFAULT_CONTACT),
     sessionOfRun: (traceId) => runs.get(traceId)?.chatSessionId,
     goalObjective: (sessionId) => goals.view(sessionId).goal?.objective,
   });

@@ -32,7 +32,8 @@ export interface PushDeps {
   audit: AuditSink;
   permissions: PermissionDecider;
   settings(): PushSettings;
-  vapidPublicKey: string;
+  /** The public half of the server's VAPID key pair (made on first use). */
+  vapidPublicKey(): string;
   send: PushSender;
   /** The chat session a run (its trace id) answered, for the notification's link. */
   sessionOfRun?(traceId: string): string | undefined;
@@ -79,7 +80,7 @@ export class PushService {
   }
 
   vapidPublicKey(): string {
-    return this.deps.vapidPublicKey;
+    return this.deps.vapidPublicKey();
   }
 
   /** Follows the events that notify (permission requests and their resolutions, runs, goals, workers). */

@@ -32,7 +32,7 @@ async function pushRig(overrides: Partial<ConstructorParameters<typeof PushServi
     audit,
     permissions,
     settings: () => pushSettings.defaults,
-    vapidPublicKey: vapid.publicKey,
+    vapidPublicKey: () => vapid.publicKey,
     send: pushSender(() => vapid, () => 'mailto:test@example.org'),
     ...overrides,
   });
