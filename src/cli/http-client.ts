@@ -3,16 +3,9 @@
 // running server (`svc status`, `svc token`, `svc chat` …) use it instead, and those that want one whole
 // answer from a plain-http server a smaller client still (src/cli/http1-exchange.ts).
 import type { IncomingMessage } from 'node:http';
+import type { RequestOptions, TextResponse } from './http-types.ts';
 
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-  /** Gives up (and rejects) when no answer has begun after this long. */
-  timeoutMs?: number;
-  /** For an https URL: the SHA-256 fingerprint the server's certificate must have (src/core/tls.ts). */
-  pin?: string;
-}
+export type { RequestOptions, TextResponse };
 
 /** Sends one request; resolves with the response once its head arrived (the body still streams). */
 export async function request(url: string, options: RequestOptions = {}): Promise<IncomingMessage> {
@@ -27,12 +20,6 @@ export async function request(url: string, options: RequestOptions = {}): Promis
     if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs / 1000} s`)));
     req.end(options.body);
   });
-}
-
-export interface TextResponse {
-  status: number;
-  ok: boolean;
-  text: string;
 }
 
 /** Sends one request and reads the whole answer as text: over node:net to a plain-http server, which starts sooner. */

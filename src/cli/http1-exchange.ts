@@ -4,7 +4,7 @@
 // node:http is built on, costs a fraction of that. The messages are src/cli/http1-message.ts's. An https
 // server and a streamed answer (`svc chat`) still go through node:http(s) (src/cli/http-client.ts).
 import { dechunk, framingOf, parseHead, serializeRequest, type Framing } from './http1-message.ts';
-import type { RequestOptions, TextResponse } from './http-client.ts';
+import type { RequestOptions, TextResponse } from './http-types.ts';
 
 export async function exchange(target: URL, options: RequestOptions): Promise<TextResponse> {
   const message = serializeRequest({
