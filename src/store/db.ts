@@ -20,18 +20,25 @@ export interface OpenOptions {
 
 export function openDatabase(path: string, options: OpenOptions = {}): Db {
   const db = new Database(path, { nativeBinding: addonPath() });
-  // takes effect on a new database only (before its first table): freed pages can then be given back
-  // without a VACUUM (src/store/vacuum.ts switches an older one, once, after a large deletion)
-  db.pragma('auto_vacuum = INCREMENTAL');
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL'); // safe with WAL: a crash loses at most the last transactions, never corrupts
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
-  // Search and paging read the FTS index and recent pages over and over: keep them in memory.
-  db.pragma('cache_size = -16000'); // 16 MB
-  db.pragma('mmap_size = 268435456'); // 256 MB of address space, not of memory
-  migrate(db, options.migrationList ?? migrations, options.targetVersion);
-  return db;
+  try {
+    // takes effect on a new database only (before its first table): freed pages can then be given back
+    // without a VACUUM (src/store/vacuum.ts switches an older one, once, after a large deletion)
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL'); // safe with WAL: a crash loses at most the last transactions, never corrupts
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    // Search and paging read the FTS index and recent pages over and over: keep them in memory.
+    db.pragma('cache_size = -16000'); // 16 MB
+    db.pragma('mmap_size = 268435456'); // 256 MB of address space, not of memory
+    migrate(db, options.migrationList ?? migrations, options.targetVersion);
+    return db;
+  } catch (err) {
+    // nobody else holds the handle: a failed open (a migration that throws, a file that is not a
+    // database) must not leave it, and its file, open
+    db.close();
+    throw err;
+  }
 }
 
 export function schemaVersion(db: Db): number {

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase, migrate, schemaVersion, closeDatabase } from '../../src/store/db.ts';
@@ -7,6 +8,16 @@ import { migrations, type Migration } from '../../src/store/migrations/index.ts'
 import { tempHome } from '../support/server.ts';
 
 const latest = Math.max(...migrations.map((m) => m.version));
+
+/** This process's open file descriptors on `path` (Linux: /proc/self/fd). */
+const openHandlesOf = (path: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === path;
+    } catch {
+      return false; // closed meanwhile (the directory's own descriptor)
+    }
+  });
 
 test('versions are unique and increasing, starting at 1', () => {
   const versions = migrations.map((m) => m.version);
@@ -69,6 +80,7 @@ test('an upgrade is all or nothing: a later migration that fails takes the earli
   const added: Migration = { version: latest + 1, name: 'test: a table', up: (d) => d.exec('CREATE TABLE upgrade_one (x)') };
   const broken: Migration = { version: latest + 2, name: 'test: broken', up: (d) => d.exec('THIS IS NOT SQL') };
   assert.throws(() => openDatabase(path, { migrationList: [...migrations, added, broken] }));
+  if (process.platform === 'linux') assert.deepEqual(openHandlesOf(path), [], 'the failed open closed its database');
   const db = new Database(path);
   assert.equal(schemaVersion(db), latest);
   assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'upgrade_one'").get() as { n: number }).n, 0);
