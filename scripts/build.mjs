@@ -64,19 +64,6 @@ const englishZod = {
  * run starts or an id is made: a later start calls none of it.
  */
 const LAZY_BUILTINS = { src: ['crypto'], commander: ['child_process'], fastify: ['http2', 'https'], ws: ['crypto', 'https', 'tls', 'zlib'], '@fastify/websocket': ['crypto'] };
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(b) {
-    b.onResolve({ filter: /^(node:)?[a-z_0-9]+$/ }, (args) => {
-      const name = args.path.replace(/^node:/, '');
-      const owner = args.importer.startsWith(join(process.cwd(), 'src', ''))
-        ? 'src'
-        : Object.keys(LAZY_BUILTINS).find((pkg) => args.importer.includes(join('node_modules', pkg, '')));
-      return owner && LAZY_BUILTINS[owner].includes(name) ? { path: name, namespace: 'lazy-builtins' } : undefined;
-    });
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtins' }, (args) => ({ contents: lazyModule(args.path), loader: 'js' }));
-  },
-};
 
 /**
  * A stand-in for the Node module `name` that requires it on first use. Its functions are functions that
@@ -84,14 +71,18 @@ const lazyBuiltins = {
  * its classes and other values are getters (a class must be the module's own for `new` and instanceof).
  * The names are read here, from the Node that builds; esbuild's import interop copies them.
  */
+const lazyModules = new Map();
 function lazyModule(name) {
+  if (lazyModules.has(name)) return lazyModules.get(name);
   const module = createRequire(import.meta.url)(`node:${name}`);
   const isPlainFunction = (key) => typeof module[key] === 'function' && /^[a-z]/.test(key) && !/^class\b/.test(Function.prototype.toString.call(module[key]));
   const functions = Object.keys(module).filter(isPlainFunction);
   const others = Object.keys(module).filter((key) => !isPlainFunction(key));
-  return `let loaded; const load = () => (loaded ??= require('node:${name}'));
+  const contents = `let loaded; const load = () => (loaded ??= require('node:${name}'));
 for (const key of ${JSON.stringify(functions)}) exports[key] = function (...args) { return load()[key].apply(this, args); };
 for (const key of ${JSON.stringify(others)}) Object.defineProperty(exports, key, { enumerable: true, get: () => load()[key] });`;
+  lazyModules.set(name, contents);
+  return contents;
 }
 
 /**
@@ -106,14 +97,25 @@ const STAND_INS = {
   assert: { owners: ['fastify', 'find-my-way'], contents: "module.exports = (value, message) => { if (!value) require('node:assert')(value, message); };" },
   perf_hooks: { owners: ['fastify'], contents: 'module.exports = { performance: { now: () => Number(process.hrtime.bigint()) / 1e6 } };' },
 };
+
+/** Whether the module `importer` is part of the package `pkg` (`src`: svc's own sources). */
+const partOf = (importer, pkg) => (pkg === 'src' ? importer.startsWith(join(process.cwd(), 'src', '')) : importer.includes(join('node_modules', pkg, '')));
+
+/** The stand-in `importer` gets for the Node module `name` (LAZY_BUILTINS, STAND_INS), or none. */
+function standInFor(importer, name) {
+  if (STAND_INS[name]?.owners.some((pkg) => partOf(importer, pkg))) return { path: `stand-in/${name}`, contents: STAND_INS[name].contents };
+  const owner = Object.keys(LAZY_BUILTINS).find((pkg) => partOf(importer, pkg));
+  return owner && LAZY_BUILTINS[owner].includes(name) ? { path: `lazy/${name}`, contents: lazyModule(name) } : undefined;
+}
+
 const builtinStandIns = {
   name: 'builtin-stand-ins',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?[a-z_]+$/ }, (args) => {
-      const standIn = STAND_INS[args.path.replace(/^node:/, '')];
-      return standIn?.owners.some((pkg) => args.importer.includes(join('node_modules', pkg, ''))) ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin-stand-ins' } : undefined;
+    b.onResolve({ filter: /^(node:)?[a-z_0-9]+$/ }, (args) => {
+      const standIn = standInFor(args.importer, args.path.replace(/^node:/, ''));
+      return standIn && { path: standIn.path, namespace: 'builtin-stand-ins', pluginData: standIn.contents };
     });
-    b.onLoad({ filter: /.*/, namespace: 'builtin-stand-ins' }, (args) => ({ contents: STAND_INS[args.path].contents, loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'builtin-stand-ins' }, (args) => ({ contents: args.pluginData, loader: 'js' }));
   },
 };
 
@@ -126,9 +128,7 @@ const builtinStandIns = {
 const fastifySemver = {
   name: 'fastify-semver',
   setup(b) {
-    b.onResolve({ filter: /^semver$/ }, (args) =>
-      args.importer.includes(join('node_modules', 'fastify', '')) ? { path: 'semver', namespace: 'fastify-semver' } : undefined,
-    );
+    b.onResolve({ filter: /^semver$/ }, (args) => (partOf(args.importer, 'fastify') ? { path: 'semver', namespace: 'fastify-semver' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'fastify-semver' }, () => {
       const { version, ranges } = checkedFastifyRanges();
       return {
@@ -216,7 +216,7 @@ const bundleOptions = {
     // the chat channels' SDKs load only when a channel is enabled
     'grammy', 'discord.js',
   ],
-  plugins: [englishZod, lazyBuiltins, builtinStandIns, fastifySemver],
+  plugins: [englishZod, builtinStandIns, fastifySemver],
   // The script is one function expression: run-bundle.js calls it with what a CommonJS module gets.
   banner: { js: '(function (require, module, exports, __filename, __dirname) {const __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   footer: { js: '})' },

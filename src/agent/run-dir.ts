@@ -105,15 +105,16 @@ const sharedRunPrefix = (runs: string) => `${RUN_PREFIX}${createHash('sha256').u
  */
 export function clearRunDirs(runs: string, env: NodeJS.ProcessEnv = process.env): void {
   rmSync(resolve(runs), { recursive: true, force: true });
+  const shared = sharedRunsDir(env);
   let names: string[] = [];
   try {
-    names = readdirSync(sharedRunsDir(env)).filter((name) => name.startsWith(RUN_PREFIX));
+    names = readdirSync(shared).filter((name) => name.startsWith(RUN_PREFIX));
   } catch {
     // none yet
   }
   if (names.length === 0) return;
   const prefix = sharedRunPrefix(runs);
-  for (const name of names) if (name.startsWith(prefix)) rmSync(join(sharedRunsDir(env), name), { recursive: true, force: true });
+  for (const name of names) if (name.startsWith(prefix)) rmSync(join(shared, name), { recursive: true, force: true });
 }
 
 /** The file system's answer for `path` (what Gemini reads of it). */

@@ -15,6 +15,9 @@ export interface UiRouteDeps {
   installable?: boolean;
 }
 
+/** What a file route answers: the file's bytes, whatever they are (its schema documents nothing). */
+const fileAnswer = lazySchema(() => z.unknown());
+
 export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, dist, installable = false }) => {
   const files = uiFiles(version, dist);
   defineRoutes(app, 'ui', [
@@ -35,7 +38,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       access: 'public',
       summary: 'The UI\'s icon (SVG).',
       produces: 'file',
-      response: lazySchema(() => z.unknown()),
+      response: fileAnswer,
       handler: async ({ reply }) => (await files.favicon(reply)) ?? reply.callNotFound(),
     }),
   ]);
@@ -49,7 +52,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       summary: 'The service worker: shows push notifications and posts a notification\'s Allow or Deny with its decision token. Caches nothing.',
       produces: 'file',
       errors: [404],
-      response: lazySchema(() => z.unknown()),
+      response: fileAnswer,
       handler: async ({ reply }) => (await files.installable('sw.js', reply)) ?? reply.callNotFound(),
     }),
     route({
@@ -59,7 +62,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       summary: 'The web app manifest: the chat UI installs to a home screen.',
       produces: 'file',
       errors: [404],
-      response: lazySchema(() => z.unknown()),
+      response: fileAnswer,
       handler: async ({ reply }) => (await files.installable('manifest.webmanifest', reply)) ?? reply.callNotFound(),
     }),
     route({
@@ -69,7 +72,7 @@ export const uiRoutes: FastifyPluginAsync<UiRouteDeps> = async (app, { version, 
       summary: 'The app\'s PNG icons (192 and 512 px, maskable, Apple touch icon).',
       params: lazySchema(() => z.object({ name: z.string().max(80) })),
       produces: 'file',
-      response: lazySchema(() => z.unknown()),
+      response: fileAnswer,
       handler: async ({ params, reply }) => (await files.installable(`icons/${params.name}`, reply)) ?? reply.callNotFound(),
     }),
   ]);
