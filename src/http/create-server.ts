@@ -104,7 +104,7 @@ export async function createServer(options: ServerKitOptions): Promise<FastifyIn
     if (lazy) return lazy.answer;
     throw new AppError(404, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}. The routes are listed at GET /api/openapi.json.`);
   });
-  app.addHook('onRequest', async (request) => lingerOnClose(request.raw));
+  app.addHook('onRequest', async (request, reply) => lingerOnClose(request.raw, reply.raw));
   // On the raw response, before the guard: refusals, event streams and proxied answers (which take the
   // response over from Fastify) carry it too.
   if (options.tls) app.addHook('onRequest', async (_request, reply) => void reply.raw.setHeader('Strict-Transport-Security', HSTS));
