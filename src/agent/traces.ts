@@ -1,7 +1,7 @@
 // Trace files: one NDJSON file per run in <home>/traces/<traceId>.ndjson. Every bus event that
 // carries the run's traceId is a line {ts, traceId, seq, event, ...fields}; raw provider lines
 // (the internal `provider_line` event) are redacted before they are written.
-import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, statSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { EventBus, BusEvent } from '../events/bus.ts';
 import { redactSecrets, redactValues } from './redact.ts';
@@ -13,6 +13,8 @@ export const traceFile = (dir: string, traceId: string) => join(dir, `${traceId}
 interface OpenTrace {
   stream: WriteStream;
   seq: number;
+  /** The file's size when this run began, when it was there: the run appends to a trace closed before. */
+  previousBytes: number | undefined;
 }
 
 export class TraceRecorder {
@@ -24,14 +26,15 @@ export class TraceRecorder {
     bus: EventBus,
     private readonly secrets: () => readonly string[],
     /** Told of each trace once it is on disk (trace retention counts its size); awaited by end(). */
-    private readonly onClosed: (traceId: string) => Promise<void> = async () => {},
+    private readonly onClosed: (traceId: string, previousBytes: number | undefined) => Promise<void> = async () => {},
   ) {
     this.unsubscribe = bus.subscribe((event) => this.record(event));
   }
 
   begin(traceId: string): void {
     if (!TRACE_ID_PATTERN.test(traceId)) throw new Error(`invalid trace id ${traceId}`);
-    this.open.set(traceId, { stream: createWriteStream(traceFile(this.dir, traceId), { flags: 'a', mode: 0o600 }), seq: 0 });
+    const file = traceFile(this.dir, traceId);
+    this.open.set(traceId, { previousBytes: statSync(file, { throwIfNoEntry: false })?.size, stream: createWriteStream(file, { flags: 'a', mode: 0o600 }), seq: 0 });
   }
 
   /** Closes the file; resolves with the number of events written once they are on disk. */
@@ -40,7 +43,7 @@ export class TraceRecorder {
     if (!trace) return Promise.resolve(0);
     this.open.delete(traceId);
     return new Promise<void>((resolve) => trace.stream.end(resolve)).then(async () => {
-      await this.onClosed(traceId);
+      await this.onClosed(traceId, trace.previousBytes);
       return trace.seq;
     });
   }

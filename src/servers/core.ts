@@ -227,7 +227,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     home.traces,
     bus,
     () => [token, ...coreSettings.secretValues(settings.get()), ...mcp.secretValues(), ...piProfiles.secretValues()],
-    (traceId): Promise<void> => retention.ended(traceId),
+    (traceId, previousBytes): Promise<void> => retention.ended(traceId, previousBytes),
   );
   // the traces stay within the `traces` settings; the directory is scanned once, after listen
   const retention: TraceRetention = new TraceRetention({ dir: home.traces, settings: () => settings.get().traces, pins: new TracePinRepo(db), inFlight: (id): boolean => recorder.isOpen(id) });
