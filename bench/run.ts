@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const ALL = ['startup', 'sse-fanout', 'ws-fanout', 'search', 'memory', 'agent', 'orchestration', 'browser', 'web-routing', 'ui', 'vision-click', 'dashboard', 'voice', 'permissions', 'worktrees', 'disk'];
+const ALL = ['startup', 'sse-fanout', 'ws-fanout', 'search', 'memory', 'agent', 'orchestration', 'browser', 'web-routing', 'ui', 'vision-click', 'dashboard', 'voice', 'permissions', 'worktrees', 'disk', 'soak'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = (wanted.length ? wanted : ALL).filter((n) => existsSync(new URL(`./${n}.ts`, import.meta.url)));
 
@@ -14,7 +14,8 @@ for (const name of names) {
   process.stderr.write(`bench: ${name}…\n`);
   const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', new URL(`./${name}.ts`, import.meta.url).pathname], {
     encoding: 'utf8',
-    timeout: 15 * 60_000,
+    // the soak sends 20,000 messages: about 12 minutes on a quiet 2-core machine
+    timeout: 30 * 60_000,
     maxBuffer: 64 * 1024 * 1024,
   });
   try {
