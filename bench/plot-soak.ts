@@ -1,5 +1,6 @@
-// Draws the soak's live memory (JS heap and array buffers; the heap alone for outputs that lack them) against messages (docs/soak-heap.svg) from saved outputs of bench/soak.ts:
-//   node --import tsx bench/plot-soak.ts "before the fix=before.json" "after=after.json" > docs/soak-heap.svg
+// Draws the soak's live memory (JS heap and array buffers; the heap alone for outputs that lack them) against
+// messages, from saved outputs of bench/soak.ts (docs/soak/ keeps those of the figures in docs/performance.md):
+//   node --import tsx bench/plot-soak.ts "before the fix=docs/soak/before.json" "after=docs/soak/after.json" > docs/soak/heap.svg
 // Each argument is label=file; every run in a file becomes one line, named "<label>, <connection>".
 import { readFileSync } from 'node:fs';
 import { lineChart, type Series } from './support/svg-plot.ts';

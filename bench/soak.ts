@@ -49,6 +49,9 @@ export interface Checkpoint {
   heapMb: number;
   arrayBuffersMb: number;
   rssMb: number;
+  /** RSS in anonymous memory (heap, malloc, SQLite's page cache) and in mapped files (the database's memory map) */
+  rssAnonMb: number;
+  rssFileMb: number;
   fds: number;
   children: number;
 }
@@ -140,7 +143,8 @@ async function readWs(port: number, counter: DoneCounter): Promise<() => void> {
 }
 
 function checkpoint(pid: number, messages: number, live: LiveMemory): Checkpoint {
-  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const mb = (field: string) => round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]) / 1024);
   let children = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -152,7 +156,7 @@ function checkpoint(pid: number, messages: number, live: LiveMemory): Checkpoint
       // the process ended while the list was read
     }
   }
-  return { messages, heapMb: round(live.heapUsed / MB), arrayBuffersMb: round(live.arrayBuffers / MB), rssMb: round((rssKb * 1024) / MB), fds: readdirSync(`/proc/${pid}/fd`).length, children };
+  return { messages, heapMb: round(live.heapUsed / MB), arrayBuffersMb: round(live.arrayBuffers / MB), rssMb: mb('VmRSS'), rssAnonMb: mb('RssAnon'), rssFileMb: mb('RssFile'), fds: readdirSync(`/proc/${pid}/fd`).length, children };
 }
 
 const round = (x: number, digits = 2) => Number(x.toFixed(digits));
@@ -223,6 +227,8 @@ export async function soak(connection: Connection) {
       heapMb: { first: checkpoints[0]!.heapMb, afterWarmUp: afterWarm[0]!.heapMb, last: checkpoints.at(-1)!.heapMb },
       arrayBuffersMb: { afterWarmUp: afterWarm[0]!.arrayBuffersMb, last: checkpoints.at(-1)!.arrayBuffersMb },
       rssMb: { afterWarmUp: afterWarm[0]!.rssMb, last: checkpoints.at(-1)!.rssMb },
+      rssAnonMb: { afterWarmUp: afterWarm[0]!.rssAnonMb, last: checkpoints.at(-1)!.rssAnonMb },
+      rssFileMb: { afterWarmUp: afterWarm[0]!.rssFileMb, last: checkpoints.at(-1)!.rssFileMb },
       fds: { afterWarmUp: afterWarm[0]!.fds, last: checkpoints.at(-1)!.fds },
       children: { afterWarmUp: afterWarm[0]!.children, last: checkpoints.at(-1)!.children },
       events: { sse: sse.against(requestIds), ws: ws.against(requestIds) },

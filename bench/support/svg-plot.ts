@@ -27,7 +27,7 @@ function niceStep(span: number, parts: number): number {
 export function lineChart(chart: Chart): string {
   const width = chart.width ?? 720;
   const height = chart.height ?? 360;
-  const margin = { left: 64, right: 16, top: 40, bottom: 48 };
+  const margin = { left: 64, right: 36, top: 40, bottom: 48 };
   const all = chart.series.flatMap((s) => s.points);
   const xMax = Math.max(...all.map((p) => p.x));
   const yStep = niceStep(Math.max(...all.map((p) => p.y)) || 1, 5);
