@@ -10,7 +10,7 @@
 // as the queue's newest (`outsideFrom`): those the scan left out are newer, those closed since are newer
 // still, so taking the queue's front is taking the oldest of all. A scan runs once the server listens,
 // and again only when a pass has used the queue up and a bound still does not hold: about once per
-// QUEUE traces removed, never at an ordinary run's end.
+// QUEUE traces removed, and never awaited by a run's end (it goes on after it).
 import { readdir, rm, stat } from 'node:fs/promises';
 import { traceFile, TRACE_ID_PATTERN } from '../../agent/traces.ts';
 import type { TraceSettings } from './settings.ts';
@@ -110,7 +110,7 @@ export class TraceRetention {
     return this.serially(async () => {
       await this.scan();
       this.scanned = true;
-      return this.pass();
+      return (await this.pass(true)).record;
     });
   }
 
@@ -132,13 +132,16 @@ export class TraceRetention {
     if (this.closedDuringScan) this.closedDuringScan.set(traceId, record);
     // (its last write was before the last scan began: it ran through that scan)
     else this.admitIfOlder(record);
-    // a failed pass is logged by serially(); the run's end goes on
-    if (this.scanned) await this.prune().catch(() => undefined);
+    if (!this.scanned) return;
+    // a run's end never lists the directory: when the queue is used up, the scan goes on after it
+    // (a failed pass is logged by serially(); the run's end goes on)
+    const { needsScan } = await this.serially(() => this.pass(false)).catch(() => ({ needsScan: false }));
+    if (needsScan) void this.prune().catch(() => undefined);
   }
 
-  /** Applies the bounds now (a setting lowered, the hourly age check). */
-  prune(): Promise<PruneRecord | undefined> {
-    return this.scanned ? this.serially(() => this.pass()) : Promise.resolve(undefined);
+  /** Applies the bounds now (a setting lowered, the hourly age check), scanning the directory if it must. */
+  async prune(): Promise<PruneRecord | undefined> {
+    return this.scanned ? (await this.serially(() => this.pass(true))).record : undefined;
   }
 
   isPinned(traceId: string): boolean {
@@ -182,7 +185,11 @@ export class TraceRetention {
     return next;
   }
 
-  private async pass(): Promise<PruneRecord | undefined> {
+  /**
+   * Removes what the bounds say must go, oldest first. `scan`: when the queue is used up and a bound may still
+   * fail, scan the directory for the next oldest (else say that it needs one).
+   */
+  private async pass(scan: boolean): Promise<{ record?: PruneRecord; needsScan: boolean }> {
     const bounds = this.deps.settings();
     const now = this.now();
     const keep = (id: string) => this.pinned.has(id) || this.deps.inFlight(id);
@@ -206,14 +213,19 @@ export class TraceRetention {
       const overSize = bounds.maxBytes > 0 && this.total > bounds.maxBytes;
       const tooOldOutside = ageCutoff(bounds, now) > this.outsideFrom;
       if (!overSize && !tooOldOutside) break;
+      if (!scan) return { ...this.record(removed, bytes, now), needsScan: true };
       // the queue is used up and a trace outside it may have to go: find the next oldest; each round
       // after a scan removes the whole queue it found or stops
       await this.scan();
       if (!this.queue.some((record) => !keep(record.id))) break;
     }
-    if (removed === 0) return undefined;
-    this.lastPrune = { at: now, count: removed, bytes };
-    return this.lastPrune;
+    return { ...this.record(removed, bytes, now), needsScan: false };
+  }
+
+  private record(count: number, bytes: number, at: number): { record?: PruneRecord } {
+    if (count === 0) return {};
+    this.lastPrune = { at, count, bytes };
+    return { record: this.lastPrune };
   }
 
   /** Counts every closed trace in the directory again and queues the oldest removable ones. */

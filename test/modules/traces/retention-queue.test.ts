@@ -135,6 +135,39 @@ test('what retention keeps does not grow with the traces: 5,000 closed under no 
   }
 });
 
+test('a run\'s end never waits for a scan: with the queue used up it resolves over the bound, and the scan after it removes the oldest', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-retention-'));
+  const pins = { all: () => [], pin: () => undefined, unpin: () => undefined } as unknown as TracePinRepo;
+  let clock = START;
+  const retention = new TraceRetention({ dir, settings: () => ({ maxBytes: 250, maxAgeDays: 0 }), pins, inFlight: () => false, now: () => clock, queueSize: 2 });
+  const close = (id: string) => {
+    writeFileSync(traceFile(dir, id), 'x'.repeat(100));
+    touch(traceFile(dir, id), (clock += 1000));
+  };
+  const left = () => readdirSync(dir).sort();
+  try {
+    close('tr_first0001');
+    close('tr_second001');
+    await retention.start();
+    // each end removes the queue's oldest: the two the scan found
+    for (const id of ['tr_third0001', 'tr_fourth001']) {
+      close(id);
+      await retention.ended(id);
+    }
+    assert.deepEqual(left(), ['tr_fourth001.ndjson', 'tr_third0001.ndjson']);
+    // the queue is empty now: this end does not list the directory, so the bound is passed when it resolves
+    close('tr_fifth0001');
+    await retention.ended('tr_fifth0001');
+    assert.equal(left().length, 3);
+    // the pass it started scans, and the oldest goes
+    await retention.prune();
+    assert.deepEqual(left(), ['tr_fifth0001.ndjson', 'tr_fourth001.ndjson']);
+  } finally {
+    retention.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a trace its run appends to again (a worker run started twice) is counted once, with its new size', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-traces-'));
   try {
