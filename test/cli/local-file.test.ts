@@ -4,7 +4,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { fileErrorLine, LocalFileError } from '../../src/cli/local-file.ts';
 import { runSvc } from '../support/cli.ts';

@@ -12,7 +12,6 @@ import { dateTime, fromLocalInput, toLocalInput } from './format.ts';
 import { FormError, Time, useFormErrors } from './parts.tsx';
 
 const FIELDS = ['title', 'instanceId', 'prompt', 'cron', 'runAt', 'whenBusy', 'enabled'] as const;
-type JobField = (typeof FIELDS)[number];
 
 const jobPath = (id: string) => `/api/dashboard/schedule/jobs/${encodeURIComponent(id)}`;
 

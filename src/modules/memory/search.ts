@@ -13,7 +13,7 @@
 // In a store of up to FREQUENT sections nothing is ever left out.
 import type { MemoryKind } from '../../protocol/memory.ts';
 import { hasNonAscii } from './markdown.ts';
-import type { MemoryRepo, TextIndex } from './memory.repo.ts';
+import type { MemoryRepo } from './memory.repo.ts';
 import type { RankedList } from './ranking.ts';
 
 export const FREQUENT = 400;

@@ -12,7 +12,7 @@ import { readServerLock } from '../../../src/core/server-lock.ts';
 import { connectionOptions, type ServerTls } from '../../../src/core/tls.ts';
 import { HSTS } from '../../../src/http/create-server.ts';
 import { makeCertificate } from '../../support/tls.ts';
-import { startManager, until } from './helpers.ts';
+import { startManager } from './helpers.ts';
 
 // `svc serve` from the sources: bin/svc.js runs the build, which may predate them
 const SVC = [process.execPath, '--import', 'tsx', join(import.meta.dirname, '../../../src/cli/main.ts')];

@@ -4,7 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { startServer, tempHome, type TestServer } from '../../support/server.ts';
+import { startServer, tempHome } from '../../support/server.ts';
 import { buildWeb, launch, openPage, realErrors, shot, sleep, until } from './helpers.ts';
 
 const phase = (page: Page) => page.locator('.status-pill').getAttribute('data-phase');

@@ -6,7 +6,6 @@
 // state, and the settings. SVC_SCREENSHOTS=1 also writes docs/screenshots/dashboard-{1280,390}.png.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { isAlive, startAgentServer, type AgentTestServer } from '../../support/agent.ts';
 import { getJson, sendJson } from '../../support/server.ts';

@@ -1,6 +1,6 @@
 // The skills panel: every skill with its source and whether its requirements are met, a switch to
 // enable or disable it for the next runs, and its SKILL.md to read.
-import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { errorText } from '../api.ts';
 import { closeSkills, skillsApi, useSkillsOpen, type Skill } from '../skills.ts';
 import { Icon } from '../../ui/icons.tsx';

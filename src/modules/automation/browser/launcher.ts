@@ -193,7 +193,7 @@ export class LaunchedBrowser {
     readonly profileDir: string,
     readonly headless: boolean,
     readonly adopted: boolean,
-    private readonly child: ChildProcess | null,
+    child: ChildProcess | null,
     private readonly stderr: { tail: string },
   ) {
     if (child) {
