@@ -1,8 +1,8 @@
 // Runs every test file under test/ with node's own runner, TypeScript through tsx.
 // Usage: node scripts/test.mjs [substring-filter ...]
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 function collect(dir) {
   const out = [];
@@ -31,9 +31,31 @@ if (files.some((f) => f.startsWith(join('test', 'web', 'ui')))) {
   if (build.status !== 0) process.exit(build.status ?? 1);
   env.SVC_TEST_WEB_BUILT = '1';
 }
+// Each file's time goes to .cache/test-times.json (scripts/test-times.mjs); the slowest are printed at the end.
+const TIMES = join('.cache', 'test-times.json');
+mkdirSync('.cache', { recursive: true });
+const started = Date.now();
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${fileTimeoutMs}`, '--test-reporter=spec', ...files],
+  [
+    '--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${fileTimeoutMs}`,
+    '--test-reporter=spec', '--test-reporter-destination=stdout',
+    '--test-reporter=./scripts/test-times.mjs', `--test-reporter-destination=${TIMES}`,
+    ...files,
+  ],
   { stdio: 'inherit', env },
 );
+printSlowest(Date.now() - started);
 process.exit(result.status ?? 1);
+
+function printSlowest(wallMs) {
+  let files;
+  try {
+    files = JSON.parse(readFileSync(TIMES, 'utf8')).files;
+  } catch {
+    return;
+  }
+  const sum = files.reduce((total, f) => total + f.seconds, 0);
+  console.log(`\ntest files: ${files.length} in ${(wallMs / 1000).toFixed(0)} s of wall time (${sum.toFixed(0)} s of file time); the slowest (all in ${TIMES}):`);
+  for (const f of files.slice(0, 12)) console.log(`  ${f.seconds.toFixed(1).padStart(6)} s  ${relative(process.cwd(), f.file)}`);
+}
