@@ -1,19 +1,23 @@
 // A short run of a provider CLI outside the chat (e.g. the memory's summaries): one attempt through the
-// provider's adapter, a fresh session that is not kept, tools not auto-approved, and a private temporary
-// working directory, so nothing is written into the user's project.
+// provider's adapter, its request made as every run's is (run-request.ts: a one-shot run gets no tools and
+// approves none), a fresh session that is not kept, and a private temporary working directory, so nothing
+// is written into the user's project.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Attempt } from './attempt.ts';
 import { adapterOf, type ProviderId } from './providers/registry.ts';
+import { runRequest, type RunSources } from './run-request.ts';
 
 export interface OneShotOptions {
+  sources: RunSources;
   provider: ProviderId;
-  executable: string;
   model?: string;
   prompt: string;
   env: NodeJS.ProcessEnv;
   pidDir: string;
+  /** Parent of the run's private directory (see AttemptOptions.scratchRoot). */
+  scratchRoot?: string;
   timeoutMs: number;
 }
 
@@ -28,9 +32,10 @@ export function runOnce(options: OneShotOptions): OneShot {
   const attempt = new Attempt(
     {
       adapter: adapterOf(options.provider),
-      request: { prompt: options.prompt, cwd, executable: options.executable, model: options.model || undefined, autoApprove: false },
+      request: runRequest({ kind: 'one-shot', provider: options.provider, prompt: options.prompt, cwd, model: options.model }, options.sources),
       env: options.env,
       pidDir: options.pidDir,
+      scratchRoot: options.scratchRoot,
       idleTimeoutMs: options.timeoutMs,
       maxRunMs: options.timeoutMs,
     },

@@ -6,20 +6,18 @@ import { AppError, conflict } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { MessageRole } from '../protocol/chat.ts';
 import type { EventName, EventPayload } from '../protocol/events.ts';
-import type { RunMcpServer } from '../protocol/mcp.ts';
-import type { RunSkill } from '../protocol/skills.ts';
 import { streamLineOf, type RunSink, type StreamLine } from '../protocol/stream-lines.ts';
 import { stepSummary, type RunRecordMeta, type RuntimeStatus } from '../protocol/runs.ts';
 import type { FailureClass, NormalizedEvent, PermissionAnswer, StepKind } from './providers/types.ts';
 import { adapterOf, providerInfo, type ProviderId } from './providers/registry.ts';
 import type { ProviderSessionRepo, RunRepo } from './runs.repo.ts';
-import type { AgentSettings } from './settings.ts';
 import { Attempt, type AttemptOutcome } from './attempt.ts';
 import { describeFailure } from './failures.ts';
 import type { TraceRecorder } from './traces.ts';
 import { clip, boundInput, ToolLog } from './tool-log.ts';
 import { RUN_TOKEN_ENV, type RunCredentials } from './run-credentials.ts';
 import { countQueue } from './queue-count.ts';
+import { runRequest, type RunSources } from './run-request.ts';
 
 /** Failures worth trying again with the same provider after a pause. */
 const RETRYABLE: ReadonlySet<FailureClass> = new Set(['rate_limit', 'overloaded', 'server_error', 'crash', 'unknown']);
@@ -33,11 +31,10 @@ export interface Transcript {
   moveToEnd(id: number): void;
 }
 
-export interface RuntimeDeps {
+/** The settings, the executable, the MCP servers and the skills of a run are its RunSources (run-request.ts). */
+export interface RuntimeDeps extends RunSources {
   bus: EventBus;
   transcript: Transcript;
-  /** The `agent` settings section as it is now. */
-  settings(): AgentSettings;
   providerSessions: ProviderSessionRepo;
   runs: RunRepo;
   recorder: TraceRecorder;
@@ -45,14 +42,8 @@ export interface RuntimeDeps {
   /** Parent of each run's private directory (see AttemptOptions.scratchRoot). */
   scratchRoot?: string;
   cwd: string;
-  /** The executable for a provider (settings override or the CLI's usual name). */
-  executable(provider: ProviderId): string;
   /** The system prompt of a run for this prompt in this chat session (the user's setting, the skills' instructions, what memory knows of it, the orchestration phase). */
   systemPrompt(prompt: string, sessionId: string): string | Promise<string>;
-  /** The MCP servers a run with this provider gets (the MCP module's enabled list, secrets resolved). */
-  mcpServers?(provider: ProviderId): readonly RunMcpServer[];
-  /** The enabled skills with a directory (the skills registry). */
-  skills?(): readonly RunSkill[];
   /** Environment of provider CLIs before the adapter's own variables. */
   baseEnv(): NodeJS.ProcessEnv;
   /** Where each run's credential is issued (absent: runs get none). */
@@ -433,20 +424,19 @@ export class AgentRuntime {
     const attempt = new Attempt(
       {
         adapter: adapterOf(provider),
-        request: {
-          prompt: run.submission.prompt,
-          cwd: agent.workingDir || this.deps.cwd,
-          executable: this.deps.executable(provider),
-          model: model || undefined,
-          effort: provider === agent.provider && agent.effort ? agent.effort : undefined,
-          systemPrompt: run.systemPrompt || undefined,
-          resumeSessionId: providerSessions.get(sessionId, provider),
-          autoApprove: agent.autoApprove,
-          askPermissions: !agent.autoApprove && this.deps.permissions !== undefined,
-          commandTemplate: agent.customCommand,
-          mcpServers: this.deps.mcpServers?.(provider),
-          skills: this.deps.skills?.(),
-        },
+        request: runRequest(
+          {
+            kind: 'chat',
+            provider,
+            prompt: run.submission.prompt,
+            cwd: agent.workingDir || this.deps.cwd,
+            model,
+            systemPrompt: run.systemPrompt,
+            resumeSessionId: providerSessions.get(sessionId, provider),
+            canAsk: this.deps.permissions !== undefined,
+          },
+          this.deps,
+        ),
         env: { ...this.deps.baseEnv(), ...(run.credential ? { [RUN_TOKEN_ENV]: run.credential } : {}) },
         pidDir: this.deps.pidDir,
         scratchRoot: this.deps.scratchRoot,

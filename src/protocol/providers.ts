@@ -29,6 +29,10 @@ export const ProviderSupportsSchema = lazySchema(() => z.object({
   thinking: z.boolean(),
   /** The answer arrives as live text deltas rather than whole messages. */
   streaming: z.boolean(),
+  /** Takes MCP servers for a run (the user's, and the executive's tools, which are one). */
+  mcp: z.boolean(),
+  /** svc can hold a run to read-only through the CLI's own permission mode or sandbox (a read-only worker). */
+  readOnly: z.boolean(),
 }));
 export type ProviderSupports = z.infer<typeof ProviderSupportsSchema>;
 

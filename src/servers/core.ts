@@ -29,9 +29,10 @@ import { agentSettings } from '../agent/settings.ts';
 import { reapOrphans } from '../agent/process.ts';
 import { clearRunDirs } from '../agent/run-dir.ts';
 import { runOnce } from '../agent/one-shot.ts';
+import type { RunSources } from '../agent/run-request.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
-import { isProviderId, type ProviderId } from '../agent/providers/registry.ts';
+import { isProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf, loadSettingsRoutes } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
 import { runCommands, loadRunRoutes } from '../modules/runs/index.ts';
@@ -268,6 +269,25 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   // `svc …` commands (and the browser server's rule fetches) pin it, whatever CA it was made with.
   const pinEnv = (): Record<string, string> => (serverUrl && options.tls ? { [TLS_PIN_ENV]: options.tls.fingerprint } : {});
   const browser = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => serverUrl, corePin: () => options.tls?.fingerprint });
+  // What every provider run gets from the settings, whichever kind it is (chat, worker, one-shot, executive):
+  // agent/run-request.ts makes each run's request from these.
+  const runSources: RunSources = {
+    settings: () => settings.get().agent,
+    executable: (provider) => settings.get().agent.executables[provider] ?? provider,
+    mcpServers: (provider) => mcp.forRun(provider),
+    skills: () => skills.enabledDirs(),
+  };
+  /** The environment of every provider run, before what is the run's own (its credential, its adapter's variables). */
+  const runEnv = (): NodeJS.ProcessEnv => ({
+    ...providerEnv(),
+    SVC_HOME: home.root,
+    // Pi reads its models and keeps its sessions in svc's own directory, never the user's ~/.pi.
+    PI_CODING_AGENT_DIR: home.piAgent,
+    SVC_BROWSER_PORT: String(browser.port),
+    SVC_SERVER_PID: String(process.pid),
+    ...(serverUrl ? { SVC_URL: serverUrl } : {}),
+    ...pinEnv(),
+  });
   const quota = new QuotaReader({
     codexHome: () => settings.get().agent.env.CODEX_HOME ?? process.env.CODEX_HOME,
     store: new QuotaObservationRepo(db),
@@ -295,27 +315,27 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     runSummary: (prompt, summarize) => {
       const provider = summarize.provider || settings.get().agent.provider;
       return runOnce({
+        sources: runSources,
         provider,
-        executable: settings.get().agent.executables[provider] ?? provider,
         model: summarize.model,
         prompt,
-        env: providerEnv(),
+        env: runEnv(),
+        scratchRoot: home.runs,
         pidDir: home.pids,
         timeoutMs: 180_000,
       });
     },
   });
   const runtime: AgentRuntime = new AgentRuntime({
+    ...runSources,
     bus,
     transcript: chat,
-    settings: () => settings.get().agent,
     providerSessions,
     runs,
     recorder,
     pidDir: home.pids,
     scratchRoot: home.runs,
     cwd,
-    executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
     systemPrompt: async (prompt, sessionId) =>
       [
         settings.get().agent.systemPrompt,
@@ -327,18 +347,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
         .filter(Boolean)
         .join('\n\n'),
     credentials,
-    mcpServers: (provider) => mcp.forRun(provider),
-    skills: () => skills.enabledDirs(),
-    baseEnv: () => ({
-      ...providerEnv(),
-      SVC_HOME: home.root,
-      // Pi reads its models and keeps its sessions in svc's own directory, never the user's ~/.pi.
-      PI_CODING_AGENT_DIR: home.piAgent,
-      SVC_BROWSER_PORT: String(browser.port),
-      SVC_SERVER_PID: String(process.pid),
-      ...(serverUrl ? { SVC_URL: serverUrl } : {}),
-      ...pinEnv(),
-    }),
+    baseEnv: runEnv,
     onProviderOutcome: (provider, outcome) => {
       if (outcome.ok) quota.observe(provider, { kind: 'ok', at: Date.now() });
       else if (outcome.failure === 'rate_limit') quota.observe(provider, { kind: 'rate_limit', at: Date.now(), message: outcome.message });
@@ -381,7 +390,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     scope: 'instance',
     workDir: join(home.root, 'ceo-work'),
     settings: () => executive.settings(),
-    defaults: { executable: (provider) => settings.get().agent.executables[provider] ?? provider, env: providerEnv },
+    sources: runSources,
+    baseEnv: runEnv,
     mcpScript: ceoMcpScript(home.root),
     selfUrl: () => serverUrl ?? '',
     selfPin: () => options.tls?.fingerprint,
@@ -419,11 +429,11 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     bus,
     recorder,
     settings: () => settings.get().orchestration,
-    defaultProvider: () => settings.get().agent.provider,
-    executable: (provider: ProviderId) => settings.get().agent.executables[provider] ?? provider,
-    env: () => ({ ...providerEnv(), SVC_HOME: home.root, ...(serverUrl ? { SVC_URL: serverUrl } : {}), ...pinEnv() }),
+    sources: runSources,
+    env: runEnv,
     cwd: workingDir,
     pidDir: home.pids,
+    scratchRoot: home.runs,
     deliver: (sessionId, text) => void runtime.submit({ prompt: text, sessionId }),
     note: (sessionId, content, meta) => void chat.saveMessage({ sessionId, role: 'system', content, meta }),
     missingLogin: (provider) => detector.missingLogin(provider),

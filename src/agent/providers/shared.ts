@@ -264,3 +264,11 @@ export function resultFromExit(
 
 /** How to install a CLI published on npm (the data of providers/<id>/info.ts). */
 export const npmInstall = (pkg: string, docs: string): InstallInfo => ({ npm: pkg, command: `npm install -g ${pkg}`, docs });
+
+/**
+ * For an adapter whose CLI takes no MCP servers: a run that acts only through them (`mcpOnly`: the executive,
+ * whose tools are one) cannot run on it, as a read-only run cannot on a CLI svc cannot hold to read-only.
+ */
+export function refuseMcpOnly(displayName: string): never {
+  throw new Error(`${displayName} takes no MCP servers, and this run acts only through them (the executive's tools are one): give it a provider that takes them, such as claude, codex, gemini, opencode or copilot`);
+}

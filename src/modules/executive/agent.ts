@@ -7,6 +7,8 @@ import { newId } from '../../core/ids.ts';
 import { Attempt } from '../../agent/attempt.ts';
 import { describeFailure, type FailureReport, type SettingsPlace } from '../../agent/failures.ts';
 import { adapterOf, providerInfo, type ProviderId } from '../../agent/providers/registry.ts';
+import { runRequest, type RunSources } from '../../agent/run-request.ts';
+import { agentSettings } from '../../agent/settings.ts';
 import type { FailureClass } from '../../agent/providers/types.ts';
 import type { StreamLine } from '../../protocol/stream-lines.ts';
 import type { ExecutiveService } from './executive.service.ts';
@@ -20,8 +22,10 @@ export interface AgentDeps {
   repo: ExecutiveRepo;
   scope: 'manager' | 'instance';
   settings(): CeoSettings;
-  /** The executable and environment a provider runs with when the executive's settings name none. */
-  defaults?: { executable(provider: ProviderId): string; env(): Record<string, string | undefined> };
+  /** The agent's settings and registries its runs' requests are made from (agent/run-request.ts); the manager has none. */
+  sources?: RunSources;
+  /** The environment of a provider run on this server, before the executive's own variables. */
+  baseEnv?(): NodeJS.ProcessEnv;
   /** The path of the MCP script its runs get (ceoMcpScript: written on the first call, not at start). */
   mcpScript(): string;
   /** Where the MCP script calls back: this server's URL and token. */
@@ -50,6 +54,9 @@ export interface TurnInput {
 export function turnFailure(provider: ProviderId, failure: FailureClass, message: string): FailureReport {
   return describeFailure(providerInfo(provider), failure, message, false, EXECUTIVE_SETTINGS);
 }
+
+/** On the manager, which has no agent settings: their defaults, and each CLI by its usual name. */
+const MANAGER_SOURCES: RunSources = { settings: () => agentSettings.defaults, executable: (provider) => provider };
 
 const EXECUTIVE_SETTINGS: SettingsPlace = { executable: () => "the executive's settings (Executable)", env: "the executive's settings (Environment)" };
 
@@ -81,28 +88,29 @@ export class ExecutiveAgent {
       const attempt = new Attempt(
         {
           adapter: adapterOf(provider),
-          request: {
-            prompt: turnPrompt({ text: input.text, instanceId: input.instanceId, pending: this.d.service.pending() }),
-            cwd: this.d.workDir,
-            executable: settings.executable || this.d.defaults?.executable(provider) || provider,
-            model: settings.model || undefined,
-            systemPrompt: executiveInstructions(this.d.scope),
-            resumeSessionId: this.d.repo.getValue<string | null>(sessionKey) ?? undefined,
-            // its tools are svc's routes, which check everything themselves; the CLI's own shell, writers
-            // and web tools are removed where it allows (mcpOnly)
-            autoApprove: true,
-            mcpOnly: true,
-            mcpServers: [
-              {
-                name: CEO_MCP_SERVER,
-                transport: 'stdio',
-                command: process.execPath,
-                args: [this.d.mcpScript()],
-                env: { SVC_CEO_URL: this.d.selfUrl(), SVC_CEO_RUN: credential, ...(this.d.token ? { SVC_CEO_TOKEN: this.d.token } : {}), ...ceoPinEnv(this.d.selfPin?.()) },
-              },
-            ],
-          },
-          env: { ...process.env, ...this.d.defaults?.env(), ...settings.env },
+          request: runRequest(
+            {
+              kind: 'executive',
+              provider,
+              prompt: turnPrompt({ text: input.text, instanceId: input.instanceId, pending: this.d.service.pending() }),
+              cwd: this.d.workDir,
+              executable: settings.executable,
+              model: settings.model,
+              systemPrompt: executiveInstructions(this.d.scope),
+              resumeSessionId: this.d.repo.getValue<string | null>(sessionKey) ?? undefined,
+              ownMcpServers: [
+                {
+                  name: CEO_MCP_SERVER,
+                  transport: 'stdio',
+                  command: process.execPath,
+                  args: [this.d.mcpScript()],
+                  env: { SVC_CEO_URL: this.d.selfUrl(), SVC_CEO_RUN: credential, ...(this.d.token ? { SVC_CEO_TOKEN: this.d.token } : {}), ...ceoPinEnv(this.d.selfPin?.()) },
+                },
+              ],
+            },
+            this.d.sources ?? MANAGER_SOURCES,
+          ),
+          env: { ...(this.d.baseEnv?.() ?? process.env), ...settings.env },
           pidDir: this.d.pidDir,
           scratchRoot: this.d.scratchRoot,
           idleTimeoutMs: 120_000,

@@ -6,7 +6,6 @@ import { noBody, route, routeGroup } from '../../http/routes.ts';
 import { bearerToken } from '../../http/peers.ts';
 import { RUN_TOKEN_HEADER } from '../../protocol/caller.ts';
 import { ModelOptionSchema } from '../../protocol/providers.ts';
-import { PROVIDERS } from '../../agent/providers/registry.ts';
 import {
   CeoAuditSchema,
   COMPLETION_STATUSES,
@@ -26,7 +25,7 @@ import { StreamLineSchema } from '../../protocol/stream-lines.ts';
 import type { ExecutiveService } from './executive.service.ts';
 import type { ExecutiveAgent } from './agent.ts';
 import type { RealtimeVoice } from './realtime-voice.ts';
-import { CeoSettingsPatchSchema, CeoSettingsSchema, maskSettings } from './settings.ts';
+import { CeoSettingsPatchSchema, CeoSettingsSchema, executiveProviders, maskSettings } from './settings.ts';
 import { notAPerson } from './person.ts';
 import { EditDocsInput, FollowUpInput, id, SendInput, WatchInput } from './tools.ts';
 
@@ -152,7 +151,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
           ...state,
           session: { ...state.session, busy: agent.running },
           voice: { pushToTalk, realtime: voice.status() },
-          providers: PROVIDERS.map((p) => ({ id: p.id, displayName: p.displayName, models: p.models })),
+          providers: executiveProviders().map((p) => ({ id: p.id, displayName: p.displayName, models: p.models })),
         };
       },
     }),

@@ -1,7 +1,7 @@
 // The executive's settings (GET|PUT /api/svc-ceo/settings): which provider CLI and model it runs, the
 // executable and extra environment (values write-only: API keys live there), kept in its own table.
 import { z } from 'zod';
-import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
+import { PROVIDER_IDS, PROVIDERS } from '../../agent/providers/registry.ts';
 import { voiceSettings } from '../voice/index.ts';
 import { httpUrlOrEmptySetting } from '../../protocol/settings-url.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
@@ -33,9 +33,16 @@ export type CeoSettings = z.infer<typeof CeoSettingsSchema>;
 
 export const DEFAULT_CEO_SETTINGS: CeoSettings = { provider: 'claude', model: '', executable: '', env: {}, voice: voiceSettings.defaults, realtime: DEFAULT_REALTIME };
 
+/** The providers the executive can run on: its tools reach the CLI as an MCP server. */
+export const executiveProviders = () => PROVIDERS.filter((p) => p.supports.mcp);
+const executiveProviderIds = () => executiveProviders().map((p) => p.id);
+
 /** A patch: fields given replace; an env value of null removes that variable. */
 export const CeoSettingsPatchSchema = lazySchema(() => z.strictObject({
-  provider: z.enum(PROVIDER_IDS).optional(),
+  provider: z
+    .enum(PROVIDER_IDS)
+    .refine((id) => executiveProviderIds().includes(id), { error: () => `the executive's tools reach its CLI as an MCP server, which this provider cannot take: choose ${executiveProviderIds().join(', ')}` })
+    .optional(),
   model: z.string().max(200).optional(),
   executable: z.string().max(4096).optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(10_000).nullable()).optional(),

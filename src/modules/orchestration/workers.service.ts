@@ -10,7 +10,8 @@ import { newId } from '../../core/ids.ts';
 import type { EventBus } from '../../events/bus.ts';
 import type { Db } from '../../store/db.ts';
 import { Attempt, type AttemptOutcome } from '../../agent/attempt.ts';
-import { adapterOf, PROVIDER_IDS, type ProviderId } from '../../agent/providers/registry.ts';
+import { adapterOf, PROVIDER_IDS, PROVIDERS, type ProviderId } from '../../agent/providers/registry.ts';
+import { runRequest, type RunSources } from '../../agent/run-request.ts';
 import type { TraceRecorder } from '../../agent/traces.ts';
 import { RUN_TOKEN_ENV } from '../../agent/run-credentials.ts';
 import { clip } from '../../agent/tool-log.ts';
@@ -40,8 +41,8 @@ import { repositoryOf, requireRepository, type WorktreeService } from './worktre
 import type { Worktree } from './worktrees/worktrees.repo.ts';
 import { followUpTask, mergeMessage } from './worktrees/review.ts';
 
-/** Providers whose CLI svc can hold to read-only (see each adapter's `readOnly`). */
-export const READ_ONLY_PROVIDERS: readonly ProviderId[] = ['claude', 'codex', 'gemini', 'copilot'];
+/** Providers whose CLI svc can hold to read-only (each one's `supports.readOnly`). */
+export const READ_ONLY_PROVIDERS: readonly ProviderId[] = PROVIDERS.filter((p) => p.supports.readOnly).map((p) => p.id as ProviderId);
 const PERSIST_EVERY_MS = 1000;
 const DELIVERED_OUTPUT_CHARS = 6000;
 
@@ -53,13 +54,14 @@ export interface WorkerDeps {
   bus: EventBus;
   recorder: TraceRecorder;
   settings(): OrchestrationSettings;
-  /** The agent's provider (a worker with provider '' uses it) and how to find each CLI. */
-  defaultProvider(): ProviderId;
-  executable(provider: ProviderId): string;
+  /** The agent's settings (a worker with provider '' runs the agent's) and the rest of a run's request (agent/run-request.ts). */
+  sources: RunSources;
   /** Provider CLI environment (never with a main-agent credential). */
   env(): NodeJS.ProcessEnv;
   cwd(): string;
   pidDir: string;
+  /** Parent of each run's private directory (agent/run-dir.ts): in svc's home, not a world-writable /tmp. */
+  scratchRoot: string;
   /** Gives the result to the session's main agent as a turn (queued when it is busy); throws when it cannot take it now. */
   deliver(sessionId: string, text: string): void;
   /** Saves a note in the session that starts no run (the result of a worker whose own CLI could not run: setup-failure.ts). */
@@ -162,7 +164,7 @@ export class WorkerService {
     const base: Employee = body.employee
       ? this.deps.employees.require(body.employee)
       : { id: 'virtual', preset: false, ...body.virtual!, name: body.virtual!.name ?? 'virtual worker' };
-    const provider = (base.provider || this.deps.defaultProvider()) as ProviderId;
+    const provider = (base.provider || this.deps.sources.settings().provider) as ProviderId;
     if (!(PROVIDER_IDS as readonly string[]).includes(provider)) {
       throw badRequest('UNKNOWN_PROVIDER', `Employee '${base.id}' names provider '${provider}'; use one of ${PROVIDER_IDS.join(', ')}.`);
     }
@@ -260,19 +262,23 @@ export class WorkerService {
     const attempt = new Attempt(
       {
         adapter: adapterOf(provider),
-        request: {
-          prompt: workerPrompt({ task: run.task, plan: plan?.version === run.planVersion ? plan : null, verdict: employee.verdict, readOnly, scope: employee.scope, ...(worktree ? { worktree } : {}) }),
-          cwd,
-          executable: deps.executable(provider),
-          model: employee.model || undefined,
-          systemPrompt: instructions || undefined,
-          autoApprove: !readOnly,
-          readOnly,
-        },
+        request: runRequest(
+          {
+            kind: 'worker',
+            provider,
+            prompt: workerPrompt({ task: run.task, plan: plan?.version === run.planVersion ? plan : null, verdict: employee.verdict, readOnly, scope: employee.scope, ...(worktree ? { worktree } : {}) }),
+            cwd,
+            model: employee.model,
+            systemPrompt: instructions,
+            readOnly,
+          },
+          deps.sources,
+        ),
         // A worker gets a credential the server never issued: the svc CLI sends it, and a request that
         // carries one is an agent's without a run, which may neither dispatch nor move phases.
         env: { ...deps.env(), [RUN_TOKEN_ENV]: `svcworker_${randomBytes(18).toString('base64url')}` },
         pidDir: deps.pidDir,
+        scratchRoot: deps.scratchRoot,
         idleTimeoutMs: settings.workerTimeoutSec * 1000 + 1000,
         maxRunMs: settings.workerTimeoutSec * 1000,
         killGraceMs: deps.killGraceMs,

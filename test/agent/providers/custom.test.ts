@@ -95,14 +95,14 @@ describe('custom buildInvocation', () => {
 
   test('an empty template is rejected, naming the setting', () => {
     for (const commandTemplate of [undefined, [], [''], ['  ', '{prompt}']]) {
-      assert.throws(() => customAdapter.buildInvocation(request({ commandTemplate })), /commandTemplate/);
+      assert.throws(() => customAdapter.buildInvocation(request({ commandTemplate })), /agent\.customCommand/);
     }
   });
 
   test('a command that is only an absent placeholder is rejected', () => {
     assert.throws(
       () => customAdapter.buildInvocation(request({ commandTemplate: ['{model}', '{prompt}'] })),
-      /commandTemplate/,
+      /agent\.customCommand/,
     );
   });
 

@@ -42,3 +42,20 @@ test("a failure's advice names the executive's settings where the chat's would n
   assert.equal(limit.fix, undefined);
   assert.match(limit.summary, /hit its usage limit/);
 });
+
+test('the executive runs only on a provider that takes MCP servers (its tools are one): the settings refuse the others and the console offers none of them', async () => {
+  const manager = await startManager();
+  try {
+    for (const provider of ['custom', 'pi']) {
+      const put = await sendJson(`${manager.url}/api/svc-ceo/settings`, 'PUT', { provider });
+      assert.equal(put.status, 400, provider);
+      assert.equal(put.body.field, 'provider');
+      assert.match(put.body.message, /MCP server.*choose claude, codex, gemini, opencode, copilot/);
+    }
+    assert.equal((await getJson(`${manager.url}/api/svc-ceo/settings`)).body.provider, 'claude', 'nothing was saved');
+    const offered = (await getJson(`${manager.url}/api/svc-ceo/state`)).body.providers.map((p: { id: string }) => p.id);
+    assert.deepEqual(offered, ['claude', 'codex', 'gemini', 'opencode', 'copilot']);
+  } finally {
+    await manager.close();
+  }
+});

@@ -118,6 +118,26 @@ describe('isolated workers in git worktrees (fake CLIs, real git)', () => {
     assert.deepEqual(mine, ['orchestrate.discard:ok', 'orchestrate.merge:ok', 'orchestrate.merge:refused']);
   });
 
+  test('a worker on the custom provider runs the command of the settings (agent.customCommand), in its own worktree', async () => {
+    // the user's own CLI: writes the prompt it was given into a file of its working directory
+    const script = 'printf "%s" "$1" > custom.txt; echo done';
+    server.app.services.settings.update({ agent: { customCommand: ['sh', '-c', script, 'my-agent', '{prompt}'] } });
+    try {
+      const before = snapshot(repo);
+      const dispatched = await call(server, 'POST', '/api/orchestrate/dispatch', { sessionId: session, virtual: { ...writer, provider: 'custom' }, isolation: 'worktree', task: 'write the file the task names: custom-task-7' });
+      assert.equal(dispatched.status, 202, JSON.stringify(dispatched.body));
+      const run = await ended(dispatched.body.runId);
+      assert.equal(run.status, 'succeeded', run.reason);
+      assert.match(readFileSync(join(server.home, 'worktrees', run.runId, 'custom.txt'), 'utf8'), /write the file the task names: custom-task-7/);
+      const diff = (await call(server, 'GET', `/api/orchestrate/worker-runs/${run.runId}/diff`)).body;
+      assert.deepEqual(diff.files.map((f: { path: string; status: string }) => [f.path, f.status]), [['custom.txt', 'added']]);
+      assert.deepEqual(snapshot(repo), before, "the user's tree is untouched until a merge");
+      assert.equal((await call(server, 'DELETE', `/api/orchestrate/worker-runs/${run.runId}/worktree`)).status, 200);
+    } finally {
+      server.app.services.settings.update({ agent: { customCommand: [] } });
+    }
+  });
+
   test('an uncommitted change of the user in a file the merge writes refuses it; the user\'s other uncommitted changes are not copied into a worktree, and say so', async () => {
     writeFileSync(join(repo, 'README.md'), '# project, edited by the user\n');
     const accepted = await dispatch('edit the readme scenario:text write:README.md=worker');

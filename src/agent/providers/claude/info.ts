@@ -26,5 +26,5 @@ export const claudeInfo = {
     login: 'claude',
     loginHow: 'log in with /login',
   },
-  supports: { resume: true, liveSteer: true, thinking: true, streaming: true },
+  supports: { resume: true, liveSteer: true, thinking: true, streaming: true, mcp: true, readOnly: true },
 } satisfies ProviderInfo & { id: 'claude' };

@@ -23,5 +23,5 @@ export const codexInfo = {
     login: 'codex login',
     loginHow: 'sign in',
   },
-  supports: { resume: true, liveSteer: false, thinking: true, streaming: false },
+  supports: { resume: true, liveSteer: false, thinking: true, streaming: false, mcp: true, readOnly: true },
 } satisfies ProviderInfo & { id: 'codex' };

@@ -22,5 +22,5 @@ export const copilotInfo = {
     login: 'copilot',
     loginHow: 'log in with /login',
   },
-  supports: { resume: true, liveSteer: true, thinking: true, streaming: true },
+  supports: { resume: true, liveSteer: true, thinking: true, streaming: true, mcp: true, readOnly: true },
 } satisfies ProviderInfo & { id: 'copilot' };

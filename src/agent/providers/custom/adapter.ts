@@ -1,5 +1,6 @@
 // The `custom` provider: any command that prints its answer as plain text on stdout (a "print mode").
-// The user configures a command template (`commandTemplate`, one array element per argument), e.g.
+// The user configures a command template (the setting `agent.customCommand`, passed as `commandTemplate`;
+// one array element per argument), e.g.
 //   ["mycli", "--print", "{prompt}"]            prompt as an argument
 //   ["mycli", "--model={model}", "--quiet"]      prompt on stdin (no {prompt} anywhere)
 // Placeholders: {prompt} {model} {cwd} {session} {effort} {system}. They are substituted inside each
@@ -16,7 +17,7 @@ import type {
   NormalizedEvent,
   ProviderAdapter,
 } from '../types.ts';
-import { resultFromExit } from '../shared.ts';
+import { refuseMcpOnly, resultFromExit } from '../shared.ts';
 
 export interface CustomState {
   /** Lines of stdout seen: a failed run with no output and no stderr says "no output". */
@@ -73,7 +74,7 @@ export function substituteArgument(
 function validateTemplate(template: string[] | undefined): [string, ...string[]] {
   if (!template || template.length === 0 || !template[0] || template[0].trim() === '') {
     throw new Error(
-      'custom provider: the setting `commandTemplate` is empty; set it to the command and its ' +
+      'custom provider: the setting `agent.customCommand` is empty; set it to the command and its ' +
         'arguments, e.g. ["mycli", "--print", "{prompt}"]',
     );
   }
@@ -82,6 +83,7 @@ function validateTemplate(template: string[] | undefined): [string, ...string[]]
 
 function buildInvocation(req: InvocationRequest): Invocation {
   if (req.readOnly) throw new Error('a custom command cannot be made read-only by svc; use claude, codex, gemini or copilot for a read-only worker');
+  if (req.mcpOnly) refuseMcpOnly('A custom command');
   const template = validateTemplate(req.commandTemplate);
   const values = placeholderValues(req);
   const [commandTemplate, ...argTemplates] = template;
@@ -89,7 +91,7 @@ function buildInvocation(req: InvocationRequest): Invocation {
   const command = substituteArgument(commandTemplate, values);
   if (command === undefined || command === '') {
     throw new Error(
-      `custom provider: the command "${commandTemplate}" in the setting \`commandTemplate\` uses a ` +
+      `custom provider: the command "${commandTemplate}" in the setting \`agent.customCommand\` uses a ` +
         'placeholder with no value for this run; put a fixed executable first',
     );
   }

@@ -9,5 +9,5 @@ export const customInfo = {
   efforts: [],
   install: null,
   credentials: null,
-  supports: { resume: false, liveSteer: false, thinking: false, streaming: true },
+  supports: { resume: false, liveSteer: false, thinking: false, streaming: true, mcp: false, readOnly: false },
 } satisfies ProviderInfo & { id: 'custom' };

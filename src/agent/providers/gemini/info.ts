@@ -26,5 +26,5 @@ export const geminiInfo = {
     login: 'gemini',
     loginHow: 'choose "Login with Google"',
   },
-  supports: { resume: true, liveSteer: false, thinking: false, streaming: true },
+  supports: { resume: true, liveSteer: false, thinking: false, streaming: true, mcp: true, readOnly: true },
 } satisfies ProviderInfo & { id: 'gemini' };

@@ -23,5 +23,5 @@ export const opencodeInfo = {
     login: 'opencode auth login',
     loginHow: 'pick your provider and give its key',
   },
-  supports: { resume: true, liveSteer: false, thinking: true, streaming: false },
+  supports: { resume: true, liveSteer: false, thinking: true, streaming: false, mcp: true, readOnly: false },
 } satisfies ProviderInfo & { id: 'opencode' };

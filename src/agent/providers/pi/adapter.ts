@@ -24,6 +24,7 @@ import {
   numberAt,
   objectAt,
   parseJsonLine,
+  refuseMcpOnly,
   resultFromExit,
   stringAt,
   textDeltaEvents,
@@ -47,6 +48,7 @@ export const PI_READ_TOOLS = ['read', 'grep', 'find', 'ls'];
 const STEP_OF_TOOL: Record<string, StepKind> = { bash: 'command', read: 'file', write: 'file', edit: 'file', grep: 'search', find: 'search', ls: 'file' };
 
 function buildInvocation(req: InvocationRequest): Invocation {
+  if (req.mcpOnly) refuseMcpOnly('Pi');
   const args = ['--print', '--mode', 'json'];
   // A model picked as `<profile>/<model>` (svc's Pi profiles) names Pi's provider and its model.
   if (req.model) {

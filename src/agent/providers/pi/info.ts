@@ -26,5 +26,5 @@ export const piInfo = {
     login: 'svc: POST /api/pi/profiles/register',
     loginHow: 'register a model endpoint for Pi in svc',
   },
-  supports: { resume: true, liveSteer: false, thinking: true, streaming: true },
+  supports: { resume: true, liveSteer: false, thinking: true, streaming: true, mcp: false, readOnly: false },
 } satisfies ProviderInfo & { id: 'pi' };
