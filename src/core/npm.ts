@@ -27,9 +27,13 @@ export function prefixDependencies(prefix: string): Record<string, string> {
   return (JSON.parse(readFileSync(file, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {};
 }
 
+/** The longest an install may take: a registry that never answers, or an install script that never ends. */
+export const NPM_INSTALL_TIMEOUT_MS = 5 * 60_000;
+
 /**
  * `npm install --prefix <prefix> -- <spec>`; resolves with the installed package's name. `onLine`
- * gets each output line; a failure is an AppError with `code` (502) that says nothing was kept.
+ * gets each output line; a failure is an AppError with `code` (502, or 504 past `timeoutMs`, when npm is
+ * killed) that says nothing was kept.
  */
 export async function npmInstall(options: {
   prefix: string;
@@ -38,6 +42,7 @@ export async function npmInstall(options: {
   npm?: string;
   onLine(line: string): void;
   code: 'MCP_INSTALL_FAILED' | 'SKILL_INSTALL_FAILED';
+  timeoutMs?: number;
 }): Promise<string> {
   const { prefix, spec, code } = options;
   mkdirSync(prefix, { recursive: true, mode: 0o700 });
@@ -57,8 +62,16 @@ export async function npmInstall(options: {
       });
     child.stdout.on('data', split);
     child.stderr.on('data', split);
+    const timeoutMs = options.timeoutMs ?? NPM_INSTALL_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new AppError(504, code, `npm install did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped (${tail.join(' | ') || 'no output'}); check that the npm registry can be reached. Nothing was registered.`));
+    }, timeoutMs);
     child.on('error', (err) => reject(new AppError(502, code, `could not run npm: ${err.message}. Nothing was registered.`)));
-    child.on('close', (status) => resolve(status ?? 1));
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve(status ?? 1);
+    });
   });
   if (exit !== 0) throw new AppError(502, code, `npm install ended with exit code ${exit}: ${tail.join(' | ') || 'no output'}. Nothing was registered.`);
   if (spec.kind === 'registry') return spec.name;

@@ -81,6 +81,8 @@ const ERROR_STATUSES: Record<number, string> = {
  */
 export function errorStatuses(doc: RouteDoc): number[] {
   const statuses = new Set<number>([400, 403, 503, ...(doc.errors ?? [])]);
+  // a route that waits on something outside answers 504 once its bound has passed (routes.ts waitsOn)
+  if (doc.waitsOn) statuses.add(504);
   if (doc.access !== 'public' && doc.access !== 'capability') statuses.add(401);
   if (doc.params) statuses.add(404);
   if (doc.body || doc.rawBody) statuses.add(413).add(415);

@@ -9,6 +9,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, onRequestHookHandler, RouteHandlerMethod } from 'fastify';
 import type { WebSocket } from 'ws';
 import { z } from 'zod';
+import { deadline } from '../core/deadline.ts';
 import { AppError } from '../core/errors.ts';
 import { parseInput, refuseControlCharacters } from './validate.ts';
 
@@ -57,6 +58,8 @@ export interface RouteDoc {
    * the body or query); those every route of its shape can answer are added by the OpenAPI document.
    */
   errors?: readonly number[];
+  /** What the route waits on outside the process (its answer is bounded: see RouteSpec.waitsOn). */
+  waitsOn?: string;
 }
 
 export interface HandlerInput<P, Q, B> {
@@ -70,7 +73,7 @@ export interface HandlerInput<P, Q, B> {
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type Answer<R> = R extends z.ZodType ? z.input<R> : unknown;
 
-export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produces' | 'params' | 'query' | 'body' | 'response' | 'access'> {
+export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produces' | 'params' | 'query' | 'body' | 'response' | 'access' | 'waitsOn'> {
   /** Default `token`. */
   access?: Access;
   params?: P;
@@ -82,6 +85,13 @@ export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produce
   bodyLimit?: number;
   /** Runs before the body is read (e.g. to refuse an upload without reading it). */
   onRequest?: onRequestHookHandler;
+  /**
+   * For a route that waits on something outside the process (the browser, a CLI, npm, a network API): what
+   * that is, and the longest its answer may take, from the request's input. Past it the kit answers 504
+   * UPSTREAM_TIMEOUT naming it, whatever the handler still waits on, so no request stays unanswered; the
+   * handler's own bounds, shorter, answer first with their own words.
+   */
+  waitsOn?: { what: string; ms: number | ((input: HandlerInput<Out<P>, Out<Q>, Out<B>>) => number) };
   /** The body is validated by the handler itself (`body` then only documents it). */
   validateBody?: false;
   handler?(input: HandlerInput<Out<P>, Out<Q>, Out<B>>): Promise<Answer<R>> | Answer<R>;
@@ -192,7 +202,8 @@ export function routeHandler(spec: Route, doc: RouteDoc): RouteHandlerMethod {
     const query = spec.query ? parseInput(spec.query, request.query, 'query') : undefined;
     const body = spec.body && spec.validateBody !== false ? parseInput(spec.body, request.body, 'body') : request.body;
     if (spec.status) void reply.code(spec.status);
-    const answer = await handler({ params, query, body, request, reply });
+    const input = { params, query, body, request, reply };
+    const answer = await (spec.waitsOn ? boundedAnswer(handler(input), spec.waitsOn.what, typeof spec.waitsOn.ms === 'number' ? spec.waitsOn.ms : spec.waitsOn.ms(input)) : handler(input));
     if (checkAnswers && doc.produces === 'json' && doc.response && !reply.sent) checkAnswer(doc, answer);
     return answer;
   };
@@ -220,6 +231,7 @@ export function documentRoute(group: string, spec: Omit<Route, 'handler' | 'webs
     ...(spec.status ? { status: spec.status } : {}),
     ...(spec.item ? { item: spec.item } : {}),
     ...(spec.errors ? { errors: spec.errors } : {}),
+    ...(spec.waitsOn ? { waitsOn: spec.waitsOn.what } : {}),
   };
 }
 
@@ -247,4 +259,9 @@ function checkAnswer(doc: RouteDoc, answer: unknown): void {
   if (result.success) return;
   const issue = result.error.issues[0]!;
   throw new AppError(500, 'RESPONSE_SCHEMA', `${doc.method} ${doc.url} answered outside its schema at '${issue.path.join('.')}': ${issue.message}`);
+}
+
+/** The handler's answer, or 504 UPSTREAM_TIMEOUT naming what it waits on once `ms` have passed. */
+function boundedAnswer<T>(work: T | Promise<T>, what: string, ms: number): Promise<T> {
+  return deadline(work, ms, () => new AppError(504, 'UPSTREAM_TIMEOUT', `${what} did not answer within ${Math.round(ms / 100) / 10} s. Nothing more will come of this request; check that ${what} works, then try again.`));
 }

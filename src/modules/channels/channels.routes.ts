@@ -5,6 +5,9 @@ import { routeGroup, noBody, route } from '../../http/routes.ts';
 import { CHANNELS, ChannelSendBodySchema, ChannelSendResultSchema, ChannelStateSchema, PairingCodeSchema } from '../../protocol/channels.ts';
 import type { ChannelService } from './channels.service.ts';
 
+/** A send waits on the chat service (its retries after a rate limit included): past this, 504. */
+const SENDING = { what: 'the chat service', ms: 60_000 };
+
 export interface ChannelRouteDeps {
   channels: ChannelService;
   /** Who a request comes from, for the audit log (`local`, `remote:<address>`). */
@@ -47,6 +50,8 @@ export const channelRoutes = routeGroup('channels', ({ channels, actorOf }: Chan
     route({
       method: 'POST',
       url: '/api/channel/send',
+      errors: [403, 404, 409, 413, 502],
+      waitsOn: SENDING,
       summary: 'Sends text, a photo, a document or a voice note to a chat on the allowlist of `channel` (telegram, discord, or active); answers the message id.',
       body: ChannelSendBodySchema,
       response: ChannelSendResultSchema,
@@ -55,6 +60,8 @@ export const channelRoutes = routeGroup('channels', ({ channels, actorOf }: Chan
     route({
       method: 'POST',
       url: '/api/chatappa/send',
+      errors: [403, 404, 409, 413, 502],
+      waitsOn: SENDING,
       summary: 'POST /api/channel/send with the channel fixed to Telegram.',
       body: fixedBody,
       response: ChannelSendResultSchema,
@@ -63,6 +70,8 @@ export const channelRoutes = routeGroup('channels', ({ channels, actorOf }: Chan
     route({
       method: 'POST',
       url: '/api/chatappb/send',
+      errors: [403, 404, 409, 413, 502],
+      waitsOn: SENDING,
       summary: 'POST /api/channel/send with the channel fixed to Discord.',
       body: fixedBody,
       response: ChannelSendResultSchema,

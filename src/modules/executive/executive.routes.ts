@@ -95,6 +95,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
     route({
       method: 'POST',
       url: '/api/svc-ceo/message',
+      errors: [409],
       summary: 'A turn of the executive agent (a provider CLI whose tools are the executive\'s operations), streamed as NDJSON lines like /api/message.',
       body: z.strictObject({ text: z.string().trim().min(1).max(20_000), instanceId: id.optional(), responseMode: z.enum(['text', 'voice', 'both', 'silent']).default('text') }),
       produces: 'ndjson',
@@ -173,6 +174,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
     route({
       method: 'POST',
       url: '/api/svc-ceo/send',
+      errors: [404, 409],
       summary: 'Sends a message to an instance and watches that request until its run ends (a completion).',
       body: SendInput,
       status: 202,
@@ -190,6 +192,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
     route({
       method: 'POST',
       url: '/api/svc-ceo/watch',
+      errors: [404, 409],
       summary: 'Watches a request of an instance, or (without requestId) its next run no other watch claims.',
       body: WatchInput,
       status: 201,
@@ -249,6 +252,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
     route({
       method: 'POST',
       url: '/api/svc-ceo/confirmations',
+      errors: [404, 409],
       summary: 'A person asks for a lifecycle action: a confirmation bound to the action and an argument hash the server computes (expires, default 2 min).',
       body: z.strictObject({ action: z.enum(LIFECYCLE_ACTIONS), instanceId: id, expiresInMs: z.number().int().optional() }),
       status: 201,
@@ -286,6 +290,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
     route({
       method: 'POST',
       url: '/api/svc-ceo/query',
+      errors: [404, 409],
       summary: 'A read-only look: the dashboard\'s instances, or a command in an instance\'s project (git status|log|show|diff, rg, ls, cat) run without a shell, output capped at 24 KB.',
       body: z.discriminatedUnion('source', [
         z.strictObject({ source: z.literal('dashboard') }),
@@ -303,6 +308,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
     route({
       method: 'POST',
       url: '/api/svc-ceo/docs/edit',
+      errors: [404, 409],
       summary: 'Edits Markdown: an instance\'s README.md or docs/ (instanceId), or svc\'s notes (none): append a section, replace a section, or apply a unified diff (nothing changes when it does not apply).',
       body: EditDocsInput,
       response: z.object({ path: z.string(), target: z.enum(['project', 'notes']), bytes: z.number().int(), created: z.boolean() }),
@@ -311,6 +317,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
     route({
       method: 'POST',
       url: '/api/svc-ceo/voice/connect',
+      errors: [409, 502],
       summary: 'Realtime voice: the browser\'s WebRTC offer goes to the configured realtime endpoint (svc holds the key); answers its SDP and a session whose tools run server-side.',
       body: z.strictObject({ sdp: z.string().min(1).max(100_000) }),
       status: 201,

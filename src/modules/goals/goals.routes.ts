@@ -114,6 +114,7 @@ export const goalRoutes = routeGroup('goals', ({ goals, resolveRun }: GoalRouteD
     route({
       method: 'POST',
       url: '/api/goal-run',
+      errors: [404, 409],
       summary: 'Preflight, start (dry-run, assist, bounded, supervised), approve the next turn (supervised), pause, resume, stop or complete the goal-run.',
       body: GoalRunBody,
       response: GoalRunViewSchema,

@@ -2,6 +2,7 @@
 // CLI configs (POST /api/mcp/sync) and installs from the npm registry (POST /api/mcp/install).
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
+import { NPM_INSTALL_TIMEOUT_MS } from '../../core/npm.ts';
 import { routeGroup, route } from '../../http/routes.ts';
 import { McpListSchema } from '../../protocol/mcp.ts';
 import { McpServerSchema, McpNameSchema } from '../../protocol/mcp.ts';
@@ -85,6 +86,8 @@ export const mcpRoutes = routeGroup('mcp', ({ mcp, sync, installer, audit, actor
     route({
       method: 'POST',
       url: '/api/mcp/install',
+      errors: [502, 504],
+      waitsOn: { what: 'npm', ms: NPM_INSTALL_TIMEOUT_MS + 10_000 },
       summary: 'npm install of an MCP server into <home>/mcp (never global), progress as mcp_install events; registers it (enabled) only when the install worked.',
       body: z.strictObject({
         package: z.string().min(1).max(500).describe('An npm package (name[@version]) or the absolute path of a package directory or .tgz'),

@@ -110,6 +110,7 @@ export const workerRoutes = routeGroup('orchestration', (deps: WorkerRouteDeps) 
     route({
       method: 'POST',
       url: '/api/orchestrate/dispatch',
+      errors: [404],
       summary: 'Dispatches a task to a worker (employee id or an inline virtual one): 202 {runId} at once; wait: true answers when the run ends (200, bounded by the worker timeout).',
       body: DispatchBodySchema,
       status: 202,

@@ -1,7 +1,7 @@
 // Settings and runtime group: Pi's model endpoints (profiles) in svc's own Pi configuration directory.
 import { z } from 'zod';
 import { routeGroup, route } from '../../http/routes.ts';
-import { PI_MODES, type PiProfiles } from './profiles.ts';
+import { DISCOVERY_TIMEOUT_MS, PI_MODES, type PiProfiles } from './profiles.ts';
 
 const ProfileId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,39}$/, 'lower-case letters, digits, "_" and "-" (at most 40)');
 const PiProfileSchema = z.object({
@@ -26,6 +26,8 @@ export const piRoutes = routeGroup('pi', ({ profiles }: { profiles: PiProfiles }
     route({
       method: 'POST',
       url: '/api/pi/profiles/register',
+      errors: [502],
+      waitsOn: { what: 'the model endpoint', ms: DISCOVERY_TIMEOUT_MS + 5_000 },
       summary: 'Registers (or replaces) a model endpoint for Pi in svc\'s own Pi configuration after listing its models; nothing is saved when that fails (502).',
       body: z.strictObject({
         id: ProfileId,

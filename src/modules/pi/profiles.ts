@@ -46,7 +46,7 @@ interface ProviderEntry {
   svcDefaultModel?: string;
 }
 
-const DISCOVERY_TIMEOUT_MS = 10_000;
+export const DISCOVERY_TIMEOUT_MS = 10_000;
 
 export class PiProfiles {
   constructor(private readonly dir: string, private readonly fetchImpl: typeof fetch = fetch) {}

@@ -40,6 +40,7 @@ export const runRoutes = routeGroup('runs', ({ runtime, chat, commands, media, r
     route({
       method: 'POST',
       url: '/api/message',
+      errors: [404, 429],
       summary: 'Sends a message to the agent and streams its run as NDJSON lines (text, thinking, tool, then done).',
       body: messageBody,
       produces: 'ndjson',
@@ -67,6 +68,7 @@ export const runRoutes = routeGroup('runs', ({ runtime, chat, commands, media, r
     route({
       method: 'POST',
       url: '/api/command',
+      errors: [404, 429],
       summary: 'Runs a slash command; its answer streams as NDJSON lines like a message\'s.',
       body: commandBody,
       produces: 'ndjson',

@@ -1,5 +1,6 @@
 // MCP and skills group: the skills registry (list, read, enable, install).
 import { z } from 'zod';
+import { NPM_INSTALL_TIMEOUT_MS } from '../../core/npm.ts';
 import { routeGroup, route } from '../../http/routes.ts';
 import { SkillDetailSchema, SkillIdSchema, SkillSchema } from '../../protocol/skills.ts';
 import type { SkillRegistry } from './registry.ts';
@@ -39,6 +40,8 @@ export const skillRoutes = routeGroup('skills', ({ skills, actorOf }: SkillRoute
     route({
       method: 'POST',
       url: '/api/skills/install',
+      errors: [502, 504],
+      waitsOn: { what: 'npm', ms: NPM_INSTALL_TIMEOUT_MS + 10_000 },
       summary: 'Adds a skill directory by reference ({path}), or installs an npm package into <home>/skills-npm ({package}); enabled at once.',
       body: z.strictObject({
         path: z.string().min(1).max(4096).refine((p) => p.startsWith('/'), 'an absolute path').optional(),

@@ -58,6 +58,8 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteDeps> = async (app, { voi
         query: voiceQuery,
         rawBody: 'audio/webm',
         bodyLimit: VOICE_LIMIT_BYTES,
+        // no speech or a recording that does not decode; the transcription engine's failure or timeout
+        errors: [422, 502, 504],
         onRequest: checkAudio,
         response: lazySchema(() => z.object({
           text: z.string(),

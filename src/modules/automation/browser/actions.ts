@@ -477,6 +477,14 @@ export async function fetchPage(session: BrowserSession, a: ActionOf<'fetch'>): 
 /** Run one action. Every failure leaves as an AppError. */
 export async function runAction<N extends ActionName>(session: BrowserSession, action: ActionOf<N>): Promise<ActionResult<N>>;
 export async function runAction(session: BrowserSession, action: Action): Promise<ActionResult> {
+  // whatever an action did not map itself (a tab opened or closed as the browser went away): one of the
+  // browser's errors, never a raw Playwright error
+  return perform(session, action).catch((err: unknown) => {
+    throw fromPlaywright(err, { what: action.action });
+  });
+}
+
+async function perform(session: BrowserSession, action: Action): Promise<ActionResult> {
   switch (action.action) {
     case 'open':
       return open(session, action);

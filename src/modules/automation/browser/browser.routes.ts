@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { routeGroup, noBody, route } from '../../../http/routes.ts';
 import type { BrowserClient } from './client.ts';
+import { BROWSER_ERRORS } from './errors.ts';
 import {
   ActionResultSchema,
   ActionResultSchemas,
@@ -33,6 +34,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'POST',
       url: '/api/browser/start',
+      errors: BROWSER_ERRORS,
       summary: 'Launches the controlled browser (or connects to the one given by --cdp-url).',
       body: StartBody,
       response: BrowserStatusSchema,
@@ -48,6 +50,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'GET',
       url: '/api/browser/snapshot',
+      errors: BROWSER_ERRORS,
       summary: 'An accessibility snapshot of the page with refs (e12) to act on; `diff=1` compares with the previous one.',
       query: SnapshotQuery,
       response: ActionResultSchemas.snapshot,
@@ -56,6 +59,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'POST',
       url: '/api/browser/act',
+      errors: BROWSER_ERRORS,
       summary: 'Runs one browser action: open, click, mouse, type, extract, eval, wait, snapshot, screenshot, tabs, console, network, fetch.',
       body: ActionSchema,
       response: ActionResultSchema,
@@ -64,6 +68,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'POST',
       url: '/api/browser/fetch',
+      errors: BROWSER_ERRORS,
       summary: 'Loads a URL in a background tab and returns its readable text.',
       body: FetchBody,
       response: ActionResultSchemas.fetch,
@@ -72,6 +77,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'GET',
       url: '/api/browser/tabs',
+      errors: BROWSER_ERRORS,
       summary: 'The open tabs and the active one.',
       response: ActionResultSchemas.tabs,
       handler: () => api.tabs(),
@@ -79,6 +85,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'POST',
       url: '/api/browser/tabs',
+      errors: BROWSER_ERRORS,
       summary: 'Opens a tab (optionally at a URL) and makes it active.',
       body: TabOpenBody,
       status: 201,
@@ -88,6 +95,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'POST',
       url: '/api/browser/tabs/:id/switch',
+      errors: BROWSER_ERRORS,
       summary: 'Makes a tab the active one.',
       params: TabParams,
       body: noBody,
@@ -97,6 +105,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'DELETE',
       url: '/api/browser/tabs/:id',
+      errors: BROWSER_ERRORS,
       summary: 'Closes a tab.',
       params: TabParams,
       response: ActionResultSchemas.tab_close,
@@ -105,6 +114,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'GET',
       url: '/api/browser/console',
+      errors: BROWSER_ERRORS,
       summary: 'The console messages of a tab (a ring buffer; `clear=1` empties it).',
       query: LogQuery,
       response: ActionResultSchemas.console,
@@ -113,6 +123,7 @@ export const browserRoutes = routeGroup('browser', ({ api }: { api: BrowserApi }
     route({
       method: 'GET',
       url: '/api/browser/network',
+      errors: BROWSER_ERRORS,
       summary: 'The network requests of a tab (a ring buffer; `clear=1` empties it).',
       query: LogQuery,
       response: ActionResultSchemas.network,

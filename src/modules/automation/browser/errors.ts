@@ -39,8 +39,16 @@ export const browserErrors = {
   evalError: (message: string) => new AppError(400, 'EVAL_ERROR', `The script threw: ${message}`),
   resultTooLarge: (bytes: number, limit: number) =>
     new AppError(413, 'RESULT_TOO_LARGE', `The result is ${bytes} bytes of JSON, over the ${limit}-byte limit. Return less data from the script.`),
-  internal: (what: string, message: string) => new AppError(500, 'BROWSER_ERROR', `${what} failed: ${message}`),
+  // the browser is outside this server: its failures it has no words for are a 502, never svc's own 500
+  internal: (what: string, message: string) => new AppError(502, 'BROWSER_ERROR', `${what} failed in the browser: ${message}`),
 };
+
+/**
+ * The statuses a route that acts in the browser may answer besides every route's own: what the page lacks
+ * (404), a page that changed under a ref (409), a result too large (413), the browser's failures (502) and its
+ * timeouts (504). The browser server not starting or the browser closing is a 503, which every route lists.
+ */
+export const BROWSER_ERRORS: readonly number[] = [404, 409, 413, 502, 504];
 
 /** Terminal colour codes (Playwright colours its call log) and control characters go; at most `max` characters stay. */
 export function plainText(text: string, max = 200): string {

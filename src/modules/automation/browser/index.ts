@@ -11,7 +11,7 @@ export { isPidAlive } from './launcher.ts';
 export { DEFAULT_BROWSER_PORT } from './limits.ts';
 export type { Action, ActionResult, ActionResultMap } from './types.ts';
 export type { BrowserSession, SessionOptions, Tab } from './session.ts';
-export { browserErrors, firstLine, fromPlaywright } from './errors.ts';
+export { BROWSER_ERRORS, browserErrors, firstLine, fromPlaywright } from './errors.ts';
 
 /** The command parser and renderer of `svc browser <action>` (with the actions' zod schemas). */
 export const loadBrowserCommands = () => import('./commands.ts');

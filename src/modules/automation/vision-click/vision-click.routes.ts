@@ -79,6 +79,7 @@ export const visionClickRoutes = routeGroup('vision-click', ({ service }: { serv
     route({
       method: 'POST',
       url: '/api/vision-click',
+      errors: [404, 409, 413, 422, 501, 502, 504],
       summary: 'Finds a target in a screenshot (browser page or X11 desktop) by OCR or a vision model and clicks, double/right-clicks, hovers or describes.',
       body: VisionClickBody,
       response: VisionResultSchema,

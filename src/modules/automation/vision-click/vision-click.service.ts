@@ -4,7 +4,9 @@
 //
 // Nothing is clicked unless the target was found, its point lies inside what was captured, and its
 // confidence reaches the threshold: otherwise TARGET_NOT_FOUND (404) or LOW_CONFIDENCE (422), with what
-// was seen. Runs are serialized: one capture-and-click at a time.
+// was seen. Runs are serialized: one capture-and-click at a time, each bounded, so one that never ends does
+// not hold the others.
+import { deadline } from '../../../core/deadline.ts';
 import { AppError } from '../../../core/errors.ts';
 import { fmtBox } from './answer.ts';
 import { boxToTarget, clickPoint, contains, type Mapping } from './geometry.ts';
@@ -44,9 +46,13 @@ export interface VisionClickDeps {
   locators?: Partial<Record<LocatorKind, Locator>>;
   platform?: NodeJS.Platform;
   processEnv?: NodeJS.ProcessEnv;
+  /** What a run may take besides its locator's bound (default CAPTURE_AND_ACT_MS; tests make it short). */
+  captureAndActMs?: number;
 }
 
 const round3 = (v: number) => Math.round(v * 1000) / 1000;
+/** What a run may take besides its locator's own bound (vision.timeoutSec): the capture and the action. */
+const CAPTURE_AND_ACT_MS = 60_000;
 
 export class VisionClickService {
   private readonly targets: Partial<Record<TargetKind, VisionTarget>>;
@@ -95,10 +101,12 @@ export class VisionClickService {
       const field = [...issue.path, ...(unknownKey ? [unknownKey] : [])].map(String).join('.') || 'request';
       return Promise.reject(new AppError(400, 'INVALID_REQUEST', unknownKey ? `unknown field '${field}'` : `${field}: ${issue.message}`, { field }));
     }
-    const next = this.chain.then(
-      () => this.runOne(parsed.data),
-      () => this.runOne(parsed.data),
-    );
+    // a run that never ends (a capture or a locator that does not answer) may not hold the ones behind it
+    const bounded = () => {
+      const ms = { ...DEFAULT_VISION_SETTINGS, ...this.deps.settings() }.timeoutSec * 1000 + (this.deps.captureAndActMs ?? CAPTURE_AND_ACT_MS);
+      return deadline(this.runOne(parsed.data), ms, () => new AppError(504, 'UPSTREAM_TIMEOUT', `vision-click did not finish within ${ms / 1000} s: the capture, the locator or the action did not answer. Nothing more was done; try again.`));
+    };
+    const next = this.chain.then(bounded, bounded);
     this.chain = next.catch(() => undefined);
     return next;
   }

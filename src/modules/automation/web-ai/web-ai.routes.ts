@@ -4,6 +4,7 @@
 // 409 NEEDS_LOGIN / CAPTCHA; a page that does not match its profile a 502 WEB_AI_LAYOUT_UNKNOWN naming
 // what was not found.
 import { routeGroup, route } from '../../../http/routes.ts';
+import { BROWSER_ERRORS } from '../browser/index.ts';
 import {
   AnswerSchema,
   CodeBody,
@@ -28,6 +29,7 @@ export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => 
     route({
       method: 'POST',
       url: '/api/browser/web-ai/send',
+      errors: BROWSER_ERRORS,
       summary: 'Types a prompt into a web chat assistant (chatgpt, gemini, claude, grok, …) in the controlled browser and sends it; answers with the session to poll.',
       body: SendBody,
       response: SendResultSchema,
@@ -36,6 +38,7 @@ export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => 
     route({
       method: 'GET',
       url: '/api/browser/web-ai/poll',
+      errors: BROWSER_ERRORS,
       summary: 'The answer of a web-ai session so far and whether it is complete; `timeout` waits up to that long for it to complete.',
       query: PollQuery,
       response: AnswerSchema,
@@ -44,6 +47,7 @@ export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => 
     route({
       method: 'POST',
       url: '/api/browser/web-ai/query',
+      errors: BROWSER_ERRORS,
       summary: 'Sends a prompt and waits for the whole answer (504 with the session id when it takes longer than `timeout`).',
       body: QueryBody,
       response: AnswerSchema,
@@ -52,6 +56,7 @@ export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => 
     route({
       method: 'POST',
       url: '/api/browser/web-ai/stop',
+      errors: BROWSER_ERRORS,
       summary: 'Presses the stop button of an answer being written (a session\'s, or the vendor\'s latest).',
       body: StopBody,
       response: StopResultSchema,
@@ -60,6 +65,7 @@ export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => 
     route({
       method: 'GET',
       url: '/api/browser/web-ai/status',
+      errors: BROWSER_ERRORS,
       summary: 'Whether a vendor\'s page is ready, needs a login, shows a captcha or has an unknown layout, with every check made.',
       query: StatusQuery,
       response: StatusSchema,
@@ -82,6 +88,7 @@ export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => 
     route({
       method: 'POST',
       url: '/api/browser/web-ai/code',
+      errors: BROWSER_ERRORS,
       summary: 'Asks for code and waits: the answer\'s code blocks (language, code, a file name the answer gives), optionally written under a directory of the working directory.',
       body: CodeBody,
       response: CodeResultSchema,
@@ -90,6 +97,7 @@ export const webAiRoutes = routeGroup('web-ai', ({ api }: { api: WebAiApi }) => 
     route({
       method: 'POST',
       url: '/api/browser/web-ai/code-extract',
+      errors: BROWSER_ERRORS,
       summary: 'The code blocks of a session\'s answer, or of the latest answer in a tab, as the page shows them now (optionally saved).',
       body: ExtractBody,
       response: ExtractResultSchema,

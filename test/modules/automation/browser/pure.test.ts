@@ -145,8 +145,9 @@ test('fromPlaywright maps driver errors to AppErrors with the issue statuses', (
   assert.equal(fromPlaywright(new Error('Target page, context or browser has been closed'), { what: 'x' }).status, 503);
   assert.equal(fromPlaywright(new Error('locator.click: Error: strict mode violation: locator(\'.dup\') resolved to 2 elements'), { what: 'x', target: '.dup' }).code, 'SELECTOR_AMBIGUOUS');
   const odd = fromPlaywright(new Error('something odd\n    at foo (bar.js:1)'), { what: 'Thing' });
-  assert.equal(odd.status, 500);
-  assert.equal(odd.message, 'Thing failed: something odd');
+  // a failure of the browser it has no words for: the browser's (502), never svc's own 500
+  assert.deepEqual([odd.status, odd.code], [502, 'BROWSER_ERROR']);
+  assert.equal(odd.message, 'Thing failed in the browser: something odd');
 });
 
 test("Playwright's coloured call log becomes one short plain line", () => {

@@ -193,3 +193,22 @@ test('lazyVisionClickService loads the service on the first run only, and close(
   assert.deepEqual(target.performed.map((p) => p.point), [{ x: 15, y: 15 }]);
   await lazy.close();
 });
+
+test('a run that never ends answers 504 at its bound, and the requests behind it run', async () => {
+  const { target } = setup();
+  const bounded = createVisionClickService({ settings: () => ({ ...DEFAULT_VISION_SETTINGS, timeoutSec: 1 }), mediaDir: '/nonexistent', targets: { browser: target }, locators: { ocr: new FakeLocator('ocr', { found: true, box: { x: 200, y: 100, width: 40, height: 20 }, confidence: 0.9, label: 'OK' }) }, captureAndActMs: 200 });
+  const answers = target.capture.bind(target);
+  let first = true;
+  target.capture = (opts) => {
+    if (!first) return answers(opts);
+    first = false;
+    return new Promise(() => undefined); // a capture that never ends
+  };
+  const never = bounded.run({ action: 'click', description: 'OK' });
+  const behind = bounded.run({ action: 'click', description: 'OK', dryRun: true });
+  const hung = new Promise((_r, reject) => setTimeout(() => reject(new Error('still waiting after 10 s')), 10_000).unref());
+  const stuckError = await rejects(Promise.race([never, hung]), 504, 'UPSTREAM_TIMEOUT');
+  assert.match(stuckError.message, /did not finish within 1.2 s/);
+  const next = (await Promise.race([behind, hung])) as { found: boolean; acted: boolean };
+  assert.deepEqual([next.found, next.acted], [true, false]);
+});
