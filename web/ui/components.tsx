@@ -125,7 +125,23 @@ export function ConfirmDialog(props: {
     if (!props.open && dialog.open) dialog.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} class="ui-dialog" aria-labelledby="ui-confirm-title" onClose={() => props.open && props.onCancel()}>
+    <dialog
+      ref={ref}
+      class="ui-dialog"
+      aria-labelledby="ui-confirm-title"
+      // Escape: the state closes it (the effect above), so the page never runs ahead of the state. Left to the
+      // browser, it closes at once but says so by a `close` event queued for later: a key pressed meanwhile
+      // (Enter on what opened it) found the dialog still open in the state and was lost.
+      onCancel={(event) => {
+        event.preventDefault();
+        if (props.open) props.onCancel();
+      }}
+      // closed some other way (or where the browser does not let a page keep it open): the state follows,
+      // unless it is open again by now and this `close` is an old one
+      onClose={() => {
+        if (props.open && !ref.current?.open) props.onCancel();
+      }}
+    >
       {props.open && (
         <div class="ui-dialog-body">
           <h2 id="ui-confirm-title">{props.title}</h2>
