@@ -29,11 +29,12 @@ export const channelRoutes = routeGroup('channels', ({ channels, actorOf }: Chan
     route({
       method: 'POST',
       url: '/api/channels/:name/restart',
-      summary: 'Disconnects the channel and connects it again with the current settings; answers its state.',
+      summary: 'Disconnects the channel and connects it again with the current settings: answers at once (202) with its state (connecting); the outcome comes as the event channel_connected or channel_disconnected.',
       params,
       body: noBody,
+      status: 202,
       response: ChannelStateSchema,
-      handler: ({ params, request }) => channels.restart(params.name, actorOf(request.socket.remoteAddress)),
+      handler: ({ params, request }) => channels.requestRestart(params.name, actorOf(request.socket.remoteAddress)),
     }),
     route({
       method: 'POST',

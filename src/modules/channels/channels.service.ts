@@ -174,6 +174,15 @@ export class ChannelService {
   }
 
   /**
+   * A person's restart (POST /api/channels/:name/restart): begins it and answers the state at once
+   * (`connecting`); the outcome comes as channel_connected or channel_disconnected.
+   */
+  requestRestart(name: ChannelName, actor: string): ChannelState {
+    void this.restart(name, actor);
+    return this.state(name);
+  }
+
+  /**
    * Stops the channel and connects it again when it is enabled and has a token; resolves with its state
    * once the attempt has succeeded or failed (within the connect bound). What was under way (an attempt,
    * a planned retry, an earlier restart still queued) is superseded at once, never waited for.
@@ -191,12 +200,16 @@ export class ChannelService {
         if (superseded()) return;
         await this.disconnect(name);
         const config = this.deps.settings()[name];
-        if (this.closed || !config.enabled) {
+        if (this.closed) return;
+        if (!config.enabled) {
           live.lastError = undefined;
+          // the outcome of a restart is an event either way (the UI reloads the state on it)
+          if (actor !== 'start') this.deps.bus.publish('channel_disconnected', { channel: name, reason: 'turned off' });
           return;
         }
         if (!config.botToken) {
           live.lastError = `no bot token: set channels.${name}.botToken in the settings`;
+          this.deps.bus.publish('channel_disconnected', { channel: name, reason: live.lastError });
           return;
         }
         if (!superseded()) await this.connect(name, config, actor);

@@ -105,7 +105,7 @@ for (const { name, label, start } of CHANNELS) {
     assert.equal((await sendJson(`${server.url}/api/channels/${name}/pair`, 'POST', {})).status, 200);
   });
 
-  test(`${name}, an API that never answers: POST /api/channels/${name}/restart answers at the connect bound, with the reason, and the request is cut`, { timeout: 90_000 }, async (t) => {
+  test(`${name}, an API that never answers: POST /api/channels/${name}/restart answers at once (202, connecting); at the connect bound channel_disconnected says why, and the request is cut`, { timeout: 90_000 }, async (t) => {
     quiet(t);
     const fake = await start();
     fake.hang();
@@ -116,12 +116,21 @@ for (const { name, label, start } of CHANNELS) {
     });
     enable(server, name, fake);
     await until(() => fake.stalled.length > 0, 'a request to the API');
+    const reasons: string[] = [];
+    server.app.services.bus.subscribe((event) => {
+      if (event.name === 'channel_disconnected' && event.payload.channel === name) reasons.push(String(event.payload.reason));
+    });
 
+    // the answer does not wait for the attempt: it is still connecting
     const answer = await settles(sendJson(`${server.url}/api/channels/${name}/restart`, 'POST', {}), 'the restart');
-    assert.equal(answer.status, 200);
-    assert.equal(answer.body.status, 'retrying');
+    assert.equal(answer.status, 202);
+    assert.equal(answer.body.status, 'connecting');
     const api = name === 'telegram' ? 'the Bot API' : 'Discord';
-    assert.match(answer.body.lastError, new RegExp(`^${api} \\(${escape(fake.url)}\\) did not answer in 0.3 s; retrying in \\d+ s$`));
+    const why = new RegExp(`^${api} \\(${escape(fake.url)}\\) did not answer in 0.3 s; retrying in \\d+ s$`);
+    await until(() => reasons.some((r) => why.test(r)), 'channel_disconnected with the reason');
+    const state = await stateOf(server, name);
+    assert.equal(state.status, 'retrying');
+    assert.match(state.lastError!, why);
     await until(() => fake.stalled.every((r) => r.closed), 'the hanging requests to be cut');
   });
 

@@ -30,7 +30,6 @@ function stateText(c: ChannelState): string {
 export function ChannelStatus() {
   const [channels, setChannels] = useState<ChannelState[] | null>(null);
   const [code, setCode] = useState<Code | null>(null);
-  const [reconnecting, setReconnecting] = useState<string | null>(null);
   const load = () =>
     void get<{ channels: ChannelState[] }>('/api/channels')
       .then((answer) => setChannels(answer.channels))
@@ -51,17 +50,15 @@ export function ChannelStatus() {
       toast(err instanceof ApiError ? err.message : 'No pairing code could be made.');
     }
   };
-  // (the server answers once the attempt has an outcome: at most about 10 s)
+  // the server answers at once (connecting); the outcome comes as channel_connected or channel_disconnected,
+  // on which the list is read again
   const restart = async (channel: string) => {
-    setReconnecting(channel);
     try {
-      await post(`/api/channels/${channel}/restart`, {});
+      const state = await post<ChannelState>(`/api/channels/${channel}/restart`, {});
+      setChannels((list) => list?.map((c) => (c.name === channel ? state : c)) ?? list);
     } catch (err) {
       toast(err instanceof ApiError ? err.message : 'The channel could not be restarted.');
-    } finally {
-      setReconnecting(null);
     }
-    load();
   };
 
   return (
@@ -79,8 +76,8 @@ export function ChannelStatus() {
               <button type="button" class="btn small" onClick={() => void pair(c.name)} disabled={!c.pairable} title={c.pairable ? undefined : c.lastError ? `Not connected: ${c.lastError}` : 'Connect the bot first'}>
                 Pair a chat
               </button>
-              <button type="button" class="btn small ghost" disabled={reconnecting === c.name} onClick={() => void restart(c.name)}>
-                {reconnecting === c.name ? 'Reconnecting…' : 'Reconnect'}
+              <button type="button" class="btn small ghost" disabled={c.status === 'connecting'} onClick={() => void restart(c.name)}>
+                {c.status === 'connecting' ? 'Reconnecting…' : 'Reconnect'}
               </button>
             </span>
           )}
