@@ -166,6 +166,34 @@ describe('web UI: first run to first answer', () => {
     }
   });
 
+  test('until the providers\' state has come, the header says it is checking, not Ready', async () => {
+    const server = await startAgentServer({ provider: 'gemini', executables: { gemini: '/nonexistent/gemini' } });
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const { page, context, errors } = await openPage(browser, server, {
+      beforeGoto: async (p) => {
+        await p.route('**/api/cli-status*', async (route) => {
+          await held;
+          await route.continue();
+        });
+      },
+    });
+    try {
+      const pill = page.locator('.status-pill');
+      await until(async () => (await pill.textContent())?.trim() === 'Checking…', 'the pill checking');
+      // still held: it never said Ready meanwhile
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal((await pill.textContent())?.trim(), 'Checking…');
+      release();
+      await until(async () => (await pill.textContent())?.trim() === 'Not set up', 'the provider\'s state');
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      release();
+      await context.close();
+      await server.close();
+    }
+  });
+
   test('the empty chat says what is missing, with the fix, and a way to choose another provider; it follows the settings', async () => {
     // Claude has a key in agent.env (ready whatever this machine has); Gemini's CLI is missing.
     const server = await startAgentServer({ provider: 'gemini', executables: { gemini: '/nonexistent/gemini' }, env: { ANTHROPIC_API_KEY: 'sk-test' } });

@@ -53,8 +53,12 @@ function ThemeButton() {
   );
 }
 
-/** Idle, the pill says whether the active provider can answer at all, not only how the last run went. */
-function idleText(agentStatus: string, setup: ReadinessState | undefined): string {
+/**
+ * Idle, the pill says whether the active provider can answer at all, not only how the last run went; until
+ * the providers' state has come (`known`), it says it is checking, never a "Ready" it may take back.
+ */
+function idleText(agentStatus: string, setup: ReadinessState | undefined, known: boolean): string {
+  if (!known) return 'Checking…';
   if (setup === 'needs_login') return 'Not logged in';
   if (setup === 'not_installed') return 'Not set up';
   return agentStatus === 'error' ? 'Last run failed' : 'Ready';
@@ -67,7 +71,9 @@ function Status() {
   const id = useStore((s) => s.registry?.active.provider ?? s.session?.provider);
   const readiness = readinessOf(useStore((s) => (id ? s.cliStatus?.providers[id] : undefined)));
   const setup = readiness && blocked(readiness.state) ? readiness.state : undefined;
-  const text = conn.disconnected ? 'Offline' : active ? (agent.status === 'evaluating' ? 'Evaluating' : 'Running') : idleText(agent.status, setup);
+  // undefined until the first answer of /api/cli-status (null when it could not be read)
+  const known = useStore((s) => s.cliStatus !== undefined);
+  const text = conn.disconnected ? 'Offline' : active ? (agent.status === 'evaluating' ? 'Evaluating' : 'Running') : idleText(agent.status, setup, known);
   const tone = conn.disconnected ? 'offline' : active ? 'busy' : agent.status === 'error' || setup ? 'error' : 'idle';
   return (
     <span class={`status-pill ${tone}`} role="status" aria-live="polite" data-transport={conn.transport} data-phase={conn.phase}>
