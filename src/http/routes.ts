@@ -60,6 +60,8 @@ export interface RouteDoc {
   errors?: readonly number[];
   /** What the route waits on outside the process (its answer is bounded: see RouteSpec.waitsOn). */
   waitsOn?: string;
+  /** The handler validates the body itself (RouteSpec.validateBody false): the kit's rules still hold for it. */
+  ownBody?: true;
 }
 
 export interface HandlerInput<P, Q, B> {
@@ -73,7 +75,7 @@ export interface HandlerInput<P, Q, B> {
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type Answer<R> = R extends z.ZodType ? z.input<R> : unknown;
 
-export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produces' | 'params' | 'query' | 'body' | 'response' | 'access' | 'waitsOn'> {
+export interface RouteSpec<P, Q, B, R> extends Omit<RouteDoc, 'group' | 'produces' | 'params' | 'query' | 'body' | 'response' | 'access' | 'waitsOn' | 'ownBody'> {
   /** Default `token`. */
   access?: Access;
   params?: P;
@@ -232,6 +234,7 @@ export function documentRoute(group: string, spec: Omit<Route, 'handler' | 'webs
     ...(spec.item ? { item: spec.item } : {}),
     ...(spec.errors ? { errors: spec.errors } : {}),
     ...(spec.waitsOn ? { waitsOn: spec.waitsOn.what } : {}),
+    ...(spec.validateBody === false ? { ownBody: true as const } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { createCoreServer } from '../../../src/servers/core.ts';
 import { RUN_TOKEN_HEADER } from '../../../src/protocol/caller.ts';
 import { getJson, sendJson, startServer, tempHome, type TestServer } from '../../support/server.ts';
 import { postNdjson } from '../../support/ndjson.ts';
+import { FAKE_CLIS } from '../../support/agent.ts';
 import { runSvc } from '../../support/cli.ts';
 
 const CAP = 200 * 1024;
@@ -192,6 +193,35 @@ test('a restart with too many traces prunes them after listen, and the old ones 
     assert.ok(left.length > 50);
     // by size alone the next ones after the aged ten would have gone first: the kept ones are the newest
     assert.equal(left[0], `tr_restart${String(300 - left.length).padStart(5, '0')}`);
+  } finally {
+    await app.close();
+  }
+});
+
+test('a run already writing its trace when the start-up scan happens keeps it: the scan leaves an open trace alone, however far over the bound', async () => {
+  const home = tempHome();
+  const state = mkdtempSync(join(tmpdir(), 'svc-fake-state-'));
+  const app = await createCoreServer({ home, logLevel: 'silent' });
+  try {
+    // every closed trace is over a bound of 1 byte
+    app.services.settings.update({
+      agent: { provider: 'claude', executables: { claude: join(FAKE_CLIS, 'claude') }, env: { FAKE_CLI_STATE: state } },
+      traces: { maxBytes: 1, maxAgeDays: 0 },
+    });
+    // the run starts before the server listens, so it is writing when the scan after listen runs; its
+    // fake CLI holds after its first line
+    app.services.runtime.submit({ prompt: 'scenario:text hold:1', sessionId: app.services.chat.activeSession().id });
+    const traces = join(home, 'traces');
+    await until(() => existsSync(traces) && traceIds(traces).length === 1 && statSync(join(traces, `${traceIds(traces)[0]}.ndjson`)).size > 0, 'the run writing its trace');
+    const [open] = traceIds(traces);
+    await app.listen(0, '127.0.0.1');
+    await until(() => app.services.traceRetention.stats().scanned, 'the start-up scan');
+    await app.services.traceRetention.prune();
+    assert.deepEqual(traceIds(traces), [open], 'the open trace is still there');
+    assert.equal(app.services.traceRetention.stats().count, 0, 'and not counted until it is closed');
+    // once closed, it is counted and goes like any other
+    writeFileSync(join(state, 'release-1'), '');
+    await until(() => !existsSync(join(traces, `${open}.ndjson`)), 'the trace removed once its run ended');
   } finally {
     await app.close();
   }
