@@ -219,7 +219,7 @@ export const catalogue = {
   })),
   // ── the manager dashboard's own stream (svc dashboard serve) ─────────────────────────
   /** An instance's row changed (appeared, went online/offline, busy/idle, was started or stopped). */
-  instance_status: define('dashboard', 'public', () => z.object({ instanceId: z.string(), status: z.string(), busy: z.boolean(), change: z.string() })),
+  instance_status: define('dashboard', 'public', () => z.object({ instanceId: z.string(), status: z.string(), reason: z.string().optional(), busy: z.boolean(), change: z.string() })),
   /**
    * One event of an instance's own stream, relayed: its name, topic and id there, and its fields
    * (`data`). The manager relays every public event, so worker progress it does not know reaches the page too.

@@ -118,7 +118,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     tuning: tuningOf(settings.current()),
     ...(options.bridge?.minBackoffMs !== undefined ? { bridge: { minBackoffMs: options.bridge.minBackoffMs } } : {}),
     events: {
-      status: (i, change) => bus.publish('instance_status', { instanceId: i.id, status: i.status, busy: i.busy, change }),
+      status: (i, change) => bus.publish('instance_status', { instanceId: i.id, status: i.status, ...(i.reason ? { reason: i.reason } : {}), busy: i.busy, change }),
       connected: (id) => void executive.catchUp(id),
       relayed: (e) => bus.publish('instance_event', { instanceId: e.instanceId, name: e.name, instanceTopic: e.topic, instanceEventId: e.eventId, data: e.data }),
       activity: (kind, ok, message, instanceId) => bus.publish('dashboard_activity', { kind, ok, message, ...(instanceId ? { instanceId } : {}) }),

@@ -253,7 +253,9 @@ export class InstancesService {
     } else if (next.status === 'error') {
       this.bridge.unsubscribe(id);
     }
-    if (before?.status !== this.live.get(id)!.status || before?.busy !== next.busy) this.o.events.status(this.view(r), before ? 'status' : 'appeared');
+    // a new reason is news too: offline because it stopped answering, then offline because its process is gone
+    const now = this.live.get(id)!;
+    if (before?.status !== now.status || before?.reason !== now.reason || before?.busy !== now.busy) this.o.events.status(this.view(r), before ? 'status' : 'appeared');
   }
 
   private blank(before: Live | undefined): Live {

@@ -11,6 +11,7 @@ import { managerMigrations } from '../../../src/store/migrations/manager/index.t
 import { InstancesRepo, MARKER_FILE } from '../../../src/modules/dashboard/index.ts';
 import { freePort } from '../../support/ports.ts';
 import { getJson, sendJson, tempHome } from '../../support/server.ts';
+import { openSse, type SseConnection } from '../../support/sse.ts';
 import { isAlive } from '../../support/agent.ts';
 import { startManager, until, type TestManager } from './helpers.ts';
 
@@ -134,6 +135,31 @@ test('a running owned instance is still recognised as its process: removal is re
     await until(async () => (isAlive(pid!) ? undefined : true), 'the stopped process gone');
     assert.equal((await getJson(`${manager.url}/api/dashboard/instances/${started.id}`, { method: 'DELETE' })).status, 200);
   } finally {
+    if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
+    await manager.close();
+  }
+});
+
+test('an owned instance that stops answering and then dies: each new reason is an instance_status event', async () => {
+  // The dashboard reads an instance's row again on its instance_status events: a reason that changed
+  // while the status stayed offline (timed out, then not running) went unseen when only a status change sent one.
+  const manager = await startManager();
+  let pid: number | undefined;
+  let events: SseConnection | undefined;
+  try {
+    const started = (await sendJson(`${manager.url}/api/dashboard/instances/start`, 'POST', { label: 'frozen one' })).body;
+    pid = started.pid as number;
+    events = await openSse(`${manager.url}/api/events`);
+    const statusOf = (pred: (d: any) => boolean) => (m: { data: any }) => m.data.event === 'instance_status' && m.data.instanceId === started.id && pred(m.data);
+    process.kill(pid, 'SIGSTOP');
+    const frozen = await until(() => events!.messages.find(statusOf((d) => d.status === 'offline')), 'offline while frozen', 15_000);
+    assert.doesNotMatch(frozen.data.reason ?? '', /not running/, 'the process is still there: it only does not answer');
+    process.kill(pid, 'SIGKILL');
+    const dead = await until(() => events!.messages.find(statusOf((d) => /not running/.test(d.reason ?? ''))), 'an event with the new reason', 15_000);
+    assert.equal(dead.data.status, 'offline');
+    assert.equal(dead.data.change, 'status');
+  } finally {
+    events?.close();
     if (pid && isAlive(pid)) process.kill(pid, 'SIGKILL');
     await manager.close();
   }
