@@ -26,11 +26,18 @@ const fileTimeoutMs = Number(process.env.SVC_TEST_FILE_TIMEOUT_MS) || 240_000;
 // The browser UI tests need web/dist built from the current sources: built here once, not by each of
 // their files (test/web/ui/helpers.ts buildWeb skips the build when SVC_TEST_WEB_BUILT says it is done).
 const env = { ...process.env, NODE_ENV: 'test' };
+// NODE_EXTRA_CA_CERTS makes every Node process read and parse a CA bundle at start (a machine that points it
+// at the system's bundle pays ~0.1 s of CPU per process). The suite starts thousands of Node processes (each
+// test file, every svc command, every fake provider CLI) and none reaches a TLS server outside this machine
+// (its TLS tests make their own certificates), so the tests run without it: a third less CPU on such a machine.
+delete env.NODE_EXTRA_CA_CERTS;
 if (files.some((f) => f.startsWith(join('test', 'web', 'ui')))) {
   const build = spawnSync(process.execPath, [join('scripts', 'build-web.mjs')], { stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
   env.SVC_TEST_WEB_BUILT = '1';
 }
+// Files run at once: env SVC_TEST_CONCURRENCY, else what measured fastest on a 2-core machine (docs/testing.md).
+const concurrency = Number(process.env.SVC_TEST_CONCURRENCY) || 2;
 // Each file's time goes to .cache/test-times.json (scripts/test-times.mjs); the slowest are printed at the end.
 const TIMES = join('.cache', 'test-times.json');
 mkdirSync('.cache', { recursive: true });
@@ -38,7 +45,7 @@ const started = Date.now();
 const result = spawnSync(
   process.execPath,
   [
-    '--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${fileTimeoutMs}`,
+    '--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${fileTimeoutMs}`,
     '--test-reporter=spec', '--test-reporter-destination=stdout',
     '--test-reporter=./scripts/test-times.mjs', `--test-reporter-destination=${TIMES}`,
     ...files,

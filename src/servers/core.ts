@@ -129,6 +129,11 @@ export interface CoreOptions {
   voiceTools?: Partial<OfflineTools>;
   /** Injectable for tests: the chat channels' connect bound and first retry wait (default 10 s, 5 s). */
   channelTiming?: { connectTimeoutMs?: number; retryBaseMs?: number };
+  /**
+   * Tests: how long a held tool call waits for a person, read at each request, in place of
+   * agent.approvalTimeoutSec (whose 10 s minimum is a production bound); undefined: the setting.
+   */
+  approvalTimeoutMs?: () => number | undefined;
   /** Serve HTTPS with this certificate (`--tls-cert`/`--tls-key`, read by src/cli/tls-files.ts). */
   tls?: ServerTls;
 }
@@ -241,7 +246,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     return { ...env, PATH: `${shimDir}:${env.PATH ?? ''}` };
   };
   const credentials = new RunCredentials();
-  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => settings.get().agent.approvalTimeoutSec });
+  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutMs: () => options.approvalTimeoutMs?.() ?? settings.get().agent.approvalTimeoutSec * 1000 });
   // read (and checked, with node:crypto) when a device subscribes or a push is sent, not at every start
   let vapidKeys: VapidKeys | undefined;
   const vapid = () => (vapidKeys ??= loadOrCreateVapidKeys(join(home.root, 'push-vapid.json')));

@@ -35,8 +35,8 @@ export interface PermissionsDeps {
   repo: PermissionsRepo;
   bus: EventBus;
   audit: AuditSink;
-  /** agent.approvalTimeoutSec, read when a request is made. */
-  timeoutSec(): number;
+  /** How long a request waits for a person (agent.approvalTimeoutSec), read when a request is made. */
+  timeoutMs(): number;
   now?(): number;
 }
 
@@ -76,7 +76,7 @@ export class PermissionsService {
     const rule = matchingRule(this.deps.repo.rules(), call.tool, call.input, context.sessionId);
     if (rule) return Promise.resolve(rule.decision === 'allow' ? { allow: true } : { allow: false, reason: `${PERSON_DENIED} (a remembered rule: ${rule.label})` });
     const now = this.now();
-    const timeoutSec = this.deps.timeoutSec();
+    const timeoutMs = this.deps.timeoutMs();
     const input = boundedInput(call.input);
     const request: PermissionRequest = {
       id: newId('perm'),
@@ -87,12 +87,12 @@ export class PermissionsService {
       input,
       summary: summarize(call.tool, input, call.description),
       createdAt: now,
-      expiresAt: now + timeoutSec * 1000,
+      expiresAt: now + timeoutMs,
       status: 'pending',
     };
     this.deps.repo.insert(request);
     return new Promise<Answer>((resolve) => {
-      const timer = setTimeout(() => this.resolve(request.id, 'deny', 'timeout', REASONS.timeout(timeoutSec)), timeoutSec * 1000);
+      const timer = setTimeout(() => this.resolve(request.id, 'deny', 'timeout', REASONS.timeout(timeoutMs / 1000)), timeoutMs);
       this.waiting.set(request.id, { resolve, timer });
       this.deps.bus.publish('permission_request', request);
     });

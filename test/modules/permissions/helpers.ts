@@ -29,6 +29,8 @@ export interface PermissionRig {
   nextRequest(mark: number): Promise<any>;
   decide(id: string, body: Record<string, unknown>): ReturnType<typeof sendJson>;
   rules(): Promise<any[]>;
+  /** Requests made meanwhile wait `ms` for a person instead of agent.approvalTimeoutSec (its minimum is 10 s). */
+  nobodyAnswersWithin<T>(ms: number, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -40,7 +42,8 @@ export interface RigOptions {
 
 export async function startPermissionRig(cli: RealCliName, options: RigOptions = {}): Promise<PermissionRig> {
   const fake: FakeModel = await startFakeModel();
-  const server = await startServer({ retryBaseMs: 10 });
+  let approvalTimeoutMs: number | undefined;
+  const server = await startServer({ retryBaseMs: 10, approvalTimeoutMs: () => approvalTimeoutMs });
   const seen = record(server.app);
   const prepared = prepareRealCliEnv(cli, fake.url, mkdtempSync(join(tmpdir(), `svc-perm-${cli}-`)));
   // a person is asked: no skipped permissions, so no sandbox flag either
@@ -62,6 +65,14 @@ export async function startPermissionRig(cli: RealCliName, options: RigOptions =
     nextRequest: (mark) => until(() => seen.slice(mark).find((s) => s.name === 'permission_request')?.payload, 'a permission request', 60_000),
     decide: (id, body) => sendJson(`${server.url}/api/permissions/${id}`, 'POST', body),
     rules: async () => (await getJson(`${server.url}/api/permissions/rules`)).body.rules,
+    nobodyAnswersWithin: async (ms, work) => {
+      approvalTimeoutMs = ms;
+      try {
+        return await work();
+      } finally {
+        approvalTimeoutMs = undefined;
+      }
+    },
     close: async () => {
       await server.close();
       await fake.close();

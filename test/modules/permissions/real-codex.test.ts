@@ -43,7 +43,7 @@ describe('tool permissions with the real Codex CLI (app server)', { skip: skipWi
   });
 
   test('nobody answers: denied by the timeout, nothing is written', async () => {
-    await deniedEnd(rig, await holdWrite(rig, 'timeout'), 'timeout');
+    await rig.nobodyAnswersWithin(1500, async () => deniedEnd(rig, await holdWrite(rig, 'timeout'), 'timeout'));
   });
 
   test('allowed for the session: the same call is answered again without asking', async () => {

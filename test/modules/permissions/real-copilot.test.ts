@@ -34,7 +34,7 @@ describe('tool permissions with the real Copilot CLI (ACP)', { skip: skipWithout
   test('allowed by a person: the file lands', () => allowedWrite(rig));
 
   test('nobody answers: denied by the timeout, nothing is written', async () => {
-    await deniedEnd(rig, await holdWrite(rig, 'timeout'), 'timeout');
+    await rig.nobodyAnswersWithin(1500, async () => deniedEnd(rig, await holdWrite(rig, 'timeout'), 'timeout'));
   });
 
   test('allowed for the session: the same call is answered again without asking', async () => {

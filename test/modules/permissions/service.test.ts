@@ -14,7 +14,7 @@ function setup(timeoutSec = 60) {
   const events: { name: string; payload: any }[] = [];
   bus.subscribe((e) => events.push({ name: e.name, payload: e.payload }));
   const repo = new PermissionsRepo(db);
-  const make = () => new PermissionsService({ repo, bus, audit: new SecurityAudit(db), timeoutSec: () => timeoutSec });
+  const make = () => new PermissionsService({ repo, bus, audit: new SecurityAudit(db), timeoutMs: () => timeoutSec * 1000 });
   return { db, events, repo, make };
 }
 

@@ -24,7 +24,7 @@ async function pushRig(overrides: Partial<ConstructorParameters<typeof PushServi
   const db = openDatabase(':memory:');
   const bus = new EventBus();
   const audit = new SecurityAudit(db);
-  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutSec: () => 60 });
+  const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutMs: () => 60_000 });
   const vapid = loadOrCreateVapidKeys(join(home, 'push-vapid.json'));
   const push = new PushService({
     repo: new PushRepo(db),
