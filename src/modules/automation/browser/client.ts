@@ -71,6 +71,8 @@ export class BrowserClient {
   private starting: Promise<BrowserServerHealth> | null = null;
   /** True once this client has started a browser server itself (its owner then shuts it down). */
   spawnedServer = false;
+  /** Resolves when the browser server this client started last has exited. */
+  private serverExited: Promise<void> | null = null;
 
   constructor(private readonly opts: BrowserClientOptions = {}) {
     this.port = opts.port ?? DEFAULT_BROWSER_PORT;
@@ -160,6 +162,7 @@ export class BrowserClient {
     let spawnError: Error | null = null;
     const child = spawn(sp.command, sp.args, { cwd: sp.cwd, env: sp.env ?? process.env, detached: true, stdio: ['ignore', out, out] });
     if (typeof out === 'number') closeSync(out);
+    this.serverExited = new Promise((resolve) => child.once('exit', () => resolve()));
     child.once('exit', (code, signal) => (exited = { code, signal }));
     child.once('error', (e) => (spawnError = e));
     child.unref();
@@ -236,7 +239,15 @@ export class BrowserClient {
   async shutdown(): Promise<void> {
     if (!(await this.health())) return;
     await this.raw('POST', '/api/browser/shutdown', {}, 10_000).catch(() => undefined);
-    // Resolve once it is gone (its browser closed), so callers may remove the profile directory.
+    // Resolve once it is gone, so callers may remove the profile directory: a server this client started
+    // has exited (it exits after its browser did; it stops answering before that, while Chromium may
+    // still write to the profile); one it did not start no longer answers.
+    if (this.serverExited) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.serverExited, new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+      clearTimeout(timer);
+      return;
+    }
     for (let waited = 0; waited < 10_000 && (await this.health().catch(() => null)); waited += 100) {
       await new Promise((r) => setTimeout(r, 100));
     }

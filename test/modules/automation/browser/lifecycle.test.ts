@@ -11,6 +11,7 @@ import { startBrowserServer } from '../../../../src/servers/browser.ts';
 import { rejectsWith, refOf, startHarness, tempHome } from '../../../fixtures/browser/harness.ts';
 import { startSite } from '../../../fixtures/browser/site.ts';
 import { freePort } from '../../../support/ports.ts';
+import { SVC_BIN } from '../../../support/cli.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -36,8 +37,8 @@ function rawRequest(port: number, opts: { method?: string; path: string; headers
   });
 }
 
-/** `svc browser serve`, from the sources. */
-const serveEntry = [join(process.cwd(), 'src/cli/main.ts'), 'browser', 'serve'];
+/** `svc browser serve`, built (npm test builds it first). */
+const serveEntry = [SVC_BIN, 'browser', 'serve'];
 
 describe('browser lifecycle', { timeout: 240_000 }, () => {
   test('a killed browser is detected and the next command relaunches it; old refs are stale', async () => {
@@ -131,12 +132,13 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
     const site = await startSite();
     const spawn = {
       command: process.execPath,
-      args: ['--import', 'tsx', ...serveEntry, '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
+      args: [...serveEntry, '--port', String(port), '--home', home, '--parent-pid', String(process.pid)],
       logFile: join(home, 'browser-server.log'),
     };
     const a = new BrowserClient({ port, spawn });
     const b = new BrowserClient({ port, spawn });
     let browserPid: number | undefined;
+    let serverPid: number | undefined;
     try {
       assert.equal((await a.status()).server, false, 'nothing runs yet, and status does not start it');
       await rejectsWith(new BrowserClient({ port }).act({ action: 'tabs' }), 503, 'BROWSER_SERVER_DOWN', /svc browser serve/);
@@ -144,6 +146,7 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
       assert.equal(r.title, 'Landing');
       const h1 = await a.health();
       assert.ok(h1 && h1.pid !== process.pid, 'the server runs in a child process');
+      serverPid = h1.pid;
       const h2 = await b.ensureServer();
       assert.equal(h2.pid, h1.pid, 'a second client reuses the running server');
       assert.equal((await b.act({ action: 'extract', target: 'h1', what: 'text' })).value, 'Landed', 'and its browser session');
@@ -155,8 +158,11 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
       b.close();
       await site.close();
     }
-    await until('the server to stop', async () => (await new BrowserClient({ port }).health()) === null);
-    await until('its browser to exit', () => !isPidAlive(browserPid!), 8000);
+    // gone when shutdown resolves, so the profile may be removed at once (it stopped answering before
+    // its browser had exited, and a home removed then failed with ENOTEMPTY as Chromium still wrote to it)
+    assert.equal(isPidAlive(serverPid!), false, 'the server process has exited');
+    assert.equal(isPidAlive(browserPid!), false, 'its browser has exited');
+    assert.equal(await new BrowserClient({ port }).health(), null);
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -166,7 +172,7 @@ describe('browser lifecycle', { timeout: 240_000 }, () => {
     const site = await startSite();
     const spawned = new BrowserClient({
       port,
-      spawn: { command: process.execPath, args: ['--import', 'tsx', ...serveEntry, '--port', String(port), '--home', home] },
+      spawn: { command: process.execPath, args: [...serveEntry, '--port', String(port), '--home', home] },
     });
     let browserPid = 0;
     try {
