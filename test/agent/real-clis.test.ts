@@ -53,56 +53,60 @@ async function serverFor(name: RealCliName, fake: FakeModel): Promise<TestServer
   return server;
 }
 
-for (const name of CLIS) {
-  describe(`real ${name} through svc`, { skip: realCliPath(name) ? false : `${name} not installed: run scripts/install-real-clis.sh` }, () => {
-    let fake: FakeModel;
-    let server: TestServer;
-    before(async () => {
-      fake = await startFakeModel();
-      server = await serverFor(name, fake);
-    });
-    after(async () => {
-      await server.close();
-      await fake.close();
-    });
+// Two CLIs at a time: each has its own server, fake model and home, and spends much of a run waiting.
+// A CLI's own tests run one after the other (they share its server and chat).
+describe('the real CLIs through svc, two at a time', { concurrency: 2 }, () => {
+  for (const name of CLIS) {
+    describe(`real ${name} through svc`, { concurrency: 1, skip: realCliPath(name) ? false : `${name} not installed: run scripts/install-real-clis.sh` }, () => {
+      let fake: FakeModel;
+      let server: TestServer;
+      before(async () => {
+        fake = await startFakeModel();
+        server = await serverFor(name, fake);
+      });
+      after(async () => {
+        await server.close();
+        await fake.close();
+      });
 
-    const send = async (prompt: string) => (await postNdjson(`${server.url}/api/message`, { prompt })).done;
-    /** A fresh chat session, so the fake model sees no earlier prompt (it would answer "Hello again"). */
-    const newChat = () => sendJson(`${server.url}/api/chat-sessions`, 'POST', {});
+      const send = async (prompt: string) => (await postNdjson(`${server.url}/api/message`, { prompt })).done;
+      /** A fresh chat session, so the fake model sees no earlier prompt (it would answer "Hello again"). */
+      const newChat = () => sendJson(`${server.url}/api/chat-sessions`, 'POST', {});
 
-    test('a plain answer, then resume in the same provider session', { timeout: 120_000 }, async () => {
-      const lines = await send('Remember the secret word pineapple. scenario:text');
-      const done = lines.at(-1);
-      assert.equal(done.status, 'ok', JSON.stringify(done));
-      assert.match(done.text, /Hello from the fake model/);
-      assert.ok(lines.some((l) => l.type === 'text'), 'live text chunks');
-      const providerSession = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, name);
-      assert.ok(providerSession, 'provider session id kept');
-      const second = (await send('What was the secret word? scenario:text')).at(-1);
-      assert.equal(second.status, 'ok', JSON.stringify(second));
-      assert.match(second.text, /Hello again/, 'the model saw the earlier prompt: the session was resumed');
-    });
+      test('a plain answer, then resume in the same provider session', { timeout: 120_000 }, async () => {
+        const lines = await send('Remember the secret word pineapple. scenario:text');
+        const done = lines.at(-1);
+        assert.equal(done.status, 'ok', JSON.stringify(done));
+        assert.match(done.text, /Hello from the fake model/);
+        assert.ok(lines.some((l) => l.type === 'text'), 'live text chunks');
+        const providerSession = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, name);
+        assert.ok(providerSession, 'provider session id kept');
+        const second = (await send('What was the secret word? scenario:text')).at(-1);
+        assert.equal(second.status, 'ok', JSON.stringify(second));
+        assert.match(second.text, /Hello again/, 'the model saw the earlier prompt: the session was resumed');
+      });
 
-    test('a tool call runs and its result comes back', { timeout: 120_000 }, async () => {
-      await newChat();
-      const lines = await send('Run the tool please. scenario:tool');
-      const done = lines.at(-1);
-      assert.equal(done.status, 'ok', JSON.stringify(done));
-      const tools = lines.filter((l) => l.type === 'tool');
-      assert.ok(tools.some((t) => t.status === 'running'), `tool start: ${JSON.stringify(lines).slice(0, 1500)}`);
-      assert.ok(tools.some((t) => t.status === 'ok' && /hello-from-tool/.test(t.output ?? '')), JSON.stringify(tools));
-      assert.match(done.text, /hello-from-tool/);
-    });
+      test('a tool call runs and its result comes back', { timeout: 120_000 }, async () => {
+        await newChat();
+        const lines = await send('Run the tool please. scenario:tool');
+        const done = lines.at(-1);
+        assert.equal(done.status, 'ok', JSON.stringify(done));
+        const tools = lines.filter((l) => l.type === 'tool');
+        assert.ok(tools.some((t) => t.status === 'running'), `tool start: ${JSON.stringify(lines).slice(0, 1500)}`);
+        assert.ok(tools.some((t) => t.status === 'ok' && /hello-from-tool/.test(t.output ?? '')), JSON.stringify(tools));
+        assert.match(done.text, /hello-from-tool/);
+      });
 
-    test('an API error ends the run with a classified error', { timeout: 120_000 }, async () => {
-      await newChat();
-      const done = (await send('This will fail. scenario:error')).at(-1);
-      assert.equal(done.status, 'error', JSON.stringify(done));
-      assert.equal(done.failure, 'server_error');
-      assert.match(done.reason, /model service answered with an error/);
+      test('an API error ends the run with a classified error', { timeout: 120_000 }, async () => {
+        await newChat();
+        const done = (await send('This will fail. scenario:error')).at(-1);
+        assert.equal(done.status, 'error', JSON.stringify(done));
+        assert.equal(done.failure, 'server_error');
+        assert.match(done.reason, /model service answered with an error/);
+      });
     });
-  });
-}
+  }
+});
 
 describe('real claude: live steer over stream-json stdin', { skip: realCliPath('claude') ? false : 'claude not installed: run scripts/install-real-clis.sh' }, () => {
   test('the steer prompt reaches the same running process', { timeout: 120_000 }, async (t) => {

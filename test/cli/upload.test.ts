@@ -5,15 +5,14 @@ import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgentServer, type AgentTestServer } from '../support/agent.ts';
 import { getJson, tempHome } from '../support/server.ts';
+import { SVC_BIN } from '../support/cli.ts';
 
-// The TypeScript entry through tsx, not bin/svc.js: that runs dist/cli.js when a build exists,
-// which may predate these sources.
+// The built program (npm test builds it first), as a user runs it.
 const ROOT = join(import.meta.dirname, '../..');
-const MAIN = join(ROOT, 'src/cli/main.ts');
 
 function svc(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC_BIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

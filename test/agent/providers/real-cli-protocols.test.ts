@@ -232,71 +232,75 @@ const EXIT: Record<RealCliName, { error: number }> = {
   pi: { error: 0 }, // pi exits 0 when the model call failed
 };
 
-for (const cli of REAL_CLIS) {
-  describe(`real ${cli} CLI against the fake model`, () => {
-    let root = '';
-    before(() => {
-      root = mkdtempSync(join(tmpdir(), `svc-real-${cli}-`));
-    });
-    after(() => {
-      if (root) rmSync(root, { recursive: true, force: true });
-    });
+// Two CLIs at a time: each has its own fake model and directories, and a CLI spends much of a run waiting
+// on its model or its retries (gemini's error run backs off for seconds), so a pair takes little more than one.
+describe('the real CLIs, two at a time', { concurrency: 2 }, () => {
+  for (const cli of REAL_CLIS) {
+    describe(`real ${cli} CLI against the fake model`, { concurrency: 1 }, () => {
+      let root = '';
+      before(() => {
+        root = mkdtempSync(join(tmpdir(), `svc-real-${cli}-`));
+      });
+      after(() => {
+        if (root) rmSync(root, { recursive: true, force: true });
+      });
 
-    const withFake = async (t: TestContext, fn: (fake: FakeModel, runDir: string) => Promise<void>) => {
-      if (!realCliPath(cli)) {
-        t.skip(`${cli} not installed: run scripts/install-real-clis.sh`);
-        return;
-      }
-      const log: string[] = [];
-      const fake = await startFakeModel({ log: (l) => log.push(l) });
-      try {
-        await fn(fake, mkdtempSync(join(root, 'run-')));
-      } catch (err) {
-        t.diagnostic(`fake model log:\n${log.join('\n')}`);
-        throw err;
-      } finally {
-        await fake.close();
-      }
-    };
+      const withFake = async (t: TestContext, fn: (fake: FakeModel, runDir: string) => Promise<void>) => {
+        if (!realCliPath(cli)) {
+          t.skip(`${cli} not installed: run scripts/install-real-clis.sh`);
+          return;
+        }
+        const log: string[] = [];
+        const fake = await startFakeModel({ log: (l) => log.push(l) });
+        try {
+          await fn(fake, mkdtempSync(join(root, 'run-')));
+        } catch (err) {
+          t.diagnostic(`fake model log:\n${log.join('\n')}`);
+          throw err;
+        } finally {
+          await fake.close();
+        }
+      };
 
-    for (const scenario of ['text', 'tool', 'error'] as const) {
-      test(scenario, { timeout: TIMEOUT_MS + 30_000 }, (t) =>
+      for (const scenario of ['text', 'tool', 'error'] as const) {
+        test(scenario, { timeout: TIMEOUT_MS + 30_000 }, (t) =>
+          withFake(t, async (fake, runDir) => {
+            const env = prepareRealCliEnv(cli, fake.url, runDir);
+            const r = await runRealCli(cli, prompt(scenario), env, { timeoutMs: TIMEOUT_MS });
+            assert.equal(r.timedOut, false, `timed out\n${describeRun(r)}`);
+            assert.equal(r.code, scenario === 'error' ? EXIT[cli].error : 0, describeRun(r));
+            assert.ok(r.lines.length > 0, 'printed JSON lines');
+            assert.ok(sessionIdOf(r.lines) || cli === 'opencode' || scenario === 'error', 'a session id');
+            try {
+              checks[cli][scenario](r, fake);
+              if (scenario === 'text') assert.equal(finalText(cli, r.lines), TEXT_ANSWER);
+              if (scenario === 'tool') {
+                assert.match(finalText(cli, r.lines), /^The tool finished\. Its output was: .*hello-from-tool/);
+                const calls = fake.modelRequests().filter((q) => q.answered.startsWith('text+tool_call'));
+                assert.equal(calls.length, 1, 'one tool call answered');
+              }
+              assertSameKinds(cli, scenario, r, t);
+            } catch (err) {
+              t.diagnostic(describeRun(r));
+              throw err;
+            }
+          }),
+        );
+      }
+
+      test('resume', { timeout: 2 * TIMEOUT_MS + 30_000 }, (t) =>
         withFake(t, async (fake, runDir) => {
           const env = prepareRealCliEnv(cli, fake.url, runDir);
-          const r = await runRealCli(cli, prompt(scenario), env, { timeoutMs: TIMEOUT_MS });
-          assert.equal(r.timedOut, false, `timed out\n${describeRun(r)}`);
-          assert.equal(r.code, scenario === 'error' ? EXIT[cli].error : 0, describeRun(r));
-          assert.ok(r.lines.length > 0, 'printed JSON lines');
-          assert.ok(sessionIdOf(r.lines) || cli === 'opencode' || scenario === 'error', 'a session id');
-          try {
-            checks[cli][scenario](r, fake);
-            if (scenario === 'text') assert.equal(finalText(cli, r.lines), TEXT_ANSWER);
-            if (scenario === 'tool') {
-              assert.match(finalText(cli, r.lines), /^The tool finished\. Its output was: .*hello-from-tool/);
-              const calls = fake.modelRequests().filter((q) => q.answered.startsWith('text+tool_call'));
-              assert.equal(calls.length, 1, 'one tool call answered');
-            }
-            assertSameKinds(cli, scenario, r, t);
-          } catch (err) {
-            t.diagnostic(describeRun(r));
-            throw err;
-          }
+          const r1 = await runRealCli(cli, 'Remember the secret word pineapple. scenario:text', env, { timeoutMs: TIMEOUT_MS });
+          assert.equal(r1.code, 0, describeRun(r1));
+          const id = sessionIdOf(r1.lines);
+          assert.ok(id, 'turn 1 printed a session id');
+          const r2 = await runRealCli(cli, 'What was the secret word? scenario:text', env, { resume: id, timeoutMs: TIMEOUT_MS });
+          assert.equal(r2.code, 0, describeRun(r2));
+          assert.equal(sessionIdOf(r2.lines), id, 'same session id after resume');
+          assert.match(finalText(cli, r2.lines), /^Hello again from the fake model\. I can see 1 earlier prompt\(s\).*pineapple/);
         }),
       );
-    }
-
-    test('resume', { timeout: 2 * TIMEOUT_MS + 30_000 }, (t) =>
-      withFake(t, async (fake, runDir) => {
-        const env = prepareRealCliEnv(cli, fake.url, runDir);
-        const r1 = await runRealCli(cli, 'Remember the secret word pineapple. scenario:text', env, { timeoutMs: TIMEOUT_MS });
-        assert.equal(r1.code, 0, describeRun(r1));
-        const id = sessionIdOf(r1.lines);
-        assert.ok(id, 'turn 1 printed a session id');
-        const r2 = await runRealCli(cli, 'What was the secret word? scenario:text', env, { resume: id, timeoutMs: TIMEOUT_MS });
-        assert.equal(r2.code, 0, describeRun(r2));
-        assert.equal(sessionIdOf(r2.lines), id, 'same session id after resume');
-        assert.match(finalText(cli, r2.lines), /^Hello again from the fake model\. I can see 1 earlier prompt\(s\).*pineapple/);
-      }),
-    );
-  });
-}
+    });
+  }
+});

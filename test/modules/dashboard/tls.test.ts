@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import https from 'node:https';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { WebSocket } from 'ws';
 import { homePaths } from '../../../src/core/home.ts';
@@ -13,9 +12,10 @@ import { connectionOptions, type ServerTls } from '../../../src/core/tls.ts';
 import { HSTS } from '../../../src/http/create-server.ts';
 import { makeCertificate } from '../../support/tls.ts';
 import { startManager } from './helpers.ts';
+import { SVC_BIN } from '../../support/cli.ts';
 
-// `svc serve` from the sources: bin/svc.js runs the build, which may predate them
-const SVC = [process.execPath, '--import', 'tsx', join(import.meta.dirname, '../../../src/cli/main.ts')];
+// `svc serve` as a user runs it: the built program (npm test builds it first)
+const SVC = [process.execPath, SVC_BIN];
 
 /** A JSON request to the manager over HTTPS, pinning its certificate. */
 function call(tls: ServerTls, url: string, method = 'GET', body?: unknown): Promise<{ status: number; headers: Record<string, unknown>; body: any }> {
