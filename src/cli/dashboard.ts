@@ -3,6 +3,8 @@
 import { createManagerServer } from '../servers/manager.ts';
 import { HomeInUseError } from '../core/server-lock.ts';
 import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
+import { announce, complain } from '../core/log.ts';
+import { startServiceLog } from './service-log.ts';
 
 export interface DashboardServeOptions extends TlsFileOptions {
   port: number;
@@ -13,12 +15,13 @@ export interface DashboardServeOptions extends TlsFileOptions {
 }
 
 export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
+  startServiceLog(o.home, 'dashboard');
   let tls;
   try {
     tls = loadServerTls(o);
   } catch (err) {
     if (!(err instanceof TlsFilesError)) throw err;
-    console.error(`svc dashboard: ${err.message}`);
+    complain(`svc dashboard: ${err.message}`);
     process.exit(1);
   }
   let app;
@@ -26,7 +29,7 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
     app = await createManagerServer({ home: o.home, scan: { from: o.from, count: o.count }, ...(tls ? { tls } : {}) });
   } catch (err) {
     const why = err instanceof HomeInUseError ? 'another manager uses this home' : (err as Error).message;
-    console.error(`svc dashboard: cannot open ${o.home}: ${why}`);
+    complain(`svc dashboard: cannot open ${o.home}: ${why}`);
     process.exit(1);
   }
   let address: string;
@@ -35,15 +38,16 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
   } catch (err) {
     await app.close();
     const code = (err as NodeJS.ErrnoException).code;
-    console.error(code === 'EADDRINUSE' ? `svc dashboard: port ${o.port} is in use (is a manager running? try --port <n>)` : `svc dashboard: cannot listen: ${(err as Error).message}`);
+    complain(code === 'EADDRINUSE' ? `svc dashboard: port ${o.port} is in use (is a manager running? try --port <n>)` : `svc dashboard: cannot listen: ${(err as Error).message}`);
     process.exit(1);
   }
-  const stop = () => {
+  const stop = (signal: NodeJS.Signals) => {
+    announce(`svc dashboard: ${signal} received, shutting down`);
     void app.close().then(() => process.exit(0), () => process.exit(1));
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  console.log(`svc dashboard listening on ${address}`);
+  announce(`svc dashboard listening on ${address}`);
   const { from, count } = app.instances.scanRange;
-  console.log(`manager home: ${o.home}; ${count ? `scanning ports ${from}-${from + count - 1}` : 'no port scan'}`);
+  announce(`manager home: ${o.home}; ${count ? `scanning ports ${from}-${from + count - 1}` : 'no port scan'}`);
 }

@@ -3,6 +3,8 @@ import { createCoreServer, ProxyListenError } from '../servers/core.ts';
 import { HomeInUseError } from '../core/server-lock.ts';
 import { killLiveGroupsSync } from '../agent/process.ts';
 import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
+import { announce, complain } from '../core/log.ts';
+import { startServiceLog } from './service-log.ts';
 
 export interface ServeOptions extends TlsFileOptions {
   port: number;
@@ -13,6 +15,7 @@ export interface ServeOptions extends TlsFileOptions {
 }
 
 export async function serve(options: ServeOptions): Promise<void> {
+  startServiceLog(options.home, 'svc');
   let tls;
   try {
     tls = loadServerTls(options);
@@ -43,16 +46,16 @@ export async function serve(options: ServeOptions): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    console.log(`svc: ${signal} received, shutting down`);
+    announce(`svc: ${signal} received, shutting down`);
     const force = setTimeout(() => {
-      console.error('svc: shutdown took longer than 10 s, exiting');
+      complain('svc: shutdown took longer than 10 s, exiting');
       process.exit(1);
     }, 10_000);
     force.unref();
     app.close().then(
       () => process.exit(0),
       (err: unknown) => {
-        console.error('svc: error during shutdown:', err);
+        complain(`svc: error during shutdown: ${(err as Error)?.stack ?? String(err)}`);
         process.exit(1);
       },
     );
@@ -62,16 +65,16 @@ export async function serve(options: ServeOptions): Promise<void> {
   // However the process ends (a crash included), no provider CLI outlives it.
   process.on('exit', killLiveGroupsSync);
   // Printed last: whoever waits for these lines may signal the server at once.
-  console.log(`svc ${app.services.version} listening on ${address}`);
-  if (app.services.proxy) console.log(`web-routing proxy on ${app.services.proxy.url}`);
-  console.log(`data directory: ${app.services.home.root}`);
+  announce(`svc ${app.services.version} listening on ${address}`);
+  if (app.services.proxy) announce(`web-routing proxy on ${app.services.proxy.url}`);
+  announce(`data directory: ${app.services.home.root}`);
   // What a first run needs to know: which provider CLIs can answer, and the one command for each that cannot.
   const providers = await app.services.detector.quickCheck();
-  console.log('providers:');
+  announce('providers:');
   for (const [id, status] of Object.entries(providers)) {
     // the custom provider is opt-in: it is worth a line once it is set up
     if (id === 'custom' && !status.installed) continue;
-    console.log(`  ${status.readiness.state === 'ready' ? 'ok' : '- '} ${id.padEnd(9)} ${status.readiness.summary}`);
+    announce(`  ${status.readiness.state === 'ready' ? 'ok' : '- '} ${id.padEnd(9)} ${status.readiness.summary}`);
   }
   if (options.host !== '127.0.0.1' && options.host !== 'localhost' && options.host !== '::1') {
     console.log('remote clients need the token: `svc token` prints it');
@@ -91,6 +94,6 @@ function proxyProblem(err: ProxyListenError): string {
 }
 
 function fail(message: string): never {
-  console.error(`svc: ${message}`);
+  complain(`svc: ${message}`);
   process.exit(1);
 }

@@ -36,8 +36,9 @@ export async function status(target: ServerTarget, json: boolean): Promise<numbe
     const h = health as Health;
     console.log(`svc ${h.version} is running at ${url} (up ${Math.round(h.uptimeMs / 1000)} s)`);
     if (runtime) {
-      const r = runtime as { pid: number; home: string; rssBytes: number; events: { sseListeners: number; wsListeners: number } };
+      const r = runtime as { pid: number; home: string; service?: string | null; rssBytes: number; events: { sseListeners: number; wsListeners: number } };
       console.log(`pid ${r.pid}, data directory ${r.home}, memory ${Math.round(r.rssBytes / 1048576)} MB`);
+      console.log(r.service ? `runs as a service (${r.service}): svc service status|logs` : 'not running as a service (svc service install keeps it running)');
       console.log(`event listeners: ${r.events.sseListeners} SSE, ${r.events.wsListeners} WebSocket`);
     }
     if (disk) for (const line of diskLines(disk as DiskReport)) console.log(line);

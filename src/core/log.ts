@@ -17,20 +17,44 @@ export function parseLogLevel(value: string | undefined, fallback: LogLevel = 'w
   return (LOG_LEVELS as readonly string[]).includes(value ?? '') ? (value as LogLevel) : fallback;
 }
 
+/** Where the process's log also goes, with each line's level: a service's log file (src/cli/service-log.ts). */
+export type LogSink = (level: Exclude<LogLevel, 'silent'>, line: string) => void;
+let sink: LogSink | undefined;
+
+export function setLogSink(next: LogSink | undefined): void {
+  sink = next;
+}
+
+/** A line the program prints for its user (`svc serve`'s start-up lines): on stdout, and in the log's sink. */
+export function announce(line: string): void {
+  console.log(line);
+  sink?.('info', line);
+}
+
+/** An error the program prints for its user (a port in use, a failed stop): on stderr, and in the log's sink. */
+export function complain(line: string): void {
+  console.error(line);
+  sink?.('error', line);
+}
+
 export function createLog(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Log {
   const at = (wanted: LogLevel) => rank(level) >= rank(wanted);
+  const emit = (wanted: Exclude<LogLevel, 'silent'>, line: string) => {
+    write(line);
+    sink?.(wanted, line);
+  };
   return {
     level,
     error(message, err) {
       if (!at('error')) return;
       const detail = err instanceof Error ? `\n${err.stack ?? err.message}` : err === undefined ? '' : ` ${String(err)}`;
-      write(`svc: ${message}${detail}\n`);
+      emit('error', `svc: ${message}${detail}\n`);
     },
     warn(message) {
-      if (at('warn')) write(`svc: ${message}\n`);
+      if (at('warn')) emit('warn', `svc: ${message}\n`);
     },
     info(message) {
-      if (at('info')) write(`svc: ${message}\n`);
+      if (at('info')) emit('info', `svc: ${message}\n`);
     },
   };
 }

@@ -37,6 +37,7 @@ import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type Set
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
 import { runCommands, loadRunRoutes } from '../modules/runs/index.ts';
 import { systemRoutes } from '../modules/system/index.ts';
+import { runningAs } from '../core/service-env.ts';
 import { eventRoutes } from '../modules/events/index.ts';
 import { MediaStore, mediaRoutes } from '../modules/media/index.ts';
 import { TracePinRepo, TraceRetention, traceSettings, loadTraceRoutes } from '../modules/traces/index.ts';
@@ -609,6 +610,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     version: VERSION,
     startedAt,
     home: home.root,
+    service: runningAs(process.env),
     token,
     classifyPeer: peers,
     activeSession: () => chat.activeSession(),

@@ -13,6 +13,8 @@ export interface SystemRouteDeps {
   version: string;
   startedAt: number;
   home: string;
+  /** The service manager this process runs under (svc service install), or null. */
+  service: string | null;
   token: string;
   classifyPeer: PeerClassifier;
   activeSession(): ChatSession;
@@ -64,6 +66,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
         startedAt: z.number(),
         uptimeMs: z.number(),
         home: z.string(),
+        service: z.string().nullable(),
         rssBytes: z.number(),
         agent: RuntimeStatusSchema,
         events: z.object({
@@ -84,6 +87,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
           startedAt: deps.startedAt,
           uptimeMs: Date.now() - deps.startedAt,
           home: deps.home,
+          service: deps.service,
           rssBytes: process.memoryUsage.rss(),
           agent: deps.runtime(),
           events: {
