@@ -27,7 +27,8 @@ const LAYERS: Record<string, readonly string[]> = {
   agent: ['events', 'store', 'protocol', 'core'],
   modules: ['agent', 'events', 'store', 'http', 'protocol', 'core'],
   servers: ['modules', 'agent', 'events', 'store', 'http', 'protocol', 'core'],
-  cli: ['servers', 'modules', 'agent', 'protocol', 'core'],
+  service: ['core'],
+  cli: ['servers', 'modules', 'service', 'agent', 'store', 'protocol', 'core'],
 };
 
 const IMPORT = /(?:^|[\s;{}])(?:import|export)\s+(?:type\s+)?(?:[^'"`;]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

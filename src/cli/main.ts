@@ -1,7 +1,7 @@
 // The `svc` command-line program. Each command loads its own modules when it runs, so `svc token`
 // does not pay for the HTTP server and `svc serve` does not pay for the browser automation stack.
 // Help never needs a server and never writes a file.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../core/version.ts';
 import { DEFAULT_PORT } from './defaults.ts';
 import type { ServerTarget, TargetOptions } from './target.ts';
@@ -67,10 +67,12 @@ const isHelp = (arg: string | undefined) => arg === 'help' || arg === '--help' |
 const COMMANDS: ReadonlyArray<readonly [name: string, add: (program: Command) => void]> = [
   ['serve', serveCommand],
   ['dashboard', dashboardCommand],
+  ['service', serviceCommand],
   ['token', tokenCommand],
   ['chat', chatCommand],
   ['upload', uploadCommand],
   ['status', statusCommand],
+  ['doctor', doctorCommand],
   ['browser', browserCommand],
   ['web-routing', (program) => skillCommand(program, 'web-routing')],
   ['vision-click', (program) => skillCommand(program, 'vision-click')],
@@ -102,6 +104,15 @@ export function buildProgram(args: readonly string[] = []): Command {
 }
 
 /** `svc serve`: the core server. */
+/**
+ * `--service <manager>`: what SVC_SERVICE says, for a manager that sets no variables (the Task Scheduler
+ * task `svc service install` writes passes it). Not in the help: a person does not type it.
+ */
+const serviceOption = () => new Option('--service <manager>').hideHelp();
+const asService = (manager: string | undefined) => {
+  if (manager) process.env.SVC_SERVICE = manager;
+};
+
 function serveCommand(program: Command): void {
   program
     .command('serve')
@@ -112,7 +123,9 @@ function serveCommand(program: Command): void {
     .option('--proxy-port <port>', 'web-routing proxy port on 127.0.0.1, 0 = off', parsePort, DEFAULT_PROXY_PORT)
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate, e.g. from mkcert or `tailscale cert` (or $SVC_TLS_CERT)')
     .option('--tls-key <file>', "the certificate's private key, PEM (or $SVC_TLS_KEY)")
-    .action(async (opts: { port?: number; host: string; home?: string; proxyPort: number } & TlsFileOptions) => {
+    .addOption(serviceOption())
+    .action(async (opts: { port?: number; host: string; home?: string; proxyPort: number; service?: string } & TlsFileOptions) => {
+      asService(opts.service);
       const [{ serve }, { defaultHome }] = await Promise.all([import('./serve.ts'), import('../core/home.ts')]);
       await serve({ port: opts.port ?? envPort(), host: opts.host, home: opts.home ?? defaultHome(), proxyPort: opts.proxyPort, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey });
     });
@@ -131,10 +144,52 @@ function dashboardCommand(program: Command): void {
     .option('--count <n>', 'how many ports the scan covers, for this run (0 = no scan; default: the setting, 50)', parseCount)
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate; the instances it starts serve HTTPS with it too (or $SVC_TLS_CERT)')
     .option('--tls-key <file>', "the certificate's private key, PEM (or $SVC_TLS_KEY)")
-    .action(async (opts: { port: number; home?: string; from?: number; count?: number } & TlsFileOptions) => {
+    .addOption(serviceOption())
+    .action(async (opts: { port: number; home?: string; from?: number; count?: number; service?: string } & TlsFileOptions) => {
+      asService(opts.service);
       const [{ serveDashboard }, { homedir }, { join }] = await Promise.all([import('./dashboard.ts'), import('node:os'), import('node:path')]);
       await serveDashboard({ port: opts.port, home: opts.home ?? process.env.SVC_DASHBOARD_HOME ?? join(homedir(), '.svc-dashboard'), from: opts.from, count: opts.count, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey });
     });
+}
+
+/** `svc service …`: svc (or, with --dashboard, the manager dashboard) as a service of this machine. */
+function serviceCommand(program: Command): void {
+  const service = program
+    .command('service')
+    .description('run svc (or the dashboard) as a service of this machine: install, uninstall, start, stop, restart, status, logs');
+  type ServiceOpts = import('./service.ts').ServiceOptions;
+  const run = async (command: import('./service.ts').ServiceCommand, opts: ServiceOpts) => {
+    const { runService } = await import('./service.ts');
+    process.exitCode = await runService(command, opts, envPort());
+  };
+  const dashboard = (command: Command) => command.option('--dashboard', 'the manager dashboard (svc dashboard serve) instead of svc serve');
+  dashboard(service.command('install').description('install and start the service (systemd user unit, launchd agent or scheduled task)'))
+    .option('-p, --port <port>', `its port (default: $SVC_PORT or ${DEFAULT_PORT}; with --dashboard 24576)`, parsePort)
+    .option('--home <dir>', 'its data directory (default: $SVC_HOME or ~/.svc; with --dashboard ~/.svc-dashboard)')
+    .option('--print', 'print the file and the commands, change nothing')
+    .option('--force', 'replace a unit file that was changed since svc wrote it')
+    .option('--system', 'systemd: a system unit (/etc/systemd/system) that runs as you; needs root')
+    .action((opts: ServiceOpts) => run('install', opts));
+  dashboard(service.command('uninstall').description('stop the service and remove its file (its data and service.env are kept)'))
+    .option('--system', 'the system unit')
+    .action((opts: ServiceOpts) => run('uninstall', opts));
+  for (const [name, description] of [
+    ['start', 'start the installed service'],
+    ['stop', 'stop it (it starts again at the next login or boot)'],
+    ['restart', 'restart it (e.g. after a change of service.env)'],
+  ] as const) {
+    dashboard(service.command(name).description(description))
+      .option('--system', 'the system unit')
+      .action((opts: ServiceOpts) => run(name, opts));
+  }
+  dashboard(service.command('status').description('installed? running? its pid, restarts and file (exit 1 when it does not run)'))
+    .option('--system', 'the system unit')
+    .option('--json', 'print JSON')
+    .action((opts: ServiceOpts) => run('status', opts));
+  dashboard(service.command('logs').description("the service's log (<home>/logs/svc.log and its rotated files)"))
+    .option('-f, --follow', 'keep printing what is added (Ctrl-C stops)')
+    .option('-n, --lines <n>', 'the last n lines (default 50)', parseCount)
+    .action((opts: ServiceOpts) => run('logs', opts));
 }
 
 function tokenCommand(program: Command): void {
@@ -192,6 +247,20 @@ function statusCommand(program: Command): void {
     const { status } = await import('./status.ts');
     await withTarget(opts, (target) => status(target, Boolean(opts.json)));
   });
+}
+
+/** `svc doctor`: one line per check of what svc needs (server, service, provider CLIs, disk, TLS, push). */
+function doctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description('check what svc needs (server, service, provider CLIs as the service runs them, disk, TLS, push) and say how to fix what is off (exit 1 on a failure)')
+    .option('--home <dir>', 'the data directory to check (or $SVC_HOME; default ~/.svc)')
+    .option('--url <url>', 'the server to ask (default: the one running on the home, as for svc status)')
+    .option('--json', 'print { checks: [{ id, status, summary, fix? }], ok }')
+    .action(async (opts: { home?: string; url?: string; json?: boolean }) => {
+      const { doctor } = await import('./doctor.ts');
+      process.exitCode = await doctor(opts);
+    });
 }
 
 function browserCommand(program: Command): void {

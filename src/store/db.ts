@@ -12,6 +12,23 @@ const addonPath = () => createRequire(import.meta.url).resolve('better-sqlite3/b
 
 export type Db = Database.Database;
 
+/**
+ * A database opened only to read it (svc doctor on a home whose server may be stopped): a read-write
+ * connection set to query_only, because a read-only one to a WAL database leaves its -wal and -shm files
+ * behind, where the last read-write connection to close removes them. Read-only where writing is refused.
+ */
+export function openDatabaseToRead(path: string): Db {
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { fileMustExist: true, nativeBinding: addonPath() });
+    db.pragma('query_only = ON');
+    return db;
+  } catch {
+    db?.close();
+    return new Database(path, { readonly: true, fileMustExist: true, nativeBinding: addonPath() });
+  }
+}
+
 export interface OpenOptions {
   /** Run only the migrations up to this version (tests of upgrade paths). */
   targetVersion?: number;

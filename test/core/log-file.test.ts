@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatLogLine, LogFile, rotationRenames } from '../../src/core/log-file.ts';
 import { runningAs } from '../../src/core/service-env.ts';
@@ -56,8 +56,8 @@ test('SVC_SERVICE names the manager; anything else is not a service', () => {
 });
 
 /** `svc serve` on a free port with `env`; resolves once it listens, with its URL. */
-async function serve(home: string, env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [SVC_BIN, 'serve', '--port', '0', '--proxy-port', '0', '--home', home], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function serve(home: string, env: NodeJS.ProcessEnv, extraArgs: string[] = []) {
+  const child = spawn(process.execPath, [SVC_BIN, 'serve', '--port', '0', '--proxy-port', '0', '--home', home, ...extraArgs], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c) => {
@@ -98,6 +98,25 @@ test('svc serve in a terminal writes no log file, and its runtime facts say it i
     child.kill('SIGTERM');
     await once(child, 'exit');
     assert.equal(existsSync(join(home, 'logs')), false);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('as a Task Scheduler task (--service schtasks, no variables): the log, and the user\'s variables from <home>/service.env', async () => {
+  const home = tempHome('svc-service-log-');
+  try {
+    writeFileSync(join(home, 'service.env'), '# mine\nSVC_LOG_LEVEL=info\nEXAMPLE_API_KEY="sk-secret-value"\n');
+    const { child, url } = await serve(home, { SVC_SERVICE: '', SVC_LOG_LEVEL: '' }, ['--service', 'schtasks']);
+    const runtime = await getJson(`${url}/api/runtime`, { headers: { authorization: `Bearer ${readFileSync(join(home, 'token'), 'utf8').trim()}` } });
+    assert.equal(runtime.body.service, 'schtasks');
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    const text = readFileSync(join(home, 'logs', 'svc.log'), 'utf8');
+    const messages = lines(join(home, 'logs', 'svc.log')).map((e) => e.msg);
+    assert.equal(messages[0], `starting as a schtasks service (pid ${runtime.body.pid})`);
+    assert.ok(messages.includes(`variables from ${join(home, 'service.env')}: SVC_LOG_LEVEL, EXAMPLE_API_KEY`), messages.join('\n'));
+    assert.ok(!text.includes('sk-secret-value'), 'names only, never the values');
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
