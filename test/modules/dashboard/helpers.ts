@@ -3,6 +3,7 @@
 import { rmSync } from 'node:fs';
 import http from 'node:http';
 import { createManagerServer, type ManagerOptions, type ManagerServer } from '../../../src/servers/manager.ts';
+import { isInstanceProcess } from '../../../src/modules/dashboard/lifecycle.ts';
 import { tempHome } from '../../support/server.ts';
 import type { SseConnection, SseMessage } from '../../support/sse.ts';
 
@@ -22,7 +23,12 @@ export async function startManager(options: Partial<ManagerOptions> = {}): Promi
     url,
     home,
     async close({ removeHome = true } = {}) {
+      // Instances the manager started outlive it by design (a next manager on the home re-adopts them); with
+      // the home removed nothing would, so they go too (a test that starts one and forgets it, or a fuzzer that
+      // starts them, leaves no svc serve running).
+      const owned = removeHome ? app.instances.list().filter((i) => i.owner === 'manager' && i.pid && i.home) : [];
       await app.close();
+      for (const i of owned) if (isInstanceProcess(i.pid!, i.home!)) process.kill(i.pid!, 'SIGKILL');
       if (removeHome) rmSync(home, { recursive: true, force: true });
     },
   };
