@@ -1,8 +1,8 @@
 // Runs every test file under test/ with node's own runner, compiled ahead by esbuild (scripts/test-bundle.mjs).
 // Usage: node scripts/test.mjs [--typecheck] [substring-filter ...]
 // --typecheck type-checks the project (scripts/typecheck.mjs) while the tests run, and fails the run if it
-// fails: the two compilers take 40 s of a 2-core machine that the tests, waiting on servers, browsers and
-// timers, leave a third idle (npm test passes it).
+// fails: run first, its 40 s held up every test; beside them it fills the moments the tests wait on servers,
+// browsers and timers (npm test passes it).
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';

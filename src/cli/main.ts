@@ -3,7 +3,7 @@
 // Help never needs a server and never writes a file.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { VERSION } from '../core/version.ts';
-import { DEFAULT_PORT } from './defaults.ts';
+import { DEFAULT_DASHBOARD_PORT, DEFAULT_PORT } from './defaults.ts';
 import type { ServerTarget, TargetOptions } from './target.ts';
 import type { TlsFileOptions } from './tls-files.ts';
 
@@ -135,10 +135,10 @@ function serveCommand(program: Command): void {
 function dashboardCommand(program: Command): void {
   program
     .command('dashboard')
-    .description('the manager dashboard: `svc dashboard serve` runs it (http://127.0.0.1:24576)')
+    .description(`the manager dashboard: \`svc dashboard serve\` runs it (http://127.0.0.1:${DEFAULT_DASHBOARD_PORT})`)
     .command('serve')
     .description('start the manager dashboard (Ctrl-C stops it; instances it started keep running)')
-    .option('-p, --port <port>', 'port on 127.0.0.1', parsePort, 24576)
+    .option('-p, --port <port>', 'port on 127.0.0.1', parsePort, DEFAULT_DASHBOARD_PORT)
     .option('--home <dir>', 'the manager\'s home (default ~/.svc-dashboard)')
     .option('--from <port>', 'first port of the scan for local instances, for this run (default: the manager\'s setting, 3457)', parsePort)
     .option('--count <n>', 'how many ports the scan covers, for this run (0 = no scan; default: the setting, 50)', parseCount)
@@ -164,7 +164,7 @@ function serviceCommand(program: Command): void {
   };
   const dashboard = (command: Command) => command.option('--dashboard', 'the manager dashboard (svc dashboard serve) instead of svc serve');
   dashboard(service.command('install').description('install and start the service (systemd user unit, launchd agent or scheduled task)'))
-    .option('-p, --port <port>', `its port (default: $SVC_PORT or ${DEFAULT_PORT}; with --dashboard 24576)`, parsePort)
+    .option('-p, --port <port>', `its port (default: $SVC_PORT or ${DEFAULT_PORT}; with --dashboard ${DEFAULT_DASHBOARD_PORT})`, parsePort)
     .option('--home <dir>', 'its data directory (default: $SVC_HOME or ~/.svc; with --dashboard ~/.svc-dashboard)')
     .option('--print', 'print the file and the commands, change nothing')
     .option('--force', 'replace a unit file that was changed since svc wrote it')

@@ -4,12 +4,11 @@
 // - under launchd and Task Scheduler, which have no variables file of their own, it reads the user's
 //   (`SVC_ENV_FILE`, else `<home>/service.env`); systemd reads it itself (EnvironmentFile=).
 // Outside a service nothing changes: a terminal shows the log.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LogFile } from '../core/log-file.ts';
 import { setLogSink } from '../core/log.ts';
 import { runningAs } from '../core/service-env.ts';
-import { parseEnvFile } from '../service/env-file.ts';
+import { readEnvFile } from '../service/env-file.ts';
 
 /** The log file of a server kind in a home (svc service logs reads the same path). */
 export const serviceLogPath = (home: string, name: 'svc' | 'dashboard') => join(home, 'logs', `${name}.log`);
@@ -23,14 +22,13 @@ export function startServiceLog(home: string, name: 'svc' | 'dashboard', env: No
   file.write('info', `starting as a ${manager} service (pid ${process.pid})`);
   if (manager !== 'systemd') {
     const path = env.SVC_ENV_FILE?.trim() || join(home, 'service.env');
-    let text: string | undefined;
+    let vars: Record<string, string> | undefined;
     try {
-      text = readFileSync(path, 'utf8');
+      vars = readEnvFile(path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') file.write('warn', `cannot read ${path}: ${(err as Error).message}`);
+      file.write('warn', `cannot read ${path}: ${(err as Error).message}`);
     }
-    if (text !== undefined) {
-      const vars = parseEnvFile(text);
+    if (vars) {
       Object.assign(env, vars);
       // names only: the values are the user's secrets
       file.write('info', `variables from ${path}: ${Object.keys(vars).join(', ') || 'none'}`);

@@ -6,6 +6,7 @@ import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, re
 import { createServer } from 'node:net';
 import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
+import { LOG_FILES_KEPT } from '../core/log-file.ts';
 import { PACKAGE_ROOT } from '../core/version.ts';
 import { ENV_FILE_HEADER, ensureEnvFile } from '../service/env-file.ts';
 import { defaultServiceHome, homeOf, installedService } from '../service/installed.ts';
@@ -31,6 +32,7 @@ import { buildSpec, serviceName, type ServiceKind, type ServiceSpec } from '../s
 import { renderSystemdUnit } from '../service/systemd.ts';
 import { decodeTaskXml, encodeTaskXml, renderTaskXml } from '../service/windows.ts';
 import { serviceLogPath } from './service-log.ts';
+import { DEFAULT_DASHBOARD_PORT } from './defaults.ts';
 
 export type ServiceCommand = 'install' | 'uninstall' | 'start' | 'stop' | 'restart' | 'status' | 'logs';
 
@@ -45,9 +47,6 @@ export interface ServiceOptions {
   follow?: boolean;
   lines?: number;
 }
-
-/** The default ports: `svc serve`'s (or $SVC_PORT, resolved by the caller) and the dashboard's. */
-export const DASHBOARD_PORT = 24576;
 
 /** Runs a service command; its exit status (0 ok, 1 failure, 2 bad usage). */
 export async function runService(command: ServiceCommand, options: ServiceOptions, defaultPort: number): Promise<number> {
@@ -105,7 +104,7 @@ function contextOf(options: ServiceOptions, defaultPort: number): Context {
     system,
     ...(manager === 'launchd' ? { uid: process.getuid?.() ?? 0, logDir: join(userHome, 'Library', 'Logs', 'svc') } : {}),
   };
-  return { kind, manager, platform, env, userHome, home, port: options.port ?? (kind === 'dashboard' ? DASHBOARD_PORT : defaultPort), system, target };
+  return { kind, manager, platform, env, userHome, home, port: options.port ?? (kind === 'dashboard' ? DEFAULT_DASHBOARD_PORT : defaultPort), system, target };
 }
 
 interface Account {
@@ -186,8 +185,7 @@ async function install(context: Context, options: ServiceOptions): Promise<numbe
     throw new ServiceError(`${target.file} was changed since svc wrote it (the diff above: - on disk, + what svc would write); --force replaces it`);
   }
   // the checks, before anything is written
-  if (!findOnPath(MANAGER_COMMAND[manager], env)) throw new ServiceError(missingManagerLine(manager, context.system));
-  if (manager === 'systemd' && !context.system) checkUserBus(env);
+  ensureManagerReachable(context);
   // a busy port is this service's own when it is installed already (re-installing it): anything else is in the way
   if (existing === undefined && !(await portFree(context.port))) {
     throw new ServiceError(`port ${context.port} on 127.0.0.1 is already in use: stop what listens there (another svc?), or install with --port <n>`);
@@ -203,8 +201,9 @@ async function install(context: Context, options: ServiceOptions): Promise<numbe
 
   console.log(`svc service: ${spec.name} ${existing === undefined ? 'installed and started' : 'updated and restarted'}: ${target.file}`);
   console.log(`  runs: ${[spec.node, spec.script, ...spec.args].join(' ')}`);
-  console.log(`  variables: ${spec.envFile}${created ? ' (created)' : ''}; after a change: svc service restart${context.kind === 'dashboard' ? ' --dashboard' : ''}`);
-  console.log(`  status: svc service status${context.kind === 'dashboard' ? ' --dashboard' : ''}; log: svc service logs${context.kind === 'dashboard' ? ' --dashboard' : ''}`);
+  const flag = dashboardFlag(context);
+  console.log(`  variables: ${spec.envFile}${created ? ' (created)' : ''}; after a change: svc service restart${flag}`);
+  console.log(`  status: svc service status${flag}; log: svc service logs${flag}`);
   if (manager === 'systemd' && !context.system) {
     const warning = lingerWarning(userInfo().username, env);
     if (warning) console.error(`svc service: ${warning}`);
@@ -212,14 +211,22 @@ async function install(context: Context, options: ServiceOptions): Promise<numbe
   return 0;
 }
 
+/** Throws the one line when the manager's program is missing, or (systemd user units) its user manager cannot be reached. */
+function ensureManagerReachable({ manager, env, system }: Context): void {
+  if (!findOnPath(MANAGER_COMMAND[manager], env)) throw new ServiceError(missingManagerLine(manager, system));
+  if (manager === 'systemd' && !system) checkUserBus(env);
+}
+
+/** ` --dashboard` after a command the user may run next, for the dashboard's service. */
+const dashboardFlag = (context: Context) => (context.kind === 'dashboard' ? ' --dashboard' : '');
+
 function uninstall(context: Context): number {
-  const { target, manager, env } = context;
+  const { target, env } = context;
   if (!existsSync(target.file)) {
     console.log(`svc service: ${target.name} is not installed (no ${target.file})`);
     return 0;
   }
-  if (!findOnPath(MANAGER_COMMAND[manager], env)) throw new ServiceError(missingManagerLine(manager, context.system));
-  if (manager === 'systemd' && !context.system) checkUserBus(env);
+  ensureManagerReachable(context);
   execute(plan('uninstall', target), { env, files: new Map() });
   const state = readState(context.home);
   if (state.files[target.file]) {
@@ -231,10 +238,9 @@ function uninstall(context: Context): number {
 }
 
 function control(context: Context, action: 'start' | 'stop' | 'restart'): number {
-  const { target, manager, env } = context;
-  if (!existsSync(target.file)) throw new ServiceError(`${target.name} is not installed: svc service install${context.kind === 'dashboard' ? ' --dashboard' : ''}`);
-  if (!findOnPath(MANAGER_COMMAND[manager], env)) throw new ServiceError(missingManagerLine(manager, context.system));
-  if (manager === 'systemd' && !context.system) checkUserBus(env);
+  const { target, env } = context;
+  if (!existsSync(target.file)) throw new ServiceError(`${target.name} is not installed: svc service install${dashboardFlag(context)}`);
+  ensureManagerReachable(context);
   execute(plan(action, target), { env, files: new Map() });
   console.log(`svc service: ${target.name} ${action === 'stop' ? 'stopped' : action === 'start' ? 'started' : 'restarted'}`);
   return 0;
@@ -259,8 +265,7 @@ function status(context: Context, json: boolean): number {
   const installed = existsSync(target.file);
   let parsed = { state: 'not installed', active: false, pid: null as number | null, restarts: null as number | null };
   if (installed) {
-    if (!findOnPath(MANAGER_COMMAND[manager], env)) throw new ServiceError(missingManagerLine(manager, context.system));
-    if (manager === 'systemd' && !context.system) checkUserBus(env);
+    ensureManagerReachable(context);
     let output = { status: 0, stdout: '', stderr: '' };
     execute(plan('status', target), { env, files: new Map(), runner: (c, a, e) => (output = runCommand(c, a, e)) });
     parsed = parseStatus(manager, output.stdout, output.status);
@@ -368,8 +373,8 @@ export function lastLines(texts: string[], count: number): string[] {
   return count === 0 ? [] : lines.slice(-count);
 }
 
-/** The rotated files (`.3` oldest) and the current one, oldest first. */
-const logFiles = (path: string) => [`${path}.3`, `${path}.2`, `${path}.1`, path];
+/** The rotated files (the oldest first, as many as the writer keeps) and the current one. */
+const logFiles = (path: string) => [...Array.from({ length: LOG_FILES_KEPT }, (_, i) => `${path}.${LOG_FILES_KEPT - i}`), path];
 
 async function logs(context: Context, options: ServiceOptions): Promise<number> {
   const path = logPath(context);
@@ -422,20 +427,8 @@ async function follow(path: string): Promise<void> {
   });
 }
 
-const sizeOf = (path: string) => {
-  try {
-    return statSync(path).size;
-  } catch {
-    return undefined;
-  }
-};
-const inodeOf = (path: string) => {
-  try {
-    return statSync(path).ino;
-  } catch {
-    return undefined;
-  }
-};
+const sizeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.size;
+const inodeOf = (path: string) => statSync(path, { throwIfNoEntry: false })?.ino;
 
 /** The file's text from `offset` to its end, and where that end is. */
 function readFrom(path: string, offset: number): { text: string; end: number } {

@@ -30,6 +30,8 @@ export interface HomePaths {
   runs: string;
   /** Worker worktrees (git worktrees of the user's repository, one per isolated run; made on first use). */
   worktrees: string;
+  /** The server's VAPID key pair for push (src/modules/push/vapid.ts; made on first use). */
+  vapidKeys: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -54,6 +56,7 @@ export function homePaths(root: string): HomePaths {
     piAgent: join(root, 'pi-agent'),
     runs: join(root, 'runs'),
     worktrees: join(root, 'worktrees'),
+    vapidKeys: join(root, 'push-vapid.json'),
   };
 }
 

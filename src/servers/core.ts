@@ -250,7 +250,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const permissions = new PermissionsService({ repo: new PermissionsRepo(db), bus, audit, timeoutMs: () => options.approvalTimeoutMs?.() ?? settings.get().agent.approvalTimeoutSec * 1000 });
   // read (and checked, with node:crypto) when a device subscribes or a push is sent, not at every start
   let vapidKeys: VapidKeys | undefined;
-  const vapid = () => (vapidKeys ??= loadOrCreateVapidKeys(join(home.root, 'push-vapid.json')));
+  const vapid = () => (vapidKeys ??= loadOrCreateVapidKeys(home.vapidKeys));
   const push = new PushService({
     repo: new PushRepo(db),
     bus,

@@ -43,7 +43,6 @@ import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dash
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, loadExecutiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 
-export const DEFAULT_MANAGER_PORT = 24576;
 
 export interface ManagerOptions {
   /** The manager's home (default ~/.svc-dashboard): dashboard.db, token, instances/. */

@@ -2,7 +2,7 @@
 // (API keys, a proxy, SVC_* settings). systemd reads it itself (EnvironmentFile=); under launchd and
 // Task Scheduler, which have no such setting, svc reads it at start. Created once, with a header that
 // explains it; a re-install never overwrites it and an uninstall keeps it: it is the user's file.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export const ENV_FILE_HEADER = `# Environment variables of the svc service, one KEY=VALUE a line; lines starting with # are comments.
@@ -31,6 +31,16 @@ export function parseEnvFile(text: string): Record<string, string> {
     vars[match[1]!] = value;
   }
   return vars;
+}
+
+/** The variables of an env file, or undefined when there is none (any other read error is thrown). */
+export function readEnvFile(path: string): Record<string, string> | undefined {
+  try {
+    return parseEnvFile(readFileSync(path, 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
 
 /** Creates the env file with its header unless it exists; returns whether it created it. */

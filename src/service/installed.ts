@@ -1,10 +1,10 @@
 // The service `svc service install` left on this machine, read back from its file: which manager runs
 // it, and the environment its process gets (for `svc doctor`: are the provider CLIs on the service's PATH?).
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { ServiceManager } from '../core/service-env.ts';
 import { defaultHome } from '../core/home.ts';
-import { parseEnvFile } from './env-file.ts';
+import { readEnvFile } from './env-file.ts';
 import { parseLaunchdPlist } from './launchd.ts';
 import { managerFor, serviceFile } from './platform.ts';
 import { pathsOf, serviceName, type ServiceKind } from './spec.ts';
@@ -33,11 +33,14 @@ export function defaultServiceHome(kind: ServiceKind, env: NodeJS.ProcessEnv = p
   return env.SVC_DASHBOARD_HOME ?? pathsOf(process.platform).join(userHome, '.svc-dashboard');
 }
 
-/** The value after `--home` in a command, if any. */
-export const homeOf = (command: string[]) => {
-  const at = command.indexOf('--home');
-  return at >= 0 ? command[at + 1] : undefined;
-};
+/** The value of an option in a command (`--opt value` or `--opt=value`), if it has one. */
+export function optionValue(command: string[], option: string): string | undefined {
+  const at = command.indexOf(option);
+  return at >= 0 ? command[at + 1] : command.find((word) => word.startsWith(`${option}=`))?.slice(option.length + 1);
+}
+
+/** The data directory a service's command names (`--home`), if it names one. */
+export const homeOf = (command: string[]) => optionValue(command, '--home');
 
 /** The installed service of this kind, or null when none is (or its file cannot be read). */
 export function installedService(kind: ServiceKind, options: InstalledOptions = {}): InstalledService | null {
@@ -59,22 +62,22 @@ export function installedService(kind: ServiceKind, options: InstalledOptions = 
   } catch {
     return null;
   }
-  const readEnvFile = (path: string | undefined): Record<string, string> => {
-    if (!path || !existsSync(path)) return {};
+  // an env file that cannot be read adds nothing: doctor judges the rest
+  const envFileVars = (path: string | undefined): Record<string, string> => {
     try {
-      return parseEnvFile(readFileSync(path, 'utf8'));
+      return (path && readEnvFile(path)) || {};
     } catch {
       return {};
     }
   };
   if (manager === 'systemd') {
     const unit = parseSystemdUnit(bytes.toString('utf8'));
-    const fromFiles = Object.assign({}, ...unit.environmentFiles.map(readEnvFile)) as Record<string, string>;
+    const fromFiles = Object.assign({}, ...unit.environmentFiles.map(envFileVars)) as Record<string, string>;
     return { manager, file, env: { ...unit.environment, ...fromFiles }, command: unit.execStart };
   }
   if (manager === 'launchd') {
     const plist = parseLaunchdPlist(bytes.toString('utf8'));
-    return { manager, file, env: { ...plist.environment, ...readEnvFile(plist.environment.SVC_ENV_FILE) }, command: plist.programArguments };
+    return { manager, file, env: { ...plist.environment, ...envFileVars(plist.environment.SVC_ENV_FILE) }, command: plist.programArguments };
   }
   // a task runs with the user's own environment (Task Scheduler sets none), and svc reads <home>/service.env
   const command = parseTaskCommand(decodeTaskXml(bytes));
@@ -82,5 +85,5 @@ export function installedService(kind: ServiceKind, options: InstalledOptions = 
   const own: Record<string, string> = {};
   for (const key of ['PATH', 'Path']) if (env[key]) own.PATH = env[key]!;
   own.HOME = userHome;
-  return { manager, file, env: { ...own, ...readEnvFile(paths.join(taskHome, 'service.env')) }, command };
+  return { manager, file, env: { ...own, ...envFileVars(paths.join(taskHome, 'service.env')) }, command };
 }

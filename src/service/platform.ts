@@ -1,8 +1,9 @@
 // Which service manager a platform has, where its file for a service goes, and the commands each
 // action runs on it: pure plans (lists of steps) that `--print` shows and the executor below runs.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { executableCandidates, isExecutableFileSync } from '../core/executable.ts';
 import type { ServiceManager } from '../core/service-env.ts';
 import { launchdLabel } from './launchd.ts';
 import { pathsOf, type ServiceName } from './spec.ts';
@@ -183,20 +184,8 @@ export interface RunResult {
 
 /** The file a command name runs through PATH, or null (no shell is involved, so PATH is searched here). */
 export function findOnPath(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | null {
-  const paths = pathsOf(platform);
-  const exts = platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT;.COM').split(';').filter(Boolean) : [''];
-  for (const dir of (env.PATH ?? env.Path ?? '').split(paths.delimiter)) {
-    if (!dir || !paths.isAbsolute(dir)) continue;
-    for (const ext of ['', ...exts]) {
-      try {
-        accessSync(paths.join(dir, command + ext), platform === 'win32' ? constants.F_OK : constants.X_OK);
-        return paths.join(dir, command + ext);
-      } catch {
-        // not here
-      }
-    }
-  }
-  return null;
+  const candidates = executableCandidates(command, { pathEnv: env.PATH ?? env.Path, platform, ...(env.PATHEXT ? { pathExt: env.PATHEXT } : {}) });
+  return candidates.find(isExecutableFileSync) ?? null;
 }
 
 export function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv): RunResult {

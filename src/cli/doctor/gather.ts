@@ -8,12 +8,15 @@ import { existsSync, lstatSync, openSync, readSync, closeSync, readdirSync, read
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { openDatabaseToRead, type Db } from '../../store/db.ts';
-import { CliDetector, isExecutableFileSync, resolveExecutable } from '../../agent/detect.ts';
-import { PROVIDER_IDS, providerInfo, type ProviderId } from '../../agent/providers/registry.ts';
+import { CliDetector, resolveExecutable } from '../../agent/detect.ts';
+import { isExecutableFileSync } from '../../core/executable.ts';
+import { PROVIDER_IDS, providerInfo } from '../../agent/providers/registry.ts';
 import { homePaths } from '../../core/home.ts';
+import { agentSettings, type AgentSettings } from '../../agent/settings.ts';
+import { SettingsRepo } from '../../modules/settings/index.ts';
 import { requestText } from '../http-client.ts';
 import { authHeaders, type ServerTarget } from '../target.ts';
-import { homeOf, installedService, type InstalledService } from '../../service/installed.ts';
+import { homeOf, installedService, optionValue, type InstalledService } from '../../service/installed.ts';
 import type { DiskFacts, Facts, ProviderFacts, PushFacts, ServerFacts, TlsFacts } from './checks.ts';
 import { parseShebang } from './shebang.ts';
 
@@ -39,7 +42,8 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
   const installed = findInstalled(platform, env);
   const namedHome = installed ? homeOf(installed.command) : undefined;
   const serviceHome = namedHome ? resolve(namedHome) : home;
-  const db = readHomeDatabase(homePaths(home).database);
+  const paths = homePaths(home);
+  const db = readHomeDatabase(paths.database);
   // The provider CLIs as the service sees them: its environment when it is installed (a service does
   // not get the shell's PATH), else this shell's; then agent.env, as the server gives every run.
   const providerEnv: NodeJS.ProcessEnv = { ...(installed ? installed.env : env), ...db.agent.env };
@@ -52,7 +56,7 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
     disk: diskFacts(home),
     tls: tlsFacts(installed, env, target),
     fleet: { file: join(home, 'fleet.json'), exists: existsSync(join(home, 'fleet.json')) },
-    push: pushFacts(join(home, 'push-vapid.json'), db.subscriptions),
+    push: pushFacts(paths.vapidKeys, db.subscriptions),
   };
 }
 
@@ -108,40 +112,26 @@ const parseJson = (text: string): unknown => {
 // ---------------------------------------------------------------------------------------------
 // the home's database: the agent settings and the push subscriptions
 
-interface AgentFacts {
-  provider: string;
-  executables: Partial<Record<ProviderId, string>>;
-  customCommand: string[];
-  workingDir: string;
-  /** Variables every provider run gets (API keys among them): used, never shown. */
-  env: Record<string, string>;
-}
-
-const AGENT_DEFAULTS: AgentFacts = { provider: 'claude', executables: {}, customCommand: [], workingDir: '', env: {} };
+/** What doctor needs of the agent settings. Their variables (API keys among them) are used, never shown. */
+type AgentFacts = Pick<AgentSettings, 'provider' | 'executables' | 'customCommand' | 'workingDir' | 'env'>;
 
 /**
  * Only what doctor needs, and nothing written: opening it the server's way (openDatabase) would migrate
- * a database a running server holds. No database yet: the defaults, and no subscriptions.
+ * a database a running server holds. The agent section is read as the server reads it (its defaults
+ * under what is stored, then its schema); no database yet, or one it cannot read: the defaults.
  */
 function readHomeDatabase(path: string): { agent: AgentFacts; subscriptions: number | null } {
-  if (!existsSync(path)) return { agent: AGENT_DEFAULTS, subscriptions: 0 };
+  if (!existsSync(path)) return { agent: agentSettings.defaults, subscriptions: 0 };
   let db: Db | undefined;
   try {
     db = openDatabaseToRead(path);
     db.pragma('busy_timeout = 2000');
-    const row = tryGet(() => db!.prepare("SELECT value FROM settings WHERE section = 'agent'").get() as { value: string } | undefined);
-    const stored = (row ? parseJson(row.value) : undefined) as Partial<AgentFacts> | undefined;
-    const agent: AgentFacts = {
-      provider: typeof stored?.provider === 'string' ? stored.provider : AGENT_DEFAULTS.provider,
-      executables: isRecord(stored?.executables) ? (stored.executables as AgentFacts['executables']) : {},
-      customCommand: Array.isArray(stored?.customCommand) ? stored.customCommand.filter((s): s is string => typeof s === 'string') : [],
-      workingDir: typeof stored?.workingDir === 'string' ? stored.workingDir : '',
-      env: isRecord(stored?.env) ? (Object.fromEntries(Object.entries(stored.env).filter(([, v]) => typeof v === 'string')) as Record<string, string>) : {},
-    };
+    const stored = tryGet(() => new SettingsRepo(db!).readAll().agent);
+    const parsed = agentSettings.schema.safeParse({ ...agentSettings.defaults, ...(isRecord(stored) ? stored : {}) });
     const count = tryGet(() => (db!.prepare('SELECT count(*) AS n FROM push_subscriptions').get() as { n: number }).n);
-    return { agent, subscriptions: count ?? null };
+    return { agent: parsed.success ? parsed.data : agentSettings.defaults, subscriptions: count ?? null };
   } catch {
-    return { agent: AGENT_DEFAULTS, subscriptions: null };
+    return { agent: agentSettings.defaults, subscriptions: null };
   } finally {
     db?.close();
   }
@@ -279,7 +269,7 @@ export function homeSize(root: string, limit: number): { bytes: number; truncate
 function tlsFacts(installed: InstalledService | null, env: NodeJS.ProcessEnv, target: ServerTarget): TlsFacts {
   const candidates: [file: string | undefined, source: string, base: string][] = installed
     ? [
-        [valueAfter(installed.command, '--tls-cert'), '--tls-cert of the service', installed.env.HOME || homedir()],
+        [optionValue(installed.command, '--tls-cert'), '--tls-cert of the service', installed.env.HOME || homedir()],
         [installed.env.SVC_TLS_CERT, 'SVC_TLS_CERT of the service', installed.env.HOME || homedir()],
       ]
     : [[env.SVC_TLS_CERT, 'SVC_TLS_CERT in this shell', process.cwd()]];
@@ -295,11 +285,6 @@ function tlsFacts(installed: InstalledService | null, env: NodeJS.ProcessEnv, ta
     return { configured: true, file, source, error };
   }
 }
-
-const valueAfter = (command: string[], option: string) => {
-  const at = command.indexOf(option);
-  return at >= 0 ? command[at + 1] : command.find((word) => word.startsWith(`${option}=`))?.slice(option.length + 1);
-};
 
 // ---------------------------------------------------------------------------------------------
 // push

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { executableCandidates, isExecutableFileSync } from '../../agent/detect.ts';
+import { executableCandidates, isExecutableFileSync } from '../../core/executable.ts';
 import { AppError } from '../../core/errors.ts';
 
 export interface OfflineTools {
