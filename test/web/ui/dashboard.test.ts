@@ -47,7 +47,7 @@ before(async () => {
   await fetch(api('/api/dashboard/connectors/notes'), { method: 'POST', headers: connector, body: JSON.stringify({ title: 'Build is green', body: 'All 12 suites pass on main.' }) });
   await sendJson(api('/api/dashboard/schedule/jobs'), 'POST', { title: 'Morning summary', instanceId: ids.alpha, prompt: "Summarise yesterday's commits and open reviews.", cron: '0 9 * * 1-5' });
   const once = (await sendJson(api('/api/dashboard/schedule/jobs'), 'POST', { title: 'Release check', instanceId: ids.alpha, prompt: 'Is the release branch green? scenario:text', runAt: Date.now() + 100 })).body;
-  await until(async () => (await getJson(api(`/api/dashboard/schedule/jobs/${once.id}/runs`))).body.runs.some((r: any) => r.status === 'answered'), 'the one-off job answered');
+  await until(async () => (await getJson(api(`/api/dashboard/schedule/jobs/${once.id}/runs`))).body.runs.some((r: any) => r.status === 'answered'), 'the one-off job answered', 30_000);
 });
 
 after(async () => {
