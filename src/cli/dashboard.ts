@@ -5,6 +5,7 @@ import { HomeInUseError } from '../core/server-lock.ts';
 import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
 import { announce, complain } from '../core/log.ts';
 import { startServiceLog } from './service-log.ts';
+import { isLoopbackHost } from '../modules/fleet/index.ts';
 
 export interface DashboardServeOptions extends TlsFileOptions {
   port: number;
@@ -12,6 +13,8 @@ export interface DashboardServeOptions extends TlsFileOptions {
   /** This run's scan range; each one not given comes from the manager's settings. */
   from?: number;
   count?: number;
+  /** `--fleet`: the hub's NATS port and address (default: every interface with TLS, loopback without). */
+  fleet?: { port: number; host?: string };
 }
 
 export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
@@ -24,9 +27,14 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
     complain(`svc dashboard: ${err.message}`);
     process.exit(1);
   }
+  const fleet = o.fleet && { port: o.fleet.port, host: o.fleet.host ?? (tls ? '0.0.0.0' : '127.0.0.1') };
+  if (fleet && !tls && !isLoopbackHost(fleet.host)) {
+    complain(`svc dashboard: the fleet's NATS port on ${fleet.host} would be open to the network without TLS: give --tls-cert and --tls-key, or leave --nats-host out (127.0.0.1)`);
+    process.exit(1);
+  }
   let app;
   try {
-    app = await createManagerServer({ home: o.home, scan: { from: o.from, count: o.count }, ...(tls ? { tls } : {}) });
+    app = await createManagerServer({ home: o.home, scan: { from: o.from, count: o.count }, ...(tls ? { tls } : {}), ...(fleet ? { fleet } : {}) });
   } catch (err) {
     const why = err instanceof HomeInUseError ? 'another manager uses this home' : (err as Error).message;
     complain(`svc dashboard: cannot open ${o.home}: ${why}`);
@@ -49,5 +57,7 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
   process.once('SIGTERM', stop);
   announce(`svc dashboard listening on ${address}`);
   const { from, count } = app.instances.scanRange;
+  const hub = app.fleet.hub?.status();
+  if (hub) announce(`fleet: machines join at ${hub.url} (svc fleet invite makes a code)`);
   announce(`manager home: ${o.home}; ${count ? `scanning ports ${from}-${from + count - 1}` : 'no port scan'}`);
 }

@@ -68,6 +68,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, add: (program: Command) =>
   ['serve', serveCommand],
   ['dashboard', dashboardCommand],
   ['service', serviceCommand],
+  ['fleet', fleetCommand],
   ['token', tokenCommand],
   ['chat', chatCommand],
   ['upload', uploadCommand],
@@ -144,11 +145,47 @@ function dashboardCommand(program: Command): void {
     .option('--count <n>', 'how many ports the scan covers, for this run (0 = no scan; default: the setting, 50)', parseCount)
     .option('--tls-cert <file>', 'serve HTTPS with this PEM certificate; the instances it starts serve HTTPS with it too (or $SVC_TLS_CERT)')
     .option('--tls-key <file>', "the certificate's private key, PEM (or $SVC_TLS_KEY)")
+    .option('--fleet', 'run the fleet: other machines join this dashboard over NATS (supervises nats-server; docs/fleet.md)')
+    .option('--nats-port <port>', "the fleet's NATS port", parsePort, 4222)
+    .option('--nats-host <host>', "the fleet's NATS address (default: every interface with --tls-cert, 127.0.0.1 without)")
     .addOption(serviceOption())
-    .action(async (opts: { port: number; home?: string; from?: number; count?: number; service?: string } & TlsFileOptions) => {
+    .action(async (opts: { port: number; home?: string; from?: number; count?: number; service?: string; fleet?: boolean; natsPort: number; natsHost?: string } & TlsFileOptions) => {
       asService(opts.service);
       const [{ serveDashboard }, { homedir }, { join }] = await Promise.all([import('./dashboard.ts'), import('node:os'), import('node:path')]);
-      await serveDashboard({ port: opts.port, home: opts.home ?? process.env.SVC_DASHBOARD_HOME ?? join(homedir(), '.svc-dashboard'), from: opts.from, count: opts.count, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey });
+      await serveDashboard({
+        port: opts.port,
+        home: opts.home ?? process.env.SVC_DASHBOARD_HOME ?? join(homedir(), '.svc-dashboard'),
+        from: opts.from,
+        count: opts.count,
+        tlsCert: opts.tlsCert,
+        tlsKey: opts.tlsKey,
+        ...(opts.fleet ? { fleet: { port: opts.natsPort, ...(opts.natsHost ? { host: opts.natsHost } : {}) } } : {}),
+      });
+    });
+}
+
+/** `svc fleet …`: this machine in a fleet (join), or the hub's invites (invite). */
+function fleetCommand(program: Command): void {
+  const fleet = program.command('fleet').description('several machines under one dashboard over NATS: join one, or make an invite on the hub (docs/fleet.md)');
+  fleet
+    .command('join <url>')
+    .description("join this machine to the fleet of the hub at <url> (nats://host:4222): svc serve then connects out to it")
+    .requiredOption('--code <code>', 'the invite code the dashboard showed (svc fleet invite, or the Fleet panel)')
+    .option('--name <name>', "this machine's name on the dashboard (default: its host name)")
+    .option('--home <dir>', 'the data directory of the svc serve that joins (or $SVC_HOME; default ~/.svc)')
+    .action(async (url: string, opts: { code: string; name?: string; home?: string }) => {
+      const [{ fleetJoin }, { defaultHome }] = await Promise.all([import('./fleet.ts'), import('../core/home.ts')]);
+      process.exitCode = await fleetJoin({ url, code: opts.code, ...(opts.name ? { name: opts.name } : {}), home: opts.home ?? defaultHome() });
+    });
+  fleet
+    .command('invite')
+    .description('make a single-use invite code on the dashboard (10 minutes) and print the command to join with it')
+    .option('--url <url>', `the dashboard (default: the one running on --home, else http://127.0.0.1:${DEFAULT_DASHBOARD_PORT})`)
+    .option('--home <dir>', "the dashboard's home (default ~/.svc-dashboard)")
+    .option('--token <token>', "the dashboard's token, when it is not on this machine")
+    .action(async (opts: { url?: string; home?: string; token?: string }) => {
+      const { fleetInvite } = await import('./fleet.ts');
+      process.exitCode = await fleetInvite(opts);
     });
 }
 

@@ -8,6 +8,7 @@ import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LOG_FILES_KEPT } from '../core/log-file.ts';
 import { PACKAGE_ROOT } from '../core/version.ts';
+import { findOnPath } from '../core/executable.ts';
 import { ENV_FILE_HEADER, ensureEnvFile } from '../service/env-file.ts';
 import { defaultServiceHome, homeOf, installedService } from '../service/installed.ts';
 import { launchdLogPaths, renderLaunchdPlist } from '../service/launchd.ts';
@@ -15,7 +16,6 @@ import {
   checkUserBus,
   describeStep,
   execute,
-  findOnPath,
   lingerWarning,
   MANAGER_COMMAND,
   managerFor,

@@ -67,3 +67,9 @@ export function isExecutableFileSync(p: string): boolean {
   }
 }
 
+
+/** The file a command name runs through PATH, or null (no shell is involved, so PATH is searched here). */
+export function findOnPath(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | null {
+  const candidates = executableCandidates(command, { pathEnv: env.PATH ?? env.Path, platform, ...(env.PATHEXT ? { pathExt: env.PATHEXT } : {}) });
+  return candidates.find(isExecutableFileSync) ?? null;
+}

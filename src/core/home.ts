@@ -32,6 +32,10 @@ export interface HomePaths {
   worktrees: string;
   /** The server's VAPID key pair for push (src/modules/push/vapid.ts; made on first use). */
   vapidKeys: string;
+  /** This machine's membership of a fleet, when it joined one (modules/fleet/membership.ts). */
+  fleetMembership: string;
+  /** Its NKey seed (mode 0600; never sent anywhere). */
+  fleetKey: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -57,6 +61,8 @@ export function homePaths(root: string): HomePaths {
     runs: join(root, 'runs'),
     worktrees: join(root, 'worktrees'),
     vapidKeys: join(root, 'push-vapid.json'),
+    fleetMembership: join(root, 'fleet', 'membership.json'),
+    fleetKey: join(root, 'fleet', 'machine.nk'),
   };
 }
 

@@ -10,6 +10,7 @@ import { GoalSchema, TaskSchema } from './goals.ts';
 import { McpServerSchema } from './mcp.ts';
 import { DECIDERS, PERMISSION_DECISIONS, PermissionRequestSchema } from './permissions.ts';
 import { lazySchema } from './lazy-schema.ts';
+import { FLEET_MACHINE_CHANGES, NATS_STATES } from './fleet.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system' | 'dashboard' | 'permission';
@@ -232,6 +233,9 @@ export const catalogue = {
     data: open(),
   })),
   /** The manager's own actions: a scan, a lifecycle result. */
+  // ── the fleet (svc dashboard serve --fleet): machines joining, coming and going, and the hub's nats-server ──
+  fleet_machine: define('dashboard', 'public', () => z.object({ machineId: z.string(), name: z.string(), online: z.boolean(), change: z.enum(FLEET_MACHINE_CHANGES) })),
+  fleet_status: define('dashboard', 'public', () => z.object({ nats: z.enum(NATS_STATES), reason: z.string().optional() })),
   dashboard_activity: define('dashboard', 'public', () => z.object({ kind: z.string(), instanceId: z.string().optional(), ok: z.boolean(), message: z.string() })),
   // ── the executive agent (/api/svc-ceo): what changed, for its console (it reads the rest by id) ──
   ceo_transcript: define('dashboard', 'public', () => z.object({ id: z.number().int(), role: z.string(), instanceId: z.string().nullable() })),

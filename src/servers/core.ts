@@ -2,7 +2,7 @@
 // module's routes and commands on the server kit, and closes everything in order. This is the only
 // file that knows every module; each module gets just the dependencies it names.
 import '../core/zod-setup.ts';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { homedir } from 'node:os';
 import type { FastifyInstance } from 'fastify';
@@ -12,6 +12,7 @@ import { acquireServerLock, type ServerLock } from '../core/server-lock.ts';
 import type { ServerTls } from '../core/tls.ts';
 import { TLS_PIN_ENV } from '../core/tls-pin-env.ts';
 import { SVC_BIN, VERSION } from '../core/version.ts';
+import { createLog, parseLogLevel } from '../core/log.ts';
 import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
 import { EventBus } from '../events/bus.ts';
 import { EventStream } from '../events/stream.ts';
@@ -111,6 +112,8 @@ export interface CoreOptions {
   /** Injectable for tests: how much a peer address is trusted. */
   classifyPeer?: PeerClassifier;
   heartbeatMs?: number;
+  /** How often a machine of a fleet tells its hub it is there (tests). */
+  fleetHeartbeatMs?: number;
   maxSseListeners?: number;
   /** Working directory for runs when the setting is empty. */
   cwd?: string;
@@ -770,6 +773,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   };
   let closed = false;
   let piSessionsTimer: NodeJS.Timeout | undefined;
+  let fleetMember: { close(): Promise<void> } | undefined;
   return {
     services,
     http,
@@ -801,6 +805,27 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       const prunePi = () => void prunePiSessions(home.piAgent, settings.get().traces.maxAgeDays).catch((err: Error) => console.error('svc: pruning Pi sessions failed:', err.message));
       setImmediate(prunePi);
       piSessionsTimer = setInterval(prunePi, PI_SESSIONS_CHECK_MS).unref();
+      // a machine that joined a fleet connects out to its hub (the NATS client loads only then)
+      const fleet = existsSync(home.fleetMembership) ? await import('../modules/fleet/index.ts') : undefined;
+      const membership = fleet?.readMembership(home.root);
+      if (fleet && membership) {
+        const { FleetMember } = fleet;
+        const fleetLog = createLog(parseLogLevel(options.logLevel, 'info'));
+        const member = new FleetMember({
+          home: home.root,
+          membership,
+          version: VERSION,
+          instances: () => [{ url: address, version: VERSION, provider: settings.get().agent.provider || null, busy: runtime.status().busy }],
+          ...(options.fleetHeartbeatMs !== undefined ? { heartbeatMs: options.fleetHeartbeatMs } : {}),
+          onState: (state, detail) => {
+            const line = `fleet: ${state}${detail ? ` (${detail})` : ''}`;
+            if (state === 'revoked') fleetLog.warn(line);
+            else fleetLog.info(line);
+          },
+        });
+        fleetMember = member;
+        void member.start().catch((err: Error) => fleetLog.error(`fleet: cannot connect to ${membership.url}: ${err.message}`));
+      }
       return address;
     },
     async close() {
@@ -808,6 +833,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       closed = true;
       // Goals first: a turn the stop cuts stays on record as running, and resumes at the next start.
       goals.close();
+      await fleetMember?.close();
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await workers.close();
       await runtime.close();

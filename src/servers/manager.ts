@@ -10,7 +10,7 @@ import { loadOrCreateToken } from '../core/token.ts';
 import { acquireServerLock } from '../core/server-lock.ts';
 import type { ServerTls } from '../core/tls.ts';
 import { SVC_BIN, VERSION } from '../core/version.ts';
-import { closeDatabase, openDatabase } from '../store/db.ts';
+import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
 import { managerMigrations } from '../store/migrations/manager/index.ts';
 import { EventBus } from '../events/bus.ts';
 import { EventStream } from '../events/stream.ts';
@@ -41,6 +41,8 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
+import { FleetHub, FleetRepo, fleetRoutes, findNatsServer, NATS_INSTALL_HINT, type FleetHandle } from '../modules/fleet/index.ts';
+import { complain } from '../core/log.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, loadExecutiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 
 
@@ -65,6 +67,15 @@ export interface ManagerOptions {
    * serve HTTPS with the same files, so nothing it shows or proxies travels in the clear on any hop.
    */
   tls?: ServerTls;
+  /** Run the fleet's hub (`--fleet`): its nats-server on host:port (docs/fleet.md). */
+  fleet?: {
+    host: string;
+    port: number;
+    heartbeatMs?: number;
+    inviteTtlMs?: number;
+    /** Where nats-server is looked for (tests): PATH, then the directories (default NATS_SERVER_DIRS). */
+    search?: { env: NodeJS.ProcessEnv; dirs: string };
+  };
 }
 
 export interface ManagerServer {
@@ -72,6 +83,7 @@ export interface ManagerServer {
   instances: InstancesService;
   schedule: ScheduleService;
   executive: ExecutiveService;
+  fleet: FleetHandle;
   token: string;
   bus: EventBus;
   listen(port: number, host?: string): Promise<string>;
@@ -163,6 +175,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     const d = p.data;
     executive.runDone({ instanceId: p.instanceId!, requestId: d.requestId as string, status: String(d.status), text: String(d.text ?? ''), ...(typeof d.messageId === 'number' ? { messageId: d.messageId } : {}) });
   });
+  const fleet = fleetOf(options, db, bus);
   let port = 0;
   const http = await createServer({
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
@@ -178,6 +191,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(boardRoutes, { board });
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
+  await http.register(fleetRoutes, { fleet });
   // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
   await http.register(voiceRoutes, { voice: ceoVoice, url: '/api/svc-ceo/voice/transcribe' });
   const voice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('manager') });
@@ -190,12 +204,22 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     instances,
     schedule,
     executive,
+    fleet,
     token,
     bus,
     async listen(wanted, host = '127.0.0.1') {
       const address = await http.listen({ port: wanted, host });
       port = Number(new URL(address).port);
       lock.listening(address, options.tls?.fingerprint);
+      if (fleet.hub) {
+        await fleet.hub.start().catch((err: Error) => {
+          fleet.off = `the fleet's nats-server did not start: ${err.message}`;
+          complain(`svc dashboard: ${fleet.off}`);
+          const hub = fleet.hub;
+          delete fleet.hub;
+          void hub?.close();
+        });
+      }
       // after listening: the checks and the scan are never on the start-up path
       void instances.start();
       schedule.start();
@@ -207,10 +231,34 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       // instances the manager started keep running: the next manager re-adopts them
       await instances.close();
       await schedule.close();
+      await fleet.hub?.close();
       await http.close();
       stream.close();
       closeDatabase(db);
       lock.release();
     },
   };
+}
+
+/** The fleet's hub when `--fleet` was given and nats-server is installed; otherwise why there is none. */
+function fleetOf(options: ManagerOptions, db: Db, bus: EventBus): FleetHandle {
+  if (!options.fleet) return {};
+  const binary = options.fleet.search ? findNatsServer(options.fleet.search.env, options.fleet.search.dirs) : findNatsServer();
+  if (!binary) {
+    complain(`svc dashboard: ${NATS_INSTALL_HINT}; running without the fleet`);
+    return { off: NATS_INSTALL_HINT };
+  }
+  const hub = new FleetHub({
+    dir: join(options.home, 'fleet'),
+    repo: new FleetRepo(db),
+    binary,
+    host: options.fleet.host,
+    port: options.fleet.port,
+    ...(options.tls ? { tls: { certFile: options.tls.certFile, keyFile: options.tls.keyFile, fingerprint: options.tls.fingerprint } } : {}),
+    ...(options.fleet.heartbeatMs !== undefined ? { heartbeatMs: options.fleet.heartbeatMs } : {}),
+    ...(options.fleet.inviteTtlMs !== undefined ? { inviteTtlMs: options.fleet.inviteTtlMs } : {}),
+    onMachine: (m, change) => bus.publish('fleet_machine', { machineId: m.id, name: m.name, online: m.online, change }),
+    onNats: (nats, reason) => bus.publish('fleet_status', { nats, ...(reason ? { reason } : {}) }),
+  });
+  return { hub };
 }

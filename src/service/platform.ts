@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { executableCandidates, isExecutableFileSync } from '../core/executable.ts';
+import { findOnPath } from '../core/executable.ts';
 import type { ServiceManager } from '../core/service-env.ts';
 import { launchdLabel } from './launchd.ts';
 import { pathsOf, type ServiceName } from './spec.ts';
@@ -180,12 +180,6 @@ export interface RunResult {
   status: number;
   stdout: string;
   stderr: string;
-}
-
-/** The file a command name runs through PATH, or null (no shell is involved, so PATH is searched here). */
-export function findOnPath(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | null {
-  const candidates = executableCandidates(command, { pathEnv: env.PATH ?? env.Path, platform, ...(env.PATHEXT ? { pathExt: env.PATHEXT } : {}) });
-  return candidates.find(isExecutableFileSync) ?? null;
 }
 
 export function runCommand(command: string, args: string[], env: NodeJS.ProcessEnv): RunResult {

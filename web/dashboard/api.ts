@@ -1,7 +1,9 @@
 // The dashboard page's calls to its manager (same origin) and the types it reads, from src/protocol.
 import type { BoardItem, DashboardSettingsView, Instance, Latest, Note, ScheduleJob, ScheduleRun } from '../../src/protocol/dashboard.ts';
 
-export type { BoardItem, DashboardSettingsView, Instance, Latest, Note, ScheduleJob, ScheduleRun };
+import type { FleetStatus, Invite, Machine } from '../../src/protocol/fleet.ts';
+
+export type { BoardItem, DashboardSettingsView, FleetStatus, Instance, Invite, Latest, Machine, Note, ScheduleJob, ScheduleRun };
 
 /** An error answer of the manager: its code, and the field a 400 names (the form shows it there). */
 export class ApiError extends Error {

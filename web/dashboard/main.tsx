@@ -10,6 +10,7 @@ import { api, messageOf, type BoardItem, type Instance, type Latest, type Manage
 import { Activity, Notes, type FeedEntry } from './activity.tsx';
 import { Board } from './board.tsx';
 import { Executive } from './executive.tsx';
+import { Fleet, fleetEvents } from './fleet.tsx';
 import { ExecutiveSettings } from './executive-settings.tsx';
 import { FeedbackHost, toast } from './feedback.tsx';
 import { Instances } from './instances.tsx';
@@ -104,6 +105,10 @@ function useData() {
       } else if (e.event === 'instance_status') {
         note(e.ts, 'status', e.status !== 'error', statusChange(String(e.status), String(e.change)), String(e.instanceId));
         if (live) void reload();
+      } else if (e.event === 'fleet_machine' || e.event === 'fleet_status') {
+        if (e.event === 'fleet_machine') note(e.ts, 'fleet', e.change !== 'offline', `machine ${String(e.name)} ${String(e.change) === 'joined' ? 'joined the fleet' : `is ${String(e.change)}`}`);
+        else note(e.ts, 'fleet', e.nats === 'running', `the fleet's nats-server is ${String(e.nats)}${e.reason ? `: ${String(e.reason)}` : ''}`);
+        if (live) fleetEvents.dispatchEvent(new Event('change'));
       } else if (e.event === 'dashboard_activity') {
         note(e.ts, String(e.kind), e.ok !== false, String(e.message ?? ''));
         if (live) void reload();
@@ -151,6 +156,7 @@ const CONNECTION: Record<Connection, string> = { connecting: 'Connecting…', li
 
 const SECTIONS = [
   ['instances-title', 'Instances'],
+  ['fleet-title', 'Fleet'],
   ['permissions-title', 'Permissions'],
   ['executive-title', 'Executive'],
   ['board-title', 'Board'],
@@ -206,6 +212,7 @@ function App() {
       </header>
       <main id="main" class="dash-main" tabIndex={-1}>
         <Instances instances={instances} latest={latest} jobs={jobs} reload={reload} />
+        <Fleet />
         <Permissions {...permissions} />
         <ChangesToReview />
         <Executive instances={instances} />

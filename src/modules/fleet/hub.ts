@@ -1,0 +1,240 @@
+// The hub of a fleet (svc dashboard serve --fleet): its nats-server, the invites, the joins, and the machines
+// it hears from. Machines connect out to it; the hub never needs to reach them.
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { connect, nkeyAuthenticator, type NatsConnection, type Msg } from '@nats-io/transport-node';
+import { fromPublic } from '@nats-io/nkeys';
+import { notFound } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { HeartbeatSchema, JoinRequestSchema, type FleetStatus, type Invite, type JoinAnswer, type Machine, type NATS_STATES } from '../../protocol/fleet.ts';
+import type { FleetMachineChange } from './events.ts';
+import { FleetRepo, type MachineRow } from './fleet.repo.ts';
+import { inviteCodeHash, newInviteCode, normalizeInviteCode } from './invite-code.ts';
+import { loadOrCreateUserKey } from './keys.ts';
+import { isLoopbackHost, renderNatsConfig } from './nats-config.ts';
+import { NatsServerProcess } from './nats-server.ts';
+import { FailureWindow } from './rate-limit.ts';
+import { ALL_HEARTBEATS, JOIN_SUBJECT, machineOfSubject } from './subjects.ts';
+
+export const INVITE_TTL_MS = 10 * 60_000;
+/** How often a machine says it is there; three missed in a row and it is offline. */
+export const HEARTBEAT_MS = 5_000;
+const MISSED_BEATS = 3;
+/** The JetStream store's bound on disk. */
+const MAX_STORE_BYTES = 1024 ** 3;
+const JOIN_FAILURES_PER_MINUTE = 10;
+
+export interface FleetHubOptions {
+  /** The hub's files: its config, key, JetStream store and nats-server's log (`<manager home>/fleet`). */
+  dir: string;
+  repo: FleetRepo;
+  binary: string;
+  host: string;
+  port: number;
+  /** The dashboard's certificate: the hub serves NATS over TLS with it. */
+  tls?: { certFile: string; keyFile: string; fingerprint: string };
+  heartbeatMs?: number;
+  inviteTtlMs?: number;
+  onMachine: (machine: Machine, change: FleetMachineChange) => void;
+  onNats: (state: (typeof NATS_STATES)[number], reason?: string) => void;
+  now?: () => number;
+}
+
+export class FleetHub {
+  private readonly nats: NatsServerProcess;
+  private readonly hubKey;
+  private connection?: NatsConnection;
+  private readonly online = new Map<string, boolean>();
+  private readonly joinFailures = new FailureWindow(JOIN_FAILURES_PER_MINUTE, 60_000);
+  private sweep?: NodeJS.Timeout;
+  private readonly now: () => number;
+  private readonly heartbeatMs: number;
+  private lastReason?: string;
+
+  constructor(private readonly o: FleetHubOptions) {
+    if (!isLoopbackHost(o.host) && !o.tls) {
+      throw new Error(`the fleet's NATS port on ${o.host} would be reachable from the network without TLS: start the dashboard with --tls-cert and --tls-key, or --nats-host 127.0.0.1`);
+    }
+    mkdirSync(o.dir, { recursive: true, mode: 0o700 });
+    this.hubKey = loadOrCreateUserKey(join(o.dir, 'hub.nk'));
+    this.now = o.now ?? Date.now;
+    this.heartbeatMs = o.heartbeatMs ?? HEARTBEAT_MS;
+    this.nats = new NatsServerProcess({
+      binary: o.binary,
+      configFile: join(o.dir, 'nats-server.conf'),
+      host: o.host,
+      port: o.port,
+      onState: (state, reason) => {
+        this.lastReason = reason;
+        o.onNats(state, reason);
+      },
+    });
+  }
+
+  /** The URL a machine joins: this host's name when the hub listens on every interface. */
+  get url(): string {
+    const host = this.o.host === '0.0.0.0' || this.o.host === '::' ? hostname() : this.o.host;
+    return `${this.o.tls ? 'tls' : 'nats'}://${host.includes(':') ? `[${host}]` : host}:${this.o.port}`;
+  }
+
+  async start(): Promise<void> {
+    await this.nats.start(this.config());
+    const probe = this.o.host === '0.0.0.0' || this.o.host === '::' ? '127.0.0.1' : this.o.host;
+    this.connection = await connect({
+      servers: `${probe}:${this.o.port}`,
+      authenticator: nkeyAuthenticator(this.hubKey.getSeed()),
+      name: 'svc-fleet-hub',
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      ...(this.o.tls ? { tls: { caFile: this.o.tls.certFile } } : {}),
+    });
+    this.connection.subscribe(JOIN_SUBJECT, { callback: (err, msg) => void (err || this.onJoin(msg)) });
+    this.connection.subscribe(ALL_HEARTBEATS, { callback: (err, msg) => void (err || this.onHeartbeat(msg)) });
+    for (const m of this.o.repo.machines()) this.online.set(m.id, this.isOnline(m));
+    this.sweep = setInterval(() => this.sweepOffline(), this.heartbeatMs);
+    this.sweep.unref();
+  }
+
+  /** The pid of the nats-server the hub supervises, while it runs. */
+  get natsPid(): number | undefined {
+    return this.nats.pid;
+  }
+
+  status(): FleetStatus {
+    return {
+      enabled: true,
+      nats: this.nats.state,
+      ...(this.nats.state !== 'running' && this.lastReason ? { reason: this.lastReason } : {}),
+      url: this.url,
+      fingerprint: this.o.tls?.fingerprint ?? null,
+    };
+  }
+
+  createInvite(): Invite {
+    const code = newInviteCode();
+    const id = newId('inv');
+    const now = this.now();
+    const expiresAt = now + (this.o.inviteTtlMs ?? INVITE_TTL_MS);
+    this.o.repo.addInvite(id, inviteCodeHash(normalizeInviteCode(code)!), now, expiresAt);
+    const pin = this.o.tls ? ` --fingerprint ${this.o.tls.fingerprint}` : '';
+    return { id, code, expiresAt, command: `svc fleet join ${this.url} --code ${code}${pin}` };
+  }
+
+  machines(): Machine[] {
+    return this.o.repo.machines().map((m) => this.view(m));
+  }
+
+  /** Forgets a machine: its key is no longer a user of the hub's NATS, which closes its connection. */
+  revoke(id: string): Machine {
+    const row = this.o.repo.machine(id);
+    if (!row || !this.o.repo.revoke(id, this.now())) throw notFound('machine', id);
+    this.online.delete(id);
+    this.nats.reload(this.config());
+    const machine = { ...this.view(row), online: false };
+    this.o.onMachine(machine, 'revoked');
+    return machine;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+    await this.connection?.close().catch(() => undefined);
+    await this.nats.stop();
+  }
+
+  private config(): string {
+    return renderNatsConfig({
+      host: this.o.host,
+      port: this.o.port,
+      ...(this.o.tls ? { tls: { certFile: this.o.tls.certFile, keyFile: this.o.tls.keyFile } } : {}),
+      hubPublicKey: this.hubKey.getPublicKey(),
+      machines: this.o.repo.machines().map((m) => ({ id: m.id, publicKey: m.publicKey })),
+      storeDir: join(this.o.dir, 'jetstream'),
+      maxStoreBytes: MAX_STORE_BYTES,
+      logFile: join(this.o.dir, 'nats-server.log'),
+    });
+  }
+
+  private isOnline(m: MachineRow): boolean {
+    return m.lastSeen !== null && this.now() - m.lastSeen < MISSED_BEATS * this.heartbeatMs;
+  }
+
+  private view(m: MachineRow): Machine {
+    return {
+      id: m.id,
+      name: m.name,
+      online: this.isOnline(m),
+      lastSeen: m.lastSeen,
+      joinedAt: m.joinedAt,
+      version: m.info.version ?? null,
+      instances: m.info.instances ?? [],
+    };
+  }
+
+  private answer(msg: Msg, answer: JoinAnswer): void {
+    msg.respond(JSON.stringify(answer));
+  }
+
+  private onJoin(msg: Msg): void {
+    const now = this.now();
+    if (!this.joinFailures.open(now)) {
+      const wait = Math.ceil(this.joinFailures.retryAfterMs(now) / 1000);
+      return this.answer(msg, { ok: false, error: `too many wrong codes: try again in ${wait} s` });
+    }
+    const fail = (error: string) => {
+      this.joinFailures.fail(now);
+      this.answer(msg, { ok: false, error });
+    };
+    let parsed;
+    try {
+      parsed = JoinRequestSchema.safeParse(JSON.parse(msg.string()));
+    } catch {
+      return fail('the join request is not JSON');
+    }
+    if (!parsed.success) return fail('the join request is malformed');
+    const { code, publicKey, name } = parsed.data;
+    try {
+      if (!publicKey.startsWith('U')) throw new Error('not a user key');
+      fromPublic(publicKey);
+    } catch {
+      return fail('the public key is not an NKey of a user');
+    }
+    const normalized = normalizeInviteCode(code);
+    const invite = normalized ? this.o.repo.inviteByHash(inviteCodeHash(normalized)) : undefined;
+    if (!invite) return fail('unknown invite code: check it, or make a new invite on the dashboard');
+    if (invite.usedAt !== null) return fail('this invite code was used already: make a new invite on the dashboard');
+    if (invite.expiresAt <= now) return fail('this invite code has expired: make a new invite on the dashboard');
+    const machine = { id: newId('m'), name, publicKey };
+    if (!this.o.repo.join(invite.id, machine, now)) return fail('this invite code was used already: make a new invite on the dashboard');
+    this.nats.reload(this.config());
+    this.answer(msg, { ok: true, machineId: machine.id, name });
+    this.o.onMachine(this.view(this.o.repo.machine(machine.id)!), 'joined');
+  }
+
+  private onHeartbeat(msg: Msg): void {
+    const id = machineOfSubject(msg.subject);
+    if (!id) return;
+    let beat;
+    try {
+      beat = HeartbeatSchema.safeParse(JSON.parse(msg.string()));
+    } catch {
+      return;
+    }
+    if (!beat.success) return;
+    this.o.repo.seen(id, this.now(), beat.data);
+    const row = this.o.repo.machine(id);
+    if (row && !this.online.get(id)) {
+      this.online.set(id, true);
+      this.o.onMachine(this.view(row), 'online');
+    }
+  }
+
+  private sweepOffline(): void {
+    for (const m of this.o.repo.machines()) {
+      if (this.online.get(m.id) && !this.isOnline(m)) {
+        this.online.set(m.id, false);
+        this.o.onMachine(this.view(m), 'offline');
+      }
+    }
+  }
+}

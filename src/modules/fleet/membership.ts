@@ -1,0 +1,41 @@
+// A machine's membership of a fleet, in its home: `fleet/membership.json` (the hub's URL, this machine's id and
+// name) and `fleet/machine.nk` (its NKey seed, mode 0600, never sent anywhere).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { homePaths } from '../../core/home.ts';
+
+const MembershipSchema = z.object({
+  url: z.string(),
+  machineId: z.string(),
+  name: z.string(),
+  joinedAt: z.number(),
+});
+export type Membership = z.infer<typeof MembershipSchema>;
+
+const membershipFile = (home: string) => homePaths(home).fleetMembership;
+const machineKeyFile = (home: string) => homePaths(home).fleetKey;
+
+/** The membership kept in `home`, or undefined when this machine has not joined (or the file is damaged). */
+export function readMembership(home: string): Membership | undefined {
+  const file = membershipFile(home);
+  if (!existsSync(file) || !existsSync(machineKeyFile(home))) return undefined;
+  const parsed = MembershipSchema.safeParse((() => {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      return undefined;
+    }
+  })());
+  return parsed.success ? parsed.data : undefined;
+}
+
+export function writeMembership(home: string, membership: Membership, seed: Uint8Array): void {
+  mkdirSync(dirname(membershipFile(home)), { recursive: true, mode: 0o700 });
+  writeFileSync(machineKeyFile(home), `${new TextDecoder().decode(seed)}\n`, { mode: 0o600 });
+  writeFileSync(membershipFile(home), `${JSON.stringify(membership, null, 2)}\n`, { mode: 0o600 });
+}
+
+export function readMachineSeed(home: string): Uint8Array {
+  return new TextEncoder().encode(readFileSync(machineKeyFile(home), 'utf8').trim());
+}

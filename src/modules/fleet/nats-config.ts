@@ -1,0 +1,49 @@
+// The hub's nats-server configuration, rendered from what the hub knows (pure). nats-server reads JSON as
+// its own format; the file is rewritten and the server told to reload it (SIGHUP) when a machine joins or is
+// revoked, so the list of users is always the list of machines.
+import { JOIN_INBOX_PREFIX, JOIN_SUBJECT, JOIN_USER, machineInboxPrefix, machineSubjects, requestSubject } from './subjects.ts';
+
+export interface NatsConfigInput {
+  host: string;
+  port: number;
+  /** The dashboard's certificate and key files: required by the hub when `host` is not loopback-only. */
+  tls?: { certFile: string; keyFile: string };
+  /** The hub's own user: its NKey's public key (the hub may use every subject). */
+  hubPublicKey: string;
+  machines: readonly { id: string; publicKey: string }[];
+  /** JetStream's directory and its bound on disk. */
+  storeDir: string;
+  maxStoreBytes: number;
+  logFile: string;
+}
+
+/** What one machine's user may do: its own subjects, and answer the hub's requests; never ask itself. */
+export function machinePermissions(machineId: string) {
+  return {
+    publish: { allow: [machineSubjects(machineId)], deny: [requestSubject(machineId, '>')] },
+    subscribe: { allow: [machineSubjects(machineId), `${machineInboxPrefix(machineId)}.>`] },
+    allow_responses: true,
+  };
+}
+
+export function renderNatsConfig(c: NatsConfigInput): string {
+  const users = [
+    { nkey: c.hubPublicKey },
+    { user: JOIN_USER.user, password: JOIN_USER.pass, permissions: { publish: { allow: [JOIN_SUBJECT] }, subscribe: { allow: [`${JOIN_INBOX_PREFIX}.>`] } } },
+    ...c.machines.map((m) => ({ nkey: m.publicKey, permissions: machinePermissions(m.id) })),
+  ];
+  const config = {
+    server_name: 'svc-fleet-hub',
+    host: c.host,
+    port: c.port,
+    ...(c.tls ? { tls: { cert_file: c.tls.certFile, key_file: c.tls.keyFile, timeout: 5 } } : {}),
+    authorization: { users },
+    jetstream: { store_dir: c.storeDir, max_file_store: c.maxStoreBytes, max_memory_store: 64 * 1024 * 1024 },
+    log_file: c.logFile,
+    logtime: true,
+  };
+  return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/** Loopback-only addresses: the only ones the hub may listen on without TLS. */
+export const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);

@@ -1,0 +1,117 @@
+// The hub's nats-server: found on PATH (or in /usr/sbin, where Debian puts it), started with the config the hub
+// renders, told to reload it (SIGHUP) when the machines change, and started again (1 s, 2 s … 30 s apart) if it
+// exits on its own. Its own log goes to the file named in the config.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { findOnPath } from '../../core/executable.ts';
+
+export const NATS_INSTALL_HINT =
+  'nats-server was not found on PATH or in /usr/sbin: install it (Debian/Ubuntu: `sudo apt-get install nats-server`; macOS: `brew install nats-server`; or the release from https://github.com/nats-io/nats-server/releases) and start the dashboard again';
+
+/** Where nats-server is looked for after PATH: Debian installs it in /usr/sbin, which is not on a user's PATH. */
+export const NATS_SERVER_DIRS = '/usr/sbin:/usr/local/sbin';
+
+/** nats-server on PATH, then in `dirs`. */
+export function findNatsServer(env: NodeJS.ProcessEnv = process.env, dirs = NATS_SERVER_DIRS): string | null {
+  return findOnPath('nats-server', env) ?? findOnPath('nats-server', { PATH: dirs });
+}
+
+export type NatsServerState = 'starting' | 'running' | 'restarting' | 'stopped';
+
+export interface NatsServerOptions {
+  binary: string;
+  configFile: string;
+  host: string;
+  port: number;
+  /** Told of every state change, with the reason of an exit. */
+  onState?: (state: NatsServerState, reason?: string) => void;
+  maxBackoffMs?: number;
+}
+
+const READY_TIMEOUT_MS = 15_000;
+
+/** Resolves once something accepts connections on host:port (nats-server takes ~100 ms). */
+async function waitForPort(host: string, port: number, alive: () => boolean): Promise<void> {
+  const end = Date.now() + READY_TIMEOUT_MS;
+  const target = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  while (Date.now() < end) {
+    if (!alive()) throw new Error('nats-server exited while starting (see its log)');
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = tcpConnect({ host: target, port }, () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nats-server did not listen on ${host}:${port} within ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+export class NatsServerProcess {
+  private child?: ChildProcess;
+  private stopping = false;
+  private restartTimer?: NodeJS.Timeout;
+  private failures = 0;
+  state: NatsServerState = 'stopped';
+
+  constructor(private readonly options: NatsServerOptions) {}
+
+  /** Writes the config and starts the server; resolves when it listens. */
+  async start(config: string): Promise<void> {
+    this.stopping = false;
+    writeFileSync(this.options.configFile, config, { mode: 0o600 });
+    await this.spawn();
+  }
+
+  /** Writes the new config and has the running server read it again (users added or removed). */
+  reload(config: string): void {
+    writeFileSync(this.options.configFile, config, { mode: 0o600 });
+    if (this.child?.exitCode === null) this.child.kill('SIGHUP');
+  }
+
+  get pid(): number | undefined {
+    return this.child?.exitCode === null ? this.child.pid : undefined;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    this.setState('stopped');
+  }
+
+  private setState(state: NatsServerState, reason?: string): void {
+    this.state = state;
+    this.options.onState?.(state, reason);
+  }
+
+  private async spawn(): Promise<void> {
+    this.setState(this.failures ? 'restarting' : 'starting');
+    const child = spawn(this.options.binary, ['-c', this.options.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child = child;
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    child.once('exit', (code, signal) => {
+      if (this.stopping || this.child !== child) return;
+      this.failures++;
+      const reason = `nats-server exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`;
+      this.setState('restarting', reason);
+      const delay = Math.min(1000 * 2 ** (this.failures - 1), this.options.maxBackoffMs ?? 30_000);
+      this.restartTimer = setTimeout(() => void this.spawn().catch(() => undefined), delay);
+    });
+    child.once('error', () => undefined); // an exit follows
+    await waitForPort(this.options.host, this.options.port, () => child.exitCode === null && child.signalCode === null);
+    this.failures = 0;
+    this.setState('running');
+  }
+}

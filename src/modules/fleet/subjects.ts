@@ -1,0 +1,34 @@
+// The NATS subjects of the fleet (docs/fleet.md). Every machine's subjects sit under its own prefix, so one
+// permission (`svc.fleet.m.<id>.>`) is all a machine may touch; the hub may touch every subject.
+
+/** A joining machine asks here, as the public join user, with an invite's code. */
+export const JOIN_SUBJECT = 'svc.fleet.join';
+
+/** The only user that needs no key: it may publish the join request and read its answer, nothing else. */
+export const JOIN_USER = { user: 'svc-join', pass: 'svc-join' } as const;
+
+/** The inbox prefix of a join (the join user may subscribe to nothing else). */
+export const JOIN_INBOX_PREFIX = '_INBOX_JOIN';
+
+const MACHINE_ROOT = 'svc.fleet.m';
+
+/** Everything of one machine: what its user may publish and subscribe to. */
+export const machineSubjects = (machineId: string) => `${MACHINE_ROOT}.${machineId}.>`;
+
+/** A machine's heartbeat: its name, version and instances, every few seconds. */
+export const heartbeatSubject = (machineId: string) => `${MACHINE_ROOT}.${machineId}.heartbeat`;
+
+/** The hub reads every machine's heartbeat here. */
+export const ALL_HEARTBEATS = `${MACHINE_ROOT}.*.heartbeat`;
+
+/** The hub's requests to a machine (`status` today); only the hub may publish here. */
+export const requestSubject = (machineId: string, what: string) => `${MACHINE_ROOT}.${machineId}.request.${what}`;
+
+/** The machine id a heartbeat subject names. */
+export function machineOfSubject(subject: string): string | undefined {
+  const parts = subject.split('.');
+  return parts.length >= 4 && `${parts[0]}.${parts[1]}.${parts[2]}` === MACHINE_ROOT ? parts[3] : undefined;
+}
+
+/** The inbox prefix of a machine's own requests (only its user may read it). */
+export const machineInboxPrefix = (machineId: string) => `_INBOX_${machineId}`;

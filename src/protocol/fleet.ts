@@ -1,0 +1,69 @@
+// The fleet's resources (svc dashboard serve --fleet): invites, machines and the hub's state, shared by the
+// manager, `svc fleet` and the dashboard page.
+import { z } from 'zod';
+import { lazySchema } from './lazy-schema.ts';
+
+export const NATS_STATES = ['starting', 'running', 'restarting', 'stopped'] as const;
+/** What a `fleet_machine` event reports. */
+export const FLEET_MACHINE_CHANGES = ['joined', 'online', 'offline', 'revoked'] as const;
+
+export const FleetStatusSchema = lazySchema(() => z.object({
+  enabled: z.boolean().describe('The dashboard was started with --fleet.'),
+  /** Why the fleet is off or not working, and what to do about it. */
+  reason: z.string().optional(),
+  nats: z.enum(NATS_STATES).nullable(),
+  /** The URL machines join and connect to (nats:// or tls://). */
+  url: z.string().nullable(),
+  /** SHA-256 of the hub's certificate, when it serves TLS: a joining machine pins it. */
+  fingerprint: z.string().nullable(),
+}));
+export type FleetStatus = z.infer<typeof FleetStatusSchema>;
+
+export const InviteSchema = lazySchema(() => z.object({
+  id: z.string(),
+  /** Shown once: the hub keeps only its hash. */
+  code: z.string(),
+  expiresAt: z.number(),
+  /** The command to run on the machine that joins. */
+  command: z.string(),
+}));
+export type Invite = z.infer<typeof InviteSchema>;
+
+export const MachineInstanceSchema = lazySchema(() => z.object({
+  url: z.string(),
+  version: z.string(),
+  provider: z.string().nullable(),
+  busy: z.boolean(),
+}));
+
+export const MachineSchema = lazySchema(() => z.object({
+  id: z.string().describe('Made by the hub when the machine joined: not its host name.'),
+  name: z.string(),
+  online: z.boolean(),
+  lastSeen: z.number().nullable(),
+  joinedAt: z.number(),
+  version: z.string().nullable(),
+  instances: z.array(MachineInstanceSchema),
+}));
+export type Machine = z.infer<typeof MachineSchema>;
+export type MachineInstance = z.infer<typeof MachineInstanceSchema>;
+
+/** What a machine's heartbeat carries. */
+export const HeartbeatSchema = lazySchema(() => z.object({
+  name: z.string().max(200),
+  version: z.string().max(100),
+  instances: z.array(MachineInstanceSchema).max(100),
+}));
+export type Heartbeat = z.infer<typeof HeartbeatSchema>;
+
+/** The join request a machine sends, and the hub's answer. */
+export const JoinRequestSchema = lazySchema(() => z.object({
+  code: z.string().max(100),
+  publicKey: z.string().max(100),
+  name: z.string().trim().min(1).max(200),
+}));
+export const JoinAnswerSchema = lazySchema(() => z.union([
+  z.object({ ok: z.literal(true), machineId: z.string(), name: z.string() }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]));
+export type JoinAnswer = z.infer<typeof JoinAnswerSchema>;

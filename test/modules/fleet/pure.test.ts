@@ -1,0 +1,66 @@
+// The fleet's pure parts: invite codes, the hub's nats-server config, the bound on failed joins.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { CODE_BITS, inviteCodeHash, newInviteCode, normalizeInviteCode } from '../../../src/modules/fleet/invite-code.ts';
+import { isLoopbackHost, machinePermissions, renderNatsConfig } from '../../../src/modules/fleet/nats-config.ts';
+import { FailureWindow } from '../../../src/modules/fleet/rate-limit.ts';
+import { JOIN_SUBJECT, JOIN_USER, heartbeatSubject, machineOfSubject, requestSubject } from '../../../src/modules/fleet/subjects.ts';
+
+test('invite codes: at least 40 bits, two groups of five, read back however they are typed, kept as a hash', () => {
+  assert.ok(CODE_BITS >= 40);
+  const codes = new Set(Array.from({ length: 2000 }, newInviteCode));
+  assert.equal(codes.size, 2000, 'no repeats in 2,000');
+  for (const code of [...codes].slice(0, 50)) {
+    assert.match(code, /^[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/);
+    const normalized = normalizeInviteCode(code)!;
+    assert.equal(normalizeInviteCode(` ${code.toLowerCase().replace('-', ' ')} `), normalized);
+    assert.equal(inviteCodeHash(normalized).length, 64);
+    assert.ok(!inviteCodeHash(normalized).includes(normalized));
+  }
+  assert.equal(normalizeInviteCode('oi0l1-ABCDE'), '01011ABCDE', 'O reads as 0, I and L as 1');
+  for (const bad of ['', 'ABCDE', 'ABCDE-FGHJKM', 'ABCDE-FGHJU', 'ABCDE-FGH\0K']) assert.equal(normalizeInviteCode(bad), undefined, bad);
+  fc.assert(fc.property(fc.string(), (typed) => {
+    const n = normalizeInviteCode(typed);
+    assert.ok(n === undefined || /^[0-9A-HJKMNP-TV-Z]{10}$/.test(n));
+  }));
+});
+
+test('the config: the hub may do anything, the join user only join, each machine only its own subjects', () => {
+  const config = JSON.parse(renderNatsConfig({
+    host: '127.0.0.1', port: 4222, hubPublicKey: 'UHUB', machines: [{ id: 'm_a', publicKey: 'UA' }, { id: 'm_b', publicKey: 'UB' }],
+    storeDir: '/h/fleet/jetstream', maxStoreBytes: 1024, logFile: '/h/fleet/nats-server.log',
+  }));
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.port, 4222);
+  assert.equal(config.tls, undefined);
+  assert.deepEqual(config.jetstream, { store_dir: '/h/fleet/jetstream', max_file_store: 1024, max_memory_store: 64 * 1024 * 1024 });
+  const [hub, joiner, a, b] = config.authorization.users;
+  assert.deepEqual(hub, { nkey: 'UHUB' });
+  assert.deepEqual(joiner, { user: JOIN_USER.user, password: JOIN_USER.pass, permissions: { publish: { allow: [JOIN_SUBJECT] }, subscribe: { allow: ['_INBOX_JOIN.>'] } } });
+  assert.deepEqual(a, { nkey: 'UA', permissions: machinePermissions('m_a') });
+  assert.deepEqual(b.permissions.publish, { allow: ['svc.fleet.m.m_b.>'], deny: ['svc.fleet.m.m_b.request.>'] });
+  assert.deepEqual(b.permissions.subscribe, { allow: ['svc.fleet.m.m_b.>', '_INBOX_m_b.>'] });
+  const withTls = JSON.parse(renderNatsConfig({ host: '0.0.0.0', port: 4222, tls: { certFile: '/c.pem', keyFile: '/k.pem' }, hubPublicKey: 'U', machines: [], storeDir: '/s', maxStoreBytes: 1, logFile: '/l' }));
+  assert.deepEqual(withTls.tls, { cert_file: '/c.pem', key_file: '/k.pem', timeout: 5 });
+});
+
+test('subjects: a machine id is read back from its subjects; loopback hosts', () => {
+  assert.equal(machineOfSubject(heartbeatSubject('m_x1')), 'm_x1');
+  assert.equal(machineOfSubject(requestSubject('m_x1', 'status')), 'm_x1');
+  assert.equal(machineOfSubject('svc.other.m_x1.heartbeat'), undefined);
+  assert.equal(machineOfSubject('svc.fleet'), undefined);
+  for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1']) assert.ok(isLoopbackHost(host), host);
+  for (const host of ['0.0.0.0', '::', '192.168.1.2', 'hub.example', '127.0.0.1.example']) assert.ok(!isLoopbackHost(host), host);
+});
+
+test('failed joins: at most ten a minute, counted over every joiner', () => {
+  const window = new FailureWindow(10, 60_000);
+  for (let i = 0; i < 10; i++) {
+    assert.ok(window.open(1000 + i));
+    window.fail(1000 + i);
+  }
+  assert.equal(window.open(2000), false);
+  assert.equal(window.retryAfterMs(2000), 59_000);
+  assert.equal(window.open(61_000), true, 'the first failure has left the window');
+});
