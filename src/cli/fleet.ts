@@ -6,7 +6,7 @@ import { joinFleet, JoinError, readMembership } from '../modules/fleet/index.ts'
 import { DEFAULT_DASHBOARD_PORT } from './defaults.ts';
 import { jsonOf, requestText } from './http-client.ts';
 
-export async function fleetJoin(o: { url: string; code: string; name?: string; home: string }): Promise<number> {
+export async function fleetJoin(o: { url: string; code: string; name?: string; home: string; fingerprint?: string }): Promise<number> {
   const current = readMembership(o.home);
   if (current) {
     console.error(`svc: ${o.home} is already machine ${current.machineId} ('${current.name}') of the fleet at ${current.url}; revoke it on that dashboard and remove ${join(o.home, 'fleet')} to join another`);
@@ -17,7 +17,7 @@ export async function fleetJoin(o: { url: string; code: string; name?: string; h
     return 1;
   }
   try {
-    const joined = await joinFleet({ url: o.url, code: o.code, name: o.name ?? hostname(), home: o.home });
+    const joined = await joinFleet({ url: o.url, code: o.code, name: o.name ?? hostname(), home: o.home, ...(o.fingerprint ? { fingerprint: o.fingerprint } : {}) });
     console.log(`joined the fleet at ${joined.url} as '${joined.name}' (machine ${joined.machineId})`);
     console.log('svc serve on this home now connects to the hub by itself: start it (or restart it) with `svc serve`');
     return 0;

@@ -173,9 +173,10 @@ function fleetCommand(program: Command): void {
     .requiredOption('--code <code>', 'the invite code the dashboard showed (svc fleet invite, or the Fleet panel)')
     .option('--name <name>', "this machine's name on the dashboard (default: its host name)")
     .option('--home <dir>', 'the data directory of the svc serve that joins (or $SVC_HOME; default ~/.svc)')
-    .action(async (url: string, opts: { code: string; name?: string; home?: string }) => {
+    .option('--fingerprint <sha256>', "the hub's certificate (the invite names it when the hub serves TLS): any other is refused")
+    .action(async (url: string, opts: { code: string; name?: string; home?: string; fingerprint?: string }) => {
       const [{ fleetJoin }, { defaultHome }] = await Promise.all([import('./fleet.ts'), import('../core/home.ts')]);
-      process.exitCode = await fleetJoin({ url, code: opts.code, ...(opts.name ? { name: opts.name } : {}), home: opts.home ?? defaultHome() });
+      process.exitCode = await fleetJoin({ url, code: opts.code, ...(opts.name ? { name: opts.name } : {}), ...(opts.fingerprint ? { fingerprint: opts.fingerprint } : {}), home: opts.home ?? defaultHome() });
     });
   fleet
     .command('invite')

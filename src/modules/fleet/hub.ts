@@ -2,7 +2,7 @@
 // it hears from. Machines connect out to it; the hub never needs to reach them.
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { connect, nkeyAuthenticator, type NatsConnection, type Msg } from '@nats-io/transport-node';
 import { fromPublic } from '@nats-io/nkeys';
 import { notFound } from '../../core/errors.ts';
@@ -15,6 +15,7 @@ import { loadOrCreateUserKey } from './keys.ts';
 import { isLoopbackHost, renderNatsConfig } from './nats-config.ts';
 import { NatsServerProcess } from './nats-server.ts';
 import { FailureWindow } from './rate-limit.ts';
+import { pinnedTls } from './tls-pin.ts';
 import { ALL_HEARTBEATS, JOIN_SUBJECT, machineOfSubject } from './subjects.ts';
 
 export const INVITE_TTL_MS = 10 * 60_000;
@@ -87,7 +88,7 @@ export class FleetHub {
       name: 'svc-fleet-hub',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
-      ...(this.o.tls ? { tls: { caFile: this.o.tls.certFile } } : {}),
+      ...(this.o.tls ? { tls: pinnedTls(readFileSync(this.o.tls.certFile, 'utf8'), this.o.tls.fingerprint) } : {}),
     });
     this.connection.subscribe(JOIN_SUBJECT, { callback: (err, msg) => void (err || this.onJoin(msg)) });
     this.connection.subscribe(ALL_HEARTBEATS, { callback: (err, msg) => void (err || this.onHeartbeat(msg)) });

@@ -3,7 +3,9 @@
 // with the key to prove the membership works before it is kept.
 import { connect, nkeyAuthenticator, usernamePasswordAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { createUser } from '@nats-io/nkeys';
+import { sameFingerprint } from '../../core/tls.ts';
 import { JoinAnswerSchema } from '../../protocol/fleet.ts';
+import { pinnedTls, probeCertificate } from './tls-pin.ts';
 import { writeMembership, type Membership } from './membership.ts';
 import { JOIN_INBOX_PREFIX, JOIN_SUBJECT, JOIN_USER } from './subjects.ts';
 
@@ -21,9 +23,26 @@ async function reach(url: string, options: Parameters<typeof connect>[0]): Promi
   }
 }
 
-export async function joinFleet(o: { url: string; code: string; name: string; home: string }): Promise<Membership> {
+/** The hub's certificate, when the invite names its fingerprint: the one it presents must be that one. */
+async function pinHub(url: string, fingerprint: string | undefined): Promise<Membership['hubCertificate']> {
+  if (!fingerprint) return undefined;
+  let seen;
+  try {
+    seen = await probeCertificate(url);
+  } catch (err) {
+    throw new JoinError(`cannot read the hub's certificate at ${url}: ${(err as Error).message}`);
+  }
+  if (!sameFingerprint(seen.fingerprint, fingerprint)) {
+    throw new JoinError(`the hub at ${url} presents another certificate than the invite names: it has SHA-256 ${seen.fingerprint}, the invite ${fingerprint}. Another server may hold that address; check the URL and make a new invite`);
+  }
+  return seen;
+}
+
+export async function joinFleet(o: { url: string; code: string; name: string; home: string; fingerprint?: string }): Promise<Membership> {
   const key = createUser();
-  const asJoiner = await reach(o.url, { authenticator: usernamePasswordAuthenticator(JOIN_USER.user, JOIN_USER.pass), inboxPrefix: JOIN_INBOX_PREFIX, name: 'svc-fleet-join' });
+  const hubCertificate = await pinHub(o.url, o.fingerprint);
+  const tls = hubCertificate ? { tls: pinnedTls(hubCertificate.pem, hubCertificate.fingerprint) } : {};
+  const asJoiner = await reach(o.url, { authenticator: usernamePasswordAuthenticator(JOIN_USER.user, JOIN_USER.pass), inboxPrefix: JOIN_INBOX_PREFIX, name: 'svc-fleet-join', ...tls });
   let answer;
   try {
     const reply = await asJoiner.request(JOIN_SUBJECT, JSON.stringify({ code: o.code, publicKey: key.getPublicKey(), name: o.name }), { timeout: JOIN_TIMEOUT_MS });
@@ -34,17 +53,17 @@ export async function joinFleet(o: { url: string; code: string; name: string; ho
     await asJoiner.close().catch(() => undefined);
   }
   if (!answer.ok) throw new JoinError(`the hub refused to join: ${answer.error}`);
-  await checkKey(o.url, key.getSeed());
-  const membership: Membership = { url: o.url, machineId: answer.machineId, name: answer.name, joinedAt: Date.now() };
+  await checkKey(o.url, key.getSeed(), tls);
+  const membership: Membership = { url: o.url, machineId: answer.machineId, name: answer.name, joinedAt: Date.now(), ...(hubCertificate ? { hubCertificate } : {}) };
   writeMembership(o.home, membership, key.getSeed());
   return membership;
 }
 
-async function checkKey(url: string, seed: Uint8Array): Promise<void> {
+async function checkKey(url: string, seed: Uint8Array, tls: { tls?: ReturnType<typeof pinnedTls> }): Promise<void> {
   const end = Date.now() + KEY_CHECK_MS;
   for (;;) {
     try {
-      const connection = await connect({ servers: url, authenticator: nkeyAuthenticator(seed), timeout: 2_000 });
+      const connection = await connect({ servers: url, authenticator: nkeyAuthenticator(seed), timeout: 2_000, ...tls });
       await connection.close();
       return;
     } catch (err) {

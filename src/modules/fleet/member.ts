@@ -4,6 +4,7 @@ import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transp
 import type { Heartbeat, MachineInstance } from '../../protocol/fleet.ts';
 import { HEARTBEAT_MS } from './hub.ts';
 import { readMachineSeed, type Membership } from './membership.ts';
+import { pinnedTls } from './tls-pin.ts';
 import { heartbeatSubject, machineInboxPrefix, requestSubject } from './subjects.ts';
 
 export type MemberState = 'connecting' | 'connected' | 'reconnecting' | 'revoked' | 'closed';
@@ -35,6 +36,7 @@ export class FleetMember {
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1_000,
+      ...(membership.hubCertificate ? { tls: pinnedTls(membership.hubCertificate.pem, membership.hubCertificate.fingerprint) } : {}),
     });
     this.setState('connected');
     void this.watch(this.connection);

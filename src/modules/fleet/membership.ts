@@ -10,6 +10,8 @@ const MembershipSchema = z.object({
   machineId: z.string(),
   name: z.string(),
   joinedAt: z.number(),
+  /** The hub's certificate (PEM) and its SHA-256, pinned at join time, when the hub serves TLS. */
+  hubCertificate: z.object({ pem: z.string(), fingerprint: z.string() }).optional(),
 });
 export type Membership = z.infer<typeof MembershipSchema>;
 
