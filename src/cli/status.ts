@@ -1,5 +1,6 @@
 // `svc status`: whether a server runs, its runtime facts, and which provider CLIs are ready (and
 // what to do about those that are not).
+import type { MemberStatus } from '../protocol/fleet.ts';
 import { requestText } from './http-client.ts';
 import { authHeaders, type ServerTarget } from './target.ts';
 import { formatSize } from '../protocol/media-limits.ts';
@@ -36,9 +37,10 @@ export async function status(target: ServerTarget, json: boolean): Promise<numbe
     const h = health as Health;
     console.log(`svc ${h.version} is running at ${url} (up ${Math.round(h.uptimeMs / 1000)} s)`);
     if (runtime) {
-      const r = runtime as { pid: number; home: string; service?: string | null; rssBytes: number; events: { sseListeners: number; wsListeners: number } };
+      const r = runtime as { pid: number; home: string; service?: string | null; fleet?: MemberStatus | null; rssBytes: number; events: { sseListeners: number; wsListeners: number } };
       console.log(`pid ${r.pid}, data directory ${r.home}, memory ${Math.round(r.rssBytes / 1048576)} MB`);
       console.log(r.service ? `runs as a service (${r.service}): svc service status|logs` : 'not running as a service (svc service install keeps it running)');
+      if (r.fleet) console.log(`fleet: machine '${r.fleet.name}' (${r.fleet.machineId}) of the hub at ${r.fleet.hub}: ${r.fleet.state}`);
       console.log(`event listeners: ${r.events.sseListeners} SSE, ${r.events.wsListeners} WebSocket`);
     }
     if (disk) for (const line of diskLines(disk as DiskReport)) console.log(line);

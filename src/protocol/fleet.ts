@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { lazySchema } from './lazy-schema.ts';
 
 export const NATS_STATES = ['starting', 'running', 'restarting', 'stopped'] as const;
+/** A joined machine's connection to its hub (its svc serve's view, in /api/runtime). */
+export const MEMBER_STATES = ['connecting', 'connected', 'reconnecting', 'revoked', 'closed'] as const;
+
 /** What a `fleet_machine` event reports. */
 export const FLEET_MACHINE_CHANGES = ['joined', 'online', 'offline', 'revoked'] as const;
 
@@ -67,3 +70,12 @@ export const JoinAnswerSchema = lazySchema(() => z.union([
   z.object({ ok: z.literal(false), error: z.string() }),
 ]));
 export type JoinAnswer = z.infer<typeof JoinAnswerSchema>;
+
+/** /api/runtime's `fleet` of a machine that joined one. */
+export const MemberStatusSchema = lazySchema(() => z.object({
+  hub: z.string(),
+  machineId: z.string(),
+  name: z.string(),
+  state: z.enum(MEMBER_STATES),
+}));
+export type MemberStatus = z.infer<typeof MemberStatusSchema>;

@@ -13,6 +13,7 @@ import type { ServerTls } from '../core/tls.ts';
 import { TLS_PIN_ENV } from '../core/tls-pin-env.ts';
 import { SVC_BIN, VERSION } from '../core/version.ts';
 import { createLog, parseLogLevel } from '../core/log.ts';
+import type { FleetMember } from '../modules/fleet/index.ts';
 import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
 import { EventBus } from '../events/bus.ts';
 import { EventStream } from '../events/stream.ts';
@@ -609,6 +610,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     if (issued) audit.record(input);
     else audit.recordLimited(`token:${request.socket.remoteAddress}`, input);
   });
+  /** This machine's connection to its fleet's hub, made on listen when the home joined one. */
+  let fleetMember: FleetMember | undefined;
   await http.register(systemRoutes, {
     version: VERSION,
     startedAt,
@@ -619,6 +622,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     activeSession: () => chat.activeSession(),
     agent: () => ({ ...settings.get().agent, workingDir: settings.get().agent.workingDir || cwd }),
     runtime: () => runtime.status(),
+    fleet: () => fleetMember?.status() ?? null,
     events: () => ({ streamId: stream.streamId, lastSeq: stream.lastSeq, sseListeners: listeners.sse.inUse, sseCapacity: listeners.sse.capacity, wsListeners: listeners.ws.inUse }),
   });
   // The groups declared with defineLazyRoutes are built on their first request (src/http/lazy-routes.ts):
@@ -773,7 +777,6 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   };
   let closed = false;
   let piSessionsTimer: NodeJS.Timeout | undefined;
-  let fleetMember: { close(): Promise<void> } | undefined;
   return {
     services,
     http,

@@ -1,13 +1,13 @@
 // A joined machine's side of the fleet, in `svc serve`: one outward connection to the hub (reconnected by the
 // NATS client, with no inbound port), a heartbeat with this instance's state, and answers to the hub's requests.
 import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import type { Heartbeat, MachineInstance } from '../../protocol/fleet.ts';
+import type { Heartbeat, MachineInstance, MEMBER_STATES, MemberStatus } from '../../protocol/fleet.ts';
 import { HEARTBEAT_MS } from './hub.ts';
 import { readMachineSeed, type Membership } from './membership.ts';
 import { pinnedTls } from './tls-pin.ts';
 import { heartbeatSubject, machineInboxPrefix, requestSubject } from './subjects.ts';
 
-export type MemberState = 'connecting' | 'connected' | 'reconnecting' | 'revoked' | 'closed';
+export type MemberState = (typeof MEMBER_STATES)[number];
 
 export interface FleetMemberOptions {
   home: string;
@@ -44,6 +44,11 @@ export class FleetMember {
     this.beat();
     this.timer = setInterval(() => this.beat(), this.o.heartbeatMs ?? HEARTBEAT_MS);
     this.timer.unref();
+  }
+
+  status(): MemberStatus {
+    const { url, machineId, name } = this.o.membership;
+    return { hub: url, machineId, name, state: this.state };
   }
 
   async close(): Promise<void> {

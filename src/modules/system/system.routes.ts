@@ -8,6 +8,7 @@ import type { PeerClassifier } from '../../http/peers.ts';
 import { RuntimeStatusSchema, type RuntimeStatus } from '../../protocol/runs.ts';
 import type { ChatSession } from '../../protocol/chat.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
+import { MemberStatusSchema, type MemberStatus } from '../../protocol/fleet.ts';
 
 export interface SystemRouteDeps {
   version: string;
@@ -21,6 +22,8 @@ export interface SystemRouteDeps {
   /** The provider, model and effort runs use now, and their working directory. */
   agent(): { provider: string; model: string; effort: string; workingDir: string };
   runtime(): RuntimeStatus;
+  /** This machine's connection to its fleet's hub, when it joined one. */
+  fleet(): MemberStatus | null;
   events(): { streamId: string; lastSeq: number; sseListeners: number; sseCapacity: number; wsListeners: number };
 }
 
@@ -67,6 +70,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
         uptimeMs: z.number(),
         home: z.string(),
         service: z.string().nullable(),
+        fleet: MemberStatusSchema.nullable(),
         rssBytes: z.number(),
         agent: RuntimeStatusSchema,
         events: z.object({
@@ -88,6 +92,7 @@ export const systemRoutes: FastifyPluginAsync<SystemRouteDeps> = async (app, dep
           uptimeMs: Date.now() - deps.startedAt,
           home: deps.home,
           service: deps.service,
+          fleet: deps.fleet(),
           rssBytes: process.memoryUsage.rss(),
           agent: deps.runtime(),
           events: {

@@ -108,6 +108,7 @@ describe('the fleet: join, machines, permissions, revoke', { skip }, () => {
     assert.equal(listed[0].version, VERSION);
     assert.deepEqual(listed[0].instances.map((i: any) => [i.url, i.busy]), [[server.url, false]]);
     await until(() => (fleetEvents().some((e) => e.change === 'online' && e.machineId === membership.machineId) ? true : undefined), 'the online event');
+    assert.deepEqual((await getJson(`${server.url}/api/runtime`)).body.fleet, { hub: natsUrl, machineId: membership.machineId, name: 'laptop', state: 'connected' });
     assert.deepEqual(fleetEvents().filter((e) => e.machineId === membership.machineId).map((e) => [e.change, e.name]), [['joined', 'laptop'], ['online', 'laptop']]);
   });
 
@@ -179,6 +180,7 @@ describe('the fleet: join, machines, permissions, revoke', { skip }, () => {
       return err;
     }, 'the key refused (after the reload)');
     assert.match(String(refused), /Authorization Violation/i);
+    await until(async () => ((await getJson(`${c.server.url}/api/runtime`)).body.fleet.state === 'revoked' ? true : undefined), 'the machine knows it was revoked');
   });
 
   test('nats-server killed: started again, the dashboard says so, machines come back by themselves', async () => {

@@ -1,0 +1,98 @@
+// A machine in its own network namespace, joined to a hub in this one over TLS on a veth link: it joins with the
+// real `svc fleet join`, its `svc serve` listens on the namespace's loopback only (the hub cannot reach it) and
+// connects out; the link cut for 20 s takes it offline, and it is back by itself once the link is.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { findNatsServer, readMembership } from '../../../src/modules/fleet/index.ts';
+import { SVC_BIN } from '../../support/cli.ts';
+import { makeNamespace, netnsUnavailable, type Namespace } from '../../support/netns.ts';
+import { freePort } from '../../support/ports.ts';
+import { makeCertificate } from '../../support/tls.ts';
+import { startManager, until, type TestManager } from '../dashboard/helpers.ts';
+
+const skip = !findNatsServer() ? 'nats-server is not installed (apt-get install nats-server)' : netnsUnavailable();
+
+/** The output of a process so far, for a failure's message. */
+function collect(child: ChildProcess): { text: () => string } {
+  let out = '';
+  child.stdout!.on('data', (c) => (out += c));
+  child.stderr!.on('data', (c) => (out += c));
+  return { text: () => out };
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+describe('the fleet across a network link', { skip, timeout: 120_000 }, () => {
+  const tls = makeCertificate('svc-fleet-hub');
+  let ns: Namespace;
+  let manager: TestManager;
+  let serve: ChildProcess | undefined;
+  const home = mkdtempSync(join(tmpdir(), 'svc-machine-'));
+  // the machine's processes get a clean environment: no extra CA bundle to load, the user's PATH
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, SVC_HOME: home };
+
+  before(async () => {
+    ns = makeNamespace();
+    manager = await startManager({ tls, fleet: { host: ns.hostAddress, port: await freePort() } });
+  });
+  after(async () => {
+    if (serve && serve.exitCode === null) {
+      const gone = exited(serve);
+      serve.kill('SIGTERM');
+      await gone;
+    }
+    await manager?.close();
+    ns?.remove();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const machine = () => manager.app.fleet.hub!.machines()[0];
+
+  test('joins from its namespace, connects out, survives a 20 s cut of the link', async () => {
+    const invite = manager.app.fleet.hub!.createInvite();
+    assert.match(invite.command, new RegExp(`^svc fleet join tls://${ns.hostAddress.replace(/\./g, '\\.')}:\\d+ --code \\S+ --fingerprint ${tls.fingerprint}$`));
+    const args = invite.command.split(' ').slice(1);
+    const join = ns.spawn(process.execPath, [SVC_BIN, ...args, '--name', 'vm in a namespace', '--home', home], env);
+    const joinOut = collect(join);
+    assert.equal(await exited(join), 0, joinOut.text());
+    assert.match(joinOut.text(), /joined the fleet at tls:\/\/.* as 'vm in a namespace'/);
+    const id = readMembership(home)!.machineId;
+
+    serve = ns.spawn(process.execPath, [SVC_BIN, 'serve', '--port', '0', '--proxy-port', '0', '--home', home], env);
+    const serveOut = collect(serve);
+    await until(() => (machine()?.online ? true : undefined), 'the machine online', 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${serveOut.text()}`);
+    });
+    assert.equal(machine()!.id, id);
+    const [instance] = machine()!.instances;
+    assert.match(instance!.url, /^http:\/\/127\.0\.0\.1:\d+$/, 'it listens on its own loopback');
+    // nothing listens for the hub on the machine's address: it is reached only through its own connection
+    const port = Number(new URL(instance!.url).port);
+    const refused = await new Promise<string>((resolve) => {
+      const socket = tcpConnect({ host: ns.address, port }, () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+    });
+    assert.equal(refused, 'ECONNREFUSED');
+
+    const seen = machine()!.lastSeen!;
+    ns.down();
+    try {
+      await until(() => (machine()!.online ? undefined : true), 'offline while the link is down', 30_000);
+      await new Promise((r) => setTimeout(r, Math.max(0, 20_000 - (Date.now() - seen))));
+    } finally {
+      ns.up();
+    }
+    await until(() => (machine()!.online && machine()!.lastSeen! > seen ? true : undefined), 'online again by itself', 30_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${serveOut.text()}`);
+    });
+    assert.equal(manager.app.fleet.hub!.machines().length, 1, 'the same machine, not a new one');
+  });
+});
