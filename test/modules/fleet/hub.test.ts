@@ -200,6 +200,34 @@ describe('the fleet: join, machines, permissions, revoke', { skip }, () => {
   });
 });
 
+describe('the fleet: the hub restarted', { skip }, () => {
+  test('a new dashboard on the same home knows its machines, and they come back to it by themselves', async (t) => {
+    const port = await freePort();
+    const natsUrl = `nats://127.0.0.1:${port}`;
+    const fleet = { host: '127.0.0.1', port, heartbeatMs: HEARTBEAT_MS };
+    const first = await startManager({ fleet });
+    const home = machineHome();
+    let second: TestManager | undefined;
+    let server: TestServer | undefined;
+    t.after(async () => {
+      await server?.close();
+      await second?.close();
+      rmSync(home, { recursive: true, force: true });
+    });
+    const { code } = await invite(first);
+    const { machineId } = await joinFleet({ url: natsUrl, code, name: 'desk', home });
+    server = await startServer({ home, fleetHeartbeatMs: HEARTBEAT_MS });
+    await until(() => (first.app.fleet.hub!.machines().find((x) => x.id === machineId)?.online ? true : undefined), 'online', 15_000);
+    await first.close({ removeHome: false });
+    await until(async () => ((await getJson(`${server!.url}/api/runtime`)).body.fleet.state === 'reconnecting' ? true : undefined), 'the machine notices');
+    const restartedAt = Date.now();
+    second = await startManager({ home: first.home, fleet });
+    assert.deepEqual(second.app.fleet.hub!.machines().map((m) => [m.id, m.name]), [[machineId, 'desk']], 'kept in its database');
+    await until(() => ((second!.app.fleet.hub!.machines()[0]!.lastSeen ?? 0) > restartedAt ? true : undefined), 'heard by the new hub', 15_000);
+    await until(async () => ((await getJson(`${server!.url}/api/runtime`)).body.fleet.state === 'connected' ? true : undefined), 'connected again');
+  });
+});
+
 describe('the fleet: codes that expire, wrong codes bounded', { skip }, () => {
   test('an expired code is refused; after ten wrong codes in a minute even a good one waits', async (t) => {
     const { manager, url } = await fleetManager({ inviteTtlMs: 300 });
