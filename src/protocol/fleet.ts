@@ -3,6 +3,12 @@
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema.ts';
 
+/**
+ * A line of text from another machine (a name, a version, a URL): no control character. Messages over NATS do not
+ * pass the HTTP kit's input rule (src/http/validate.ts), so the fleet's own schemas apply it.
+ */
+const line = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001F\u007F]*$/, 'no control characters');
+
 export const NATS_STATES = ['starting', 'running', 'restarting', 'stopped'] as const;
 /** A joined machine's connection to its hub (its svc serve's view, in /api/runtime). */
 export const MEMBER_STATES = ['connecting', 'connected', 'reconnecting', 'revoked', 'closed'] as const;
@@ -33,9 +39,9 @@ export const InviteSchema = lazySchema(() => z.object({
 export type Invite = z.infer<typeof InviteSchema>;
 
 export const MachineInstanceSchema = lazySchema(() => z.object({
-  url: z.string(),
-  version: z.string(),
-  provider: z.string().nullable(),
+  url: line(2000),
+  version: line(100),
+  provider: line(100).nullable(),
   busy: z.boolean(),
 }));
 
@@ -53,8 +59,8 @@ export type MachineInstance = z.infer<typeof MachineInstanceSchema>;
 
 /** What a machine's heartbeat carries. */
 export const HeartbeatSchema = lazySchema(() => z.object({
-  name: z.string().max(200),
-  version: z.string().max(100),
+  name: line(200).trim().min(1),
+  version: line(100),
   instances: z.array(MachineInstanceSchema).max(100),
 }));
 export type Heartbeat = z.infer<typeof HeartbeatSchema>;
@@ -63,7 +69,7 @@ export type Heartbeat = z.infer<typeof HeartbeatSchema>;
 export const JoinRequestSchema = lazySchema(() => z.object({
   code: z.string().max(100),
   publicKey: z.string().max(100),
-  name: z.string().trim().min(1).max(200),
+  name: line(200).trim().min(1),
 }));
 export const JoinAnswerSchema = lazySchema(() => z.union([
   z.object({ ok: z.literal(true), machineId: z.string(), name: z.string() }),

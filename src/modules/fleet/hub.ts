@@ -192,7 +192,10 @@ export class FleetHub {
     } catch {
       return fail('the join request is not JSON');
     }
-    if (!parsed.success) return fail('the join request is malformed');
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return fail(`the join request is malformed (${issue.path.join('.') || 'the request'}: ${issue.message})`);
+    }
     const { code, publicKey, name } = parsed.data;
     try {
       if (!publicKey.startsWith('U')) throw new Error('not a user key');

@@ -2,6 +2,7 @@
 // their NATS permissions tried with their own credentials, bad codes, revocation and a killed nats-server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,6 +198,33 @@ describe('the fleet: join, machines, permissions, revoke', { skip }, () => {
       return m.online && m.lastSeen > seenBefore + HEARTBEAT_MS ? true : undefined;
     }, 'the machine heard again', 15_000);
     assert.equal((await getJson(`${manager.url}/api/dashboard/fleet`)).body.nats, 'running');
+  });
+});
+
+describe('the fleet: anything sent to the join subject', { skip }, () => {
+  test('gets a refusal that says why; nothing is added and the hub keeps answering', async (t) => {
+    const { manager, url } = await fleetManager();
+    const joiner = await connect({ servers: url, authenticator: usernamePasswordAuthenticator(JOIN_USER.user, JOIN_USER.pass), inboxPrefix: '_INBOX_JOIN' });
+    t.after(async () => {
+      await joiner.close();
+      await manager.close();
+    });
+    const ask = async (payload: string | Uint8Array) => JSON.parse((await joiner.request('svc.fleet.join', payload, { timeout: 5000 })).string());
+    // a good code with a name that holds a control character: refused, and the code is not spent
+    const { code } = await invite(manager);
+    const key = 'UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4';
+    assert.deepEqual(await ask(JSON.stringify({ code, publicKey: key, name: 'evil\u0000name' })), { ok: false, error: 'the join request is malformed (name: no control characters)' });
+    assert.match((await ask(JSON.stringify({ code, publicKey: 'not-a-key', name: 'x' }))).error, /not an NKey of a user/);
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.json(), fc.string(), fc.uint8Array({ maxLength: 2000 }), fc.record({ code: fc.string(), publicKey: fc.string(), name: fc.string() }).map((r) => JSON.stringify(r))), async (payload) => {
+        const answer = await ask(payload);
+        assert.equal(answer.ok, false);
+        assert.equal(typeof answer.error, 'string');
+      }),
+      { numRuns: 60 },
+    );
+    assert.deepEqual((await getJson(`${manager.url}/api/dashboard/machines`)).body.machines, []);
+    assert.match((await ask(JSON.stringify({ code, publicKey: key, name: 'good' }))).error, /too many wrong codes/, 'bounded, and still answering');
   });
 });
 
