@@ -177,11 +177,22 @@ test('tls: none is plain HTTP; warn under 30 days; fail when expired or unreadab
   assert.match(unreadable.summary, /\/c\.pem \(--tls-cert of the service\) cannot be used: no such file/);
 });
 
-test('fleet: ok without fleet.json, warn with one', () => {
-  assert.deepEqual(fleetCheck({ file: '/h/fleet.json', exists: false }), { id: 'fleet', status: 'ok', summary: 'not joined to a fleet' });
-  const found = fleetCheck({ file: '/h/fleet.json', exists: true });
-  assert.equal(found.status, 'warn');
-  assert.match(found.summary, /fleet membership found \(\/h\/fleet\.json\) but this version cannot use it/);
+test('fleet: not joined; joined and connected, unreachable, revoked, or no server; a damaged membership', () => {
+  const file = '/h/fleet/membership.json';
+  const membership = { hub: 'tls://hub:4222', machineId: 'm_1', name: 'laptop' };
+  assert.deepEqual(fleetCheck({ file, membership: 'absent', connection: null }), { id: 'fleet', status: 'ok', summary: 'not joined to a fleet' });
+  assert.deepEqual(fleetCheck({ file, membership, connection: 'connected' }), { id: 'fleet', status: 'ok', summary: "machine 'laptop' (m_1) of the hub at tls://hub:4222: connected" });
+  assert.deepEqual(fleetCheck({ file, membership, connection: null }), { id: 'fleet', status: 'ok', summary: "machine 'laptop' (m_1) of the hub at tls://hub:4222; svc serve connects to it when it runs" });
+  const away = fleetCheck({ file, membership, connection: 'reconnecting' });
+  assert.equal(away.status, 'warn');
+  assert.match(away.summary, /cannot reach the hub \(reconnecting\)/);
+  assert.match(away.fix!, /svc dashboard serve --fleet. runs there and that tls:\/\/hub:4222 is reachable/);
+  const revoked = fleetCheck({ file, membership, connection: 'revoked' });
+  assert.equal(revoked.status, 'fail');
+  assert.equal(revoked.fix, 'remove /h/fleet and join again with a new invite (svc fleet join <url> --code <code>)');
+  const damaged = fleetCheck({ file, membership: 'damaged', connection: null });
+  assert.equal(damaged.status, 'warn');
+  assert.match(damaged.summary, /\/h\/fleet\/membership\.json \(or the machine's key beside it\) cannot be read/);
 });
 
 test('push: not set up is ok; keys with the device count; a broken key file is a warning', () => {
@@ -203,7 +214,7 @@ test('report: ok unless a check fails (warnings allowed); diagnose keeps the rea
     providerContext: ctx,
     disk: disk({}),
     tls: { configured: false, serverHttps: false },
-    fleet: { file: '/h/fleet.json', exists: false },
+    fleet: { file: '/h/fleet/membership.json', membership: 'absent', connection: null },
     push: { keys: 'absent', file: '/h/push-vapid.json', subscriptions: 0 },
   };
   const result = diagnose(facts, new Date());

@@ -248,7 +248,7 @@ test('a running server: its version and service manager; push keys and subscript
   const db = openDatabase(join(s.home, 'svc.db'));
   new PushRepo(db).upsert('sub1', 'https://push.example/abc', { p256dh: 'p', auth: 'a' }, 'phone', Date.now());
   db.close();
-  writeFile(join(s.home, 'fleet.json'), '{}');
+  writeFile(join(s.home, 'fleet', 'membership.json'), '{}');
 
   const files = readdirSync(s.home).sort();
   const run = await doctor(s, ['--json', '--url', url]);
@@ -258,7 +258,7 @@ test('a running server: its version and service manager; push keys and subscript
   assert.deepEqual(byId.server, { id: 'server', status: 'ok', summary: `svc 9.8.7 is running at ${url}, as a service (launchd)` });
   assert.deepEqual(byId.push, { id: 'push', status: 'ok', summary: 'VAPID keys present; 1 subscribed device' });
   assert.equal(byId.fleet!.status, 'warn');
-  assert.match(byId.fleet!.summary, /fleet membership found .* but this version cannot use it/);
+  assert.match(byId.fleet!.summary, /fleet\/membership\.json \(or the machine's key beside it\) cannot be read/);
   assert.ok(!run.stdout.includes(privateKey));
   assert.ok(!run.stdout.includes(SECRET));
 });

@@ -2,7 +2,9 @@
 // fail, with what it found and, when something is to be done, the command or change that does it. Pure:
 // no file, process or network here, so every status and its fix text is tested with plain objects.
 // Nothing here may put a secret in a line: the facts carry names (a variable's, a file's), never values.
+import { dirname } from 'node:path';
 import type { CredentialState, Readiness } from '../../agent/readiness.ts';
+import type { MemberState } from '../../modules/fleet/index.ts';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -30,7 +32,15 @@ const DAY_MS = 86_400_000;
 // server
 
 export type ServerFacts =
-  | { url: string; reachable: true; version: string | null; /** the manager it runs under, per its runtime answer */ service: string | null }
+  | {
+      url: string;
+      reachable: true;
+      version: string | null;
+      /** the manager it runs under, per its runtime answer */
+      service: string | null;
+      /** its connection to its fleet's hub, per its runtime answer, when it joined one */
+      fleet?: MemberState | null;
+    }
   | { url: string; reachable: false; error: string };
 
 export function serverCheck(facts: ServerFacts, serviceInstalled: boolean): Check {
@@ -206,9 +216,37 @@ export function tlsCheck(f: TlsFacts, now: Date): Check {
 // ---------------------------------------------------------------------------------------------
 // fleet
 
-export function fleetCheck(f: { file: string; exists: boolean }): Check {
-  if (!f.exists) return { id: 'fleet', status: 'ok', summary: 'not joined to a fleet' };
-  return { id: 'fleet', status: 'warn', summary: `fleet membership found (${f.file}) but this version cannot use it`, fix: 'update svc, or remove the file if the membership is stale' };
+export interface FleetFacts {
+  /** <home>/fleet/membership.json */
+  file: string;
+  membership: 'absent' | 'damaged' | { hub: string; machineId: string; name: string };
+  /** The running server's connection to the hub; null when no server answered with one. */
+  connection: MemberState | null;
+}
+
+export function fleetCheck(f: FleetFacts): Check {
+  if (f.membership === 'absent') return { id: 'fleet', status: 'ok', summary: 'not joined to a fleet' };
+  const again = `remove ${dirname(f.file)} and join again with a new invite (svc fleet join <url> --code <code>)`;
+  if (f.membership === 'damaged') return { id: 'fleet', status: 'warn', summary: `${f.file} (or the machine's key beside it) cannot be read`, fix: again };
+  const { hub, machineId, name } = f.membership;
+  const who = `machine '${name}' (${machineId}) of the hub at ${hub}`;
+  switch (f.connection) {
+    case 'connected':
+      return { id: 'fleet', status: 'ok', summary: `${who}: connected` };
+    case 'revoked':
+      return { id: 'fleet', status: 'fail', summary: `${who}: the hub revoked this machine`, fix: again };
+    case 'connecting':
+    case 'reconnecting':
+    case 'closed':
+      return {
+        id: 'fleet',
+        status: 'warn',
+        summary: `${who}: cannot reach the hub (${f.connection})`,
+        fix: `check that \`svc dashboard serve --fleet\` runs there and that ${hub} is reachable from this machine`,
+      };
+    case null:
+      return { id: 'fleet', status: 'ok', summary: `${who}; svc serve connects to it when it runs` };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,7 +279,7 @@ export interface Facts {
   providerContext: ProviderContext;
   disk: DiskFacts;
   tls: TlsFacts;
-  fleet: { file: string; exists: boolean };
+  fleet: FleetFacts;
   push: PushFacts;
 }
 

@@ -17,7 +17,9 @@ import { SettingsRepo } from '../../modules/settings/index.ts';
 import { requestText } from '../http-client.ts';
 import { authHeaders, type ServerTarget } from '../target.ts';
 import { homeOf, installedService, optionValue, type InstalledService } from '../../service/installed.ts';
-import type { DiskFacts, Facts, ProviderFacts, PushFacts, ServerFacts, TlsFacts } from './checks.ts';
+import type { DiskFacts, Facts, FleetFacts, ProviderFacts, PushFacts, ServerFacts, TlsFacts } from './checks.ts';
+import { MEMBER_STATES } from '../../protocol/fleet.ts';
+import type { MemberState } from '../../modules/fleet/index.ts';
 import { parseShebang } from './shebang.ts';
 
 export interface GatherOptions {
@@ -55,9 +57,18 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
     providerContext: { underService: installed !== null, platform, envFile: join(serviceHome, 'service.env') },
     disk: diskFacts(home),
     tls: tlsFacts(installed, env, target),
-    fleet: { file: join(home, 'fleet.json'), exists: existsSync(join(home, 'fleet.json')) },
+    fleet: await fleetFacts(home, server.reachable ? (server.fleet ?? null) : null),
     push: pushFacts(paths.vapidKeys, db.subscriptions),
   };
+}
+
+/** This home's membership of a fleet (the fleet module loads only when there is one). */
+async function fleetFacts(home: string, connection: MemberState | null): Promise<FleetFacts> {
+  const file = homePaths(home).fleetMembership;
+  if (!existsSync(file)) return { file, membership: 'absent', connection: null };
+  const { readMembership } = await import('../../modules/fleet/index.ts');
+  const m = readMembership(home);
+  return { file, membership: m ? { hub: m.url, machineId: m.machineId, name: m.name } : 'damaged', connection };
 }
 
 /** The user's service, else (Linux) a system unit. */
@@ -76,12 +87,14 @@ async function serverFacts(target: ServerTarget): Promise<ServerFacts> {
     // the token) still gives its version on /api/health
     let answer = await get('/api/runtime');
     if (!answer.ok) answer = await get('/api/health');
-    const body = answer.ok ? (parseJson(answer.text) as { version?: unknown; service?: unknown } | undefined) : undefined;
+    const body = answer.ok ? (parseJson(answer.text) as { version?: unknown; service?: unknown; fleet?: { state?: unknown } | null } | undefined) : undefined;
+    const fleetState = body?.fleet?.state;
     return {
       url,
       reachable: true,
       version: typeof body?.version === 'string' ? body.version : null,
       service: typeof body?.service === 'string' && body.service ? body.service : null,
+      ...(typeof fleetState === 'string' && (MEMBER_STATES as readonly string[]).includes(fleetState) ? { fleet: fleetState as MemberState } : {}),
     };
   } catch (err) {
     return { url, reachable: false, error: ((err as Error).message || String(err)).replaceAll(target.url, url) };

@@ -110,6 +110,9 @@ describe('the fleet: join, machines, permissions, revoke', { skip }, () => {
     assert.deepEqual(listed[0].instances.map((i: any) => [i.url, i.busy]), [[server.url, false]]);
     await until(() => (fleetEvents().some((e) => e.change === 'online' && e.machineId === membership.machineId) ? true : undefined), 'the online event');
     assert.deepEqual((await getJson(`${server.url}/api/runtime`)).body.fleet, { hub: natsUrl, machineId: membership.machineId, name: 'laptop', state: 'connected' });
+    const doctor = await runSvc(['doctor', '--json', '--home', home, '--url', server.url], { env: { PATH: '/usr/bin:/bin', HOME: home } });
+    const fleetCheck = (JSON.parse(doctor.stdout) as { checks: { id: string }[] }).checks.find((c) => c.id === 'fleet');
+    assert.deepEqual(fleetCheck, { id: 'fleet', status: 'ok', summary: `machine 'laptop' (${membership.machineId}) of the hub at ${natsUrl}: connected` });
     assert.deepEqual(fleetEvents().filter((e) => e.machineId === membership.machineId).map((e) => [e.change, e.name]), [['joined', 'laptop'], ['online', 'laptop']]);
   });
 
