@@ -1,5 +1,6 @@
 // The hub of a fleet (svc dashboard serve --fleet): its nats-server, the invites, the joins, and the machines
 // it hears from. Machines connect out to it; the hub never needs to reach them.
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -52,6 +53,8 @@ export class FleetHub {
   private readonly now: () => number;
   private readonly heartbeatMs: number;
   private lastReason?: string;
+  private readonly logFile: string;
+  private readonly serverName: string;
 
   constructor(private readonly o: FleetHubOptions) {
     if (!isLoopbackHost(o.host) && !o.tls) {
@@ -59,11 +62,15 @@ export class FleetHub {
     }
     mkdirSync(o.dir, { recursive: true, mode: 0o700 });
     this.hubKey = loadOrCreateUserKey(join(o.dir, 'hub.nk'));
+    this.logFile = join(o.dir, 'nats-server.log');
+    this.serverName = `svc-fleet-hub-${randomBytes(4).toString('hex')}`;
     this.now = o.now ?? Date.now;
     this.heartbeatMs = o.heartbeatMs ?? HEARTBEAT_MS;
     this.nats = new NatsServerProcess({
       binary: o.binary,
       configFile: join(o.dir, 'nats-server.conf'),
+      logFile: this.logFile,
+      serverName: this.serverName,
       host: o.host,
       port: o.port,
       onState: (state, reason) => {
@@ -145,6 +152,7 @@ export class FleetHub {
 
   private config(): string {
     return renderNatsConfig({
+      serverName: this.serverName,
       host: this.o.host,
       port: this.o.port,
       ...(this.o.tls ? { tls: { certFile: this.o.tls.certFile, keyFile: this.o.tls.keyFile } } : {}),
@@ -152,7 +160,7 @@ export class FleetHub {
       machines: this.o.repo.machines().map((m) => ({ id: m.id, publicKey: m.publicKey })),
       storeDir: join(this.o.dir, 'jetstream'),
       maxStoreBytes: MAX_STORE_BYTES,
-      logFile: join(this.o.dir, 'nats-server.log'),
+      logFile: this.logFile,
     });
   }
 

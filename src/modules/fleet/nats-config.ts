@@ -4,6 +4,8 @@
 import { JOIN_INBOX_PREFIX, JOIN_SUBJECT, JOIN_USER, machineInboxPrefix, machineSubjects, requestSubject } from './subjects.ts';
 
 export interface NatsConfigInput {
+  /** Its INFO line names it: how the hub tells its own server from another one holding the port. */
+  serverName: string;
   host: string;
   port: number;
   /** The dashboard's certificate and key files: required by the hub when `host` is not loopback-only. */
@@ -33,7 +35,7 @@ export function renderNatsConfig(c: NatsConfigInput): string {
     ...c.machines.map((m) => ({ nkey: m.publicKey, permissions: machinePermissions(m.id) })),
   ];
   const config = {
-    server_name: 'svc-fleet-hub',
+    server_name: c.serverName,
     host: c.host,
     port: c.port,
     ...(c.tls ? { tls: { cert_file: c.tls.certFile, key_file: c.tls.keyFile, timeout: 5 } } : {}),

@@ -2,7 +2,7 @@
 // renders, told to reload it (SIGHUP) when the machines change, and started again (1 s, 2 s … 30 s apart) if it
 // exits on its own. Its own log goes to the file named in the config.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { findOnPath } from '../../core/executable.ts';
 
@@ -22,8 +22,12 @@ export type NatsServerState = 'starting' | 'running' | 'restarting' | 'stopped';
 export interface NatsServerOptions {
   binary: string;
   configFile: string;
+  /** Where the config sends nats-server's log: an exit's reason is its last line. */
+  logFile: string;
   host: string;
   port: number;
+  /** The server_name its config gives it (see waitForOwnServer). */
+  serverName: string;
   /** Told of every state change, with the reason of an exit. */
   onState?: (state: NatsServerState, reason?: string) => void;
   maxBackoffMs?: number;
@@ -31,23 +35,53 @@ export interface NatsServerOptions {
 
 const READY_TIMEOUT_MS = 15_000;
 
-/** Resolves once something accepts connections on host:port (nats-server takes ~100 ms). */
-async function waitForPort(host: string, port: number, alive: () => boolean): Promise<void> {
-  const end = Date.now() + READY_TIMEOUT_MS;
-  const target = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  while (Date.now() < end) {
-    if (!alive()) throw new Error('nats-server exited while starting (see its log)');
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = tcpConnect({ host: target, port }, () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
+/** The last line nats-server logged (an exit's reason: a port in use, a bad certificate…), without its prefix. */
+function lastLogLine(file: string): string | undefined {
+  try {
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    return lines.at(-1)?.replace(/^\[\d+\] [\d/]+ [\d:.]+ \[\w+\] /, '') || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server_name of the NATS server answering on host:port (its INFO line), or undefined when none answers. */
+function serverNameAt(host: string, port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = tcpConnect({ host, port });
+    let head = '';
+    const done = (name: string | undefined) => {
+      socket.destroy();
+      resolve(name);
+    };
+    socket.setTimeout(2_000, () => done(undefined));
+    socket.once('error', () => done(undefined));
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n')) return;
+      const info = /^INFO\s+(\{.*\})\s*\r\n/.exec(head)?.[1];
+      try {
+        done(info ? String((JSON.parse(info) as { server_name?: unknown }).server_name ?? '') : undefined);
+      } catch {
+        done(undefined);
+      }
     });
-    if (open) return;
+  });
+}
+
+/**
+ * Resolves once the server we started answers on host:port (~100 ms): its INFO names it. Another program that holds
+ * the port is not taken for it; our server then exits (the port is in use) and the error says so.
+ */
+async function waitForOwnServer(o: { host: string; port: number; serverName: string }, alive: () => boolean, why: () => string): Promise<void> {
+  const end = Date.now() + READY_TIMEOUT_MS;
+  const target = o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host;
+  while (Date.now() < end) {
+    if (!alive()) throw new Error(`nats-server exited while starting: ${why()}`);
+    if ((await serverNameAt(target, o.port)) === o.serverName) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`nats-server did not listen on ${host}:${port} within ${READY_TIMEOUT_MS / 1000} s`);
+  throw new Error(`nats-server did not answer on ${o.host}:${o.port} within ${READY_TIMEOUT_MS / 1000} s: ${why()}`);
 }
 
 export class NatsServerProcess {
@@ -101,16 +135,17 @@ export class NatsServerProcess {
     this.child = child;
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
+    const why = () => stderr.trim().split('\n').at(-1) || lastLogLine(this.options.logFile) || `see ${this.options.logFile}`;
     child.once('exit', (code, signal) => {
       if (this.stopping || this.child !== child) return;
       this.failures++;
-      const reason = `nats-server exited (${signal ?? `code ${code}`})${stderr.trim() ? `: ${stderr.trim().split('\n').at(-1)}` : ''}`;
+      const reason = `nats-server exited (${signal ?? `code ${code}`}): ${why()}`;
       this.setState('restarting', reason);
       const delay = Math.min(1000 * 2 ** (this.failures - 1), this.options.maxBackoffMs ?? 30_000);
       this.restartTimer = setTimeout(() => void this.spawn().catch(() => undefined), delay);
     });
     child.once('error', () => undefined); // an exit follows
-    await waitForPort(this.options.host, this.options.port, () => child.exitCode === null && child.signalCode === null);
+    await waitForOwnServer(this.options, () => child.exitCode === null && child.signalCode === null, why);
     this.failures = 0;
     this.setState('running');
   }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { connect, nkeyAuthenticator, usernamePasswordAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { findNatsServer, joinFleet, JoinError, readMembership } from '../../../src/modules/fleet/index.ts';
@@ -294,6 +295,21 @@ describe('the fleet off', () => {
       assert.match(res.body.message, why);
       assert.deepEqual((await getJson(`${m.url}/api/dashboard/machines`)).body, { machines: [] });
     }
+  });
+
+  test("a NATS port in use: the dashboard runs without the fleet and says why, in nats-server's words", { skip }, async (t) => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const m = await startManager({ fleet: { host: '127.0.0.1', port } });
+    t.after(async () => {
+      await m.close();
+      await new Promise((resolve) => taken.close(resolve));
+    });
+    const status = (await getJson(`${m.url}/api/dashboard/fleet`)).body;
+    assert.equal(status.enabled, false);
+    assert.match(status.reason, /the fleet's nats-server did not start: nats-server exited while starting: .*address already in use/);
+    assert.equal(m.app.fleet.hub, undefined);
   });
 
   test('svc dashboard serve --fleet refuses a network NATS address without TLS', async () => {

@@ -28,11 +28,12 @@ test('invite codes: at least 40 bits, two groups of five, read back however they
 
 test('the config: the hub may do anything, the join user only join, each machine only its own subjects', () => {
   const config = JSON.parse(renderNatsConfig({
-    host: '127.0.0.1', port: 4222, hubPublicKey: 'UHUB', machines: [{ id: 'm_a', publicKey: 'UA' }, { id: 'm_b', publicKey: 'UB' }],
+    serverName: 'svc-fleet-hub-1', host: '127.0.0.1', port: 4222, hubPublicKey: 'UHUB', machines: [{ id: 'm_a', publicKey: 'UA' }, { id: 'm_b', publicKey: 'UB' }],
     storeDir: '/h/fleet/jetstream', maxStoreBytes: 1024, logFile: '/h/fleet/nats-server.log',
   }));
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.port, 4222);
+  assert.equal(config.server_name, 'svc-fleet-hub-1');
   assert.equal(config.tls, undefined);
   assert.deepEqual(config.jetstream, { store_dir: '/h/fleet/jetstream', max_file_store: 1024, max_memory_store: 64 * 1024 * 1024 });
   const [hub, joiner, a, b] = config.authorization.users;
@@ -41,7 +42,7 @@ test('the config: the hub may do anything, the join user only join, each machine
   assert.deepEqual(a, { nkey: 'UA', permissions: machinePermissions('m_a') });
   assert.deepEqual(b.permissions.publish, { allow: ['svc.fleet.m.m_b.>'], deny: ['svc.fleet.m.m_b.request.>'] });
   assert.deepEqual(b.permissions.subscribe, { allow: ['svc.fleet.m.m_b.>', '_INBOX_m_b.>'] });
-  const withTls = JSON.parse(renderNatsConfig({ host: '0.0.0.0', port: 4222, tls: { certFile: '/c.pem', keyFile: '/k.pem' }, hubPublicKey: 'U', machines: [], storeDir: '/s', maxStoreBytes: 1, logFile: '/l' }));
+  const withTls = JSON.parse(renderNatsConfig({ serverName: 'n', host: '0.0.0.0', port: 4222, tls: { certFile: '/c.pem', keyFile: '/k.pem' }, hubPublicKey: 'U', machines: [], storeDir: '/s', maxStoreBytes: 1, logFile: '/l' }));
   assert.deepEqual(withTls.tls, { cert_file: '/c.pem', key_file: '/k.pem', timeout: 5 });
 });
 
