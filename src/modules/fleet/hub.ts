@@ -97,7 +97,7 @@ export class FleetHub {
       reconnectTimeWait: 500,
       ...(this.o.tls ? { tls: pinnedTls(readFileSync(this.o.tls.certFile, 'utf8'), this.o.tls.fingerprint) } : {}),
     });
-    this.connection.subscribe(JOIN_SUBJECT, { callback: (err, msg) => void (err || this.onJoin(msg)) });
+    this.connection.subscribe(JOIN_SUBJECT, { callback: (err, msg) => void (err || this.onJoin(msg).catch(() => this.answer(msg, { ok: false, error: 'the hub could not add this machine: try again' }))) });
     this.connection.subscribe(ALL_HEARTBEATS, { callback: (err, msg) => void (err || this.onHeartbeat(msg)) });
     for (const m of this.o.repo.machines()) this.online.set(m.id, this.isOnline(m));
     this.sweep = setInterval(() => this.sweepOffline(), this.heartbeatMs);
@@ -134,11 +134,11 @@ export class FleetHub {
   }
 
   /** Forgets a machine: its key is no longer a user of the hub's NATS, which closes its connection. */
-  revoke(id: string): Machine {
+  async revoke(id: string): Promise<Machine> {
     const row = this.o.repo.machine(id);
     if (!row || !this.o.repo.revoke(id, this.now())) throw notFound('machine', id);
     this.online.delete(id);
-    this.nats.reload(this.config());
+    await this.nats.reload(this.config());
     const machine = { ...this.view(row), online: false };
     this.o.onMachine(machine, 'revoked');
     return machine;
@@ -184,7 +184,7 @@ export class FleetHub {
     msg.respond(JSON.stringify(answer));
   }
 
-  private onJoin(msg: Msg): void {
+  private async onJoin(msg: Msg): Promise<void> {
     const now = this.now();
     if (!this.joinFailures.open(now)) {
       const wait = Math.ceil(this.joinFailures.retryAfterMs(now) / 1000);
@@ -218,7 +218,7 @@ export class FleetHub {
     if (invite.expiresAt <= now) return fail('this invite code has expired: make a new invite on the dashboard');
     const machine = { id: newId('m'), name, publicKey };
     if (!this.o.repo.join(invite.id, machine, now)) return fail('this invite code was used already: make a new invite on the dashboard');
-    this.nats.reload(this.config());
+    await this.nats.reload(this.config());
     this.answer(msg, { ok: true, machineId: machine.id, name });
     this.o.onMachine(this.view(this.o.repo.machine(machine.id)!), 'joined');
   }

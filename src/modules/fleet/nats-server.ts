@@ -2,7 +2,7 @@
 // renders, told to reload it (SIGHUP) when the machines change, and started again (1 s, 2 s … 30 s apart) if it
 // exits on its own. Its own log goes to the file named in the config.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { findOnPath } from '../../core/executable.ts';
 
@@ -34,6 +34,17 @@ export interface NatsServerOptions {
 }
 
 const READY_TIMEOUT_MS = 15_000;
+/** How long a reload may take to show in the log before the hub goes on anyway (it takes a few ms). */
+const RELOAD_WAIT_MS = 2_000;
+
+/** What the log gained after `from` bytes. */
+function logSince(file: string, from: number): string {
+  try {
+    return readFileSync(file).subarray(from).toString('utf8');
+  } catch {
+    return '';
+  }
+}
 
 /** The last line nats-server logged (an exit's reason: a port in use, a bad certificate…), without its prefix. */
 function lastLogLine(file: string): string | undefined {
@@ -100,10 +111,18 @@ export class NatsServerProcess {
     await this.spawn();
   }
 
-  /** Writes the new config and has the running server read it again (users added or removed). */
-  reload(config: string): void {
+  /**
+   * Writes the new config and has the running server read it again (users added or removed); resolves once its
+   * log says it did (a joined machine's key works from then on), or after RELOAD_WAIT_MS.
+   */
+  async reload(config: string): Promise<void> {
     writeFileSync(this.options.configFile, config, { mode: 0o600 });
-    if (this.child?.exitCode === null) this.child.kill('SIGHUP');
+    if (this.child?.exitCode !== null || !this.child) return;
+    const from = statSync(this.options.logFile, { throwIfNoEntry: false })?.size ?? 0;
+    this.child.kill('SIGHUP');
+    for (const end = Date.now() + RELOAD_WAIT_MS; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
+      if (logSince(this.options.logFile, from).includes('Reloaded server configuration')) return;
+    }
   }
 
   get pid(): number | undefined {
