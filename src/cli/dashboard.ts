@@ -5,7 +5,7 @@ import { HomeInUseError } from '../core/server-lock.ts';
 import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
 import { announce, complain } from '../core/log.ts';
 import { startServiceLog } from './service-log.ts';
-import { isLoopbackHost } from '../modules/fleet/index.ts';
+import { exposedWithoutTls } from '../modules/fleet/index.ts';
 
 export interface DashboardServeOptions extends TlsFileOptions {
   port: number;
@@ -28,8 +28,9 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
     process.exit(1);
   }
   const fleet = o.fleet && { port: o.fleet.port, host: o.fleet.host ?? (tls ? '0.0.0.0' : '127.0.0.1') };
-  if (fleet && !tls && !isLoopbackHost(fleet.host)) {
-    complain(`svc dashboard: the fleet's NATS port on ${fleet.host} would be open to the network without TLS: give --tls-cert and --tls-key, or leave --nats-host out (127.0.0.1)`);
+  const exposed = fleet && exposedWithoutTls(fleet.host, Boolean(tls));
+  if (exposed) {
+    complain(`svc dashboard: ${exposed}`);
     process.exit(1);
   }
   let app;

@@ -254,7 +254,7 @@ function fleetOf(options: ManagerOptions, db: Db, bus: EventBus): FleetHandle {
     binary,
     host: options.fleet.host,
     port: options.fleet.port,
-    ...(options.tls ? { tls: { certFile: options.tls.certFile, keyFile: options.tls.keyFile, fingerprint: options.tls.fingerprint } } : {}),
+    ...(options.tls ? { tls: { certFile: options.tls.certFile, keyFile: options.tls.keyFile, pem: options.tls.cert.toString('utf8'), fingerprint: options.tls.fingerprint } } : {}),
     ...(options.fleet.heartbeatMs !== undefined ? { heartbeatMs: options.fleet.heartbeatMs } : {}),
     ...(options.fleet.inviteTtlMs !== undefined ? { inviteTtlMs: options.fleet.inviteTtlMs } : {}),
     onMachine: (m, change) => bus.publish('fleet_machine', { machineId: m.id, name: m.name, online: m.online, change }),

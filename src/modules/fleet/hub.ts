@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { connect, nkeyAuthenticator, type NatsConnection, type Msg } from '@nats-io/transport-node';
 import { fromPublic } from '@nats-io/nkeys';
 import { notFound } from '../../core/errors.ts';
@@ -13,7 +13,7 @@ import type { FleetMachineChange } from './events.ts';
 import { FleetRepo, type MachineRow } from './fleet.repo.ts';
 import { inviteCodeHash, newInviteCode, normalizeInviteCode } from './invite-code.ts';
 import { loadOrCreateUserKey } from './keys.ts';
-import { isLoopbackHost, renderNatsConfig } from './nats-config.ts';
+import { exposedWithoutTls, isWildcardHost, reachableHost, renderNatsConfig } from './nats-config.ts';
 import { NatsServerProcess } from './nats-server.ts';
 import { FailureWindow } from './rate-limit.ts';
 import { pinnedTls } from './tls-pin.ts';
@@ -35,7 +35,7 @@ export interface FleetHubOptions {
   host: string;
   port: number;
   /** The dashboard's certificate: the hub serves NATS over TLS with it. */
-  tls?: { certFile: string; keyFile: string; fingerprint: string };
+  tls?: { certFile: string; keyFile: string; pem: string; fingerprint: string };
   heartbeatMs?: number;
   inviteTtlMs?: number;
   onMachine: (machine: Machine, change: FleetMachineChange) => void;
@@ -57,9 +57,8 @@ export class FleetHub {
   private readonly serverName: string;
 
   constructor(private readonly o: FleetHubOptions) {
-    if (!isLoopbackHost(o.host) && !o.tls) {
-      throw new Error(`the fleet's NATS port on ${o.host} would be reachable from the network without TLS: start the dashboard with --tls-cert and --tls-key, or --nats-host 127.0.0.1`);
-    }
+    const exposed = exposedWithoutTls(o.host, Boolean(o.tls));
+    if (exposed) throw new Error(exposed);
     mkdirSync(o.dir, { recursive: true, mode: 0o700 });
     this.hubKey = loadOrCreateUserKey(join(o.dir, 'hub.nk'));
     this.logFile = join(o.dir, 'nats-server.log');
@@ -82,20 +81,19 @@ export class FleetHub {
 
   /** The URL a machine joins: this host's name when the hub listens on every interface. */
   get url(): string {
-    const host = this.o.host === '0.0.0.0' || this.o.host === '::' ? hostname() : this.o.host;
+    const host = isWildcardHost(this.o.host) ? hostname() : this.o.host;
     return `${this.o.tls ? 'tls' : 'nats'}://${host.includes(':') ? `[${host}]` : host}:${this.o.port}`;
   }
 
   async start(): Promise<void> {
     await this.nats.start(this.config());
-    const probe = this.o.host === '0.0.0.0' || this.o.host === '::' ? '127.0.0.1' : this.o.host;
     this.connection = await connect({
-      servers: `${probe}:${this.o.port}`,
+      servers: `${reachableHost(this.o.host)}:${this.o.port}`,
       authenticator: nkeyAuthenticator(this.hubKey.getSeed()),
       name: 'svc-fleet-hub',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
-      ...(this.o.tls ? { tls: pinnedTls(readFileSync(this.o.tls.certFile, 'utf8'), this.o.tls.fingerprint) } : {}),
+      ...(this.o.tls ? { tls: pinnedTls(this.o.tls.pem, this.o.tls.fingerprint) } : {}),
     });
     this.connection.subscribe(JOIN_SUBJECT, { callback: (err, msg) => void (err || this.onJoin(msg).catch(() => this.answer(msg, { ok: false, error: 'the hub could not add this machine: try again' }))) });
     this.connection.subscribe(ALL_HEARTBEATS, { callback: (err, msg) => void (err || this.onHeartbeat(msg)) });

@@ -7,4 +7,4 @@ export { findNatsServer, NATS_INSTALL_HINT } from './nats-server.ts';
 export { joinFleet, JoinError } from './join.ts';
 export { FleetMember, type MemberState } from './member.ts';
 export { readMembership, type Membership } from './membership.ts';
-export { isLoopbackHost } from './nats-config.ts';
+export { exposedWithoutTls } from './nats-config.ts';

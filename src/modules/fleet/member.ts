@@ -28,7 +28,7 @@ export class FleetMember {
 
   async start(): Promise<void> {
     const { membership } = this.o;
-    this.connection = await connect({
+    const connection = await connect({
       servers: membership.url,
       authenticator: nkeyAuthenticator(readMachineSeed(this.o.home)),
       inboxPrefix: machineInboxPrefix(membership.machineId),
@@ -38,6 +38,9 @@ export class FleetMember {
       reconnectTimeWait: 1_000,
       ...(membership.hubCertificate ? { tls: pinnedTls(membership.hubCertificate.pem, membership.hubCertificate.fingerprint) } : {}),
     });
+    // closed while it waited for the hub (svc serve stopping before the hub was ever reached)
+    if (this.state === 'closed') return void (await connection.close());
+    this.connection = connection;
     this.setState('connected');
     void this.watch(this.connection);
     this.connection.subscribe(requestSubject(membership.machineId, 'status'), { callback: (err, msg) => void (err || msg.respond(JSON.stringify(this.heartbeat()))) });
@@ -52,9 +55,9 @@ export class FleetMember {
   }
 
   async close(): Promise<void> {
+    this.state = 'closed';
     clearInterval(this.timer);
     await this.connection?.close().catch(() => undefined);
-    this.setState('closed');
   }
 
   private heartbeat(): Heartbeat {
@@ -75,7 +78,7 @@ export class FleetMember {
   /** Follows the connection: a refused key means the hub revoked this machine. */
   private async watch(connection: NatsConnection): Promise<void> {
     for await (const status of connection.status()) {
-      if (this.state === 'revoked') continue;
+      if (this.state === 'revoked' || this.state === 'closed') continue;
       if (status.type === 'disconnect') this.setState('reconnecting');
       else if (status.type === 'reconnect') {
         this.setState('connected');

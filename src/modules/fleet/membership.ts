@@ -1,9 +1,9 @@
 // A machine's membership of a fleet, in its home: `fleet/membership.json` (the hub's URL, this machine's id and
 // name) and `fleet/machine.nk` (its NKey seed, mode 0600, never sent anywhere).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { homePaths } from '../../core/home.ts';
+import { readSeed, writeSeed } from './keys.ts';
 
 const MembershipSchema = z.object({
   url: z.string(),
@@ -33,11 +33,8 @@ export function readMembership(home: string): Membership | undefined {
 }
 
 export function writeMembership(home: string, membership: Membership, seed: Uint8Array): void {
-  mkdirSync(dirname(membershipFile(home)), { recursive: true, mode: 0o700 });
-  writeFileSync(machineKeyFile(home), `${new TextDecoder().decode(seed)}\n`, { mode: 0o600 });
+  writeSeed(machineKeyFile(home), seed);
   writeFileSync(membershipFile(home), `${JSON.stringify(membership, null, 2)}\n`, { mode: 0o600 });
 }
 
-export function readMachineSeed(home: string): Uint8Array {
-  return new TextEncoder().encode(readFileSync(machineKeyFile(home), 'utf8').trim());
-}
+export const readMachineSeed = (home: string): Uint8Array => readSeed(machineKeyFile(home));

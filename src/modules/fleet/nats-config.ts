@@ -49,3 +49,15 @@ export function renderNatsConfig(c: NatsConfigInput): string {
 
 /** Loopback-only addresses: the only ones the hub may listen on without TLS. */
 export const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+/** Every interface: the hub's machine reaches such a listener on loopback. */
+export const isWildcardHost = (host: string) => host === '0.0.0.0' || host === '::';
+
+/** Where this machine reaches a server listening on `host`. */
+export const reachableHost = (host: string) => (isWildcardHost(host) ? '127.0.0.1' : host);
+
+/** Why the hub may not listen on `host` (a network address without TLS), or undefined. */
+export function exposedWithoutTls(host: string, tls: boolean): string | undefined {
+  if (tls || isLoopbackHost(host)) return undefined;
+  return `the fleet's NATS port on ${host} would be open to the network without TLS: give --tls-cert and --tls-key, or leave --nats-host out (127.0.0.1)`;
+}

@@ -2,9 +2,11 @@
 // renders, told to reload it (SIGHUP) when the machines change, and started again (1 s, 2 s … 30 s apart) if it
 // exits on its own. Its own log goes to the file named in the config.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { findOnPath } from '../../core/executable.ts';
+import { reachableHost } from './nats-config.ts';
+import { onInfo } from './nats-info.ts';
 
 export const NATS_INSTALL_HINT =
   'nats-server was not found on PATH or in /usr/sbin: install it (Debian/Ubuntu: `sudo apt-get install nats-server`; macOS: `brew install nats-server`; or the release from https://github.com/nats-io/nats-server/releases) and start the dashboard again';
@@ -37,12 +39,19 @@ const READY_TIMEOUT_MS = 15_000;
 /** How long a reload may take to show in the log before the hub goes on anyway (it takes a few ms). */
 const RELOAD_WAIT_MS = 2_000;
 
-/** What the log gained after `from` bytes. */
+/** What the log gained after `from` bytes (read from there, not the whole file). */
 function logSince(file: string, from: number): string {
+  let fd: number | undefined;
   try {
-    return readFileSync(file).subarray(from).toString('utf8');
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.max(0, size - from));
+    readSync(fd, buffer, 0, buffer.length, from);
+    return buffer.toString('utf8');
   } catch {
     return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -60,23 +69,13 @@ function lastLogLine(file: string): string | undefined {
 function serverNameAt(host: string, port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket = tcpConnect({ host, port });
-    let head = '';
     const done = (name: string | undefined) => {
       socket.destroy();
       resolve(name);
     };
     socket.setTimeout(2_000, () => done(undefined));
     socket.once('error', () => done(undefined));
-    socket.on('data', (chunk: Buffer) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n')) return;
-      const info = /^INFO\s+(\{.*\})\s*\r\n/.exec(head)?.[1];
-      try {
-        done(info ? String((JSON.parse(info) as { server_name?: unknown }).server_name ?? '') : undefined);
-      } catch {
-        done(undefined);
-      }
-    });
+    onInfo(socket, (info) => done(typeof info?.server_name === 'string' ? info.server_name : undefined));
   });
 }
 
@@ -86,7 +85,7 @@ function serverNameAt(host: string, port: number): Promise<string | undefined> {
  */
 async function waitForOwnServer(o: { host: string; port: number; serverName: string }, alive: () => boolean, why: () => string): Promise<void> {
   const end = Date.now() + READY_TIMEOUT_MS;
-  const target = o.host === '0.0.0.0' || o.host === '::' ? '127.0.0.1' : o.host;
+  const target = reachableHost(o.host);
   while (Date.now() < end) {
     if (!alive()) throw new Error(`nats-server exited while starting: ${why()}`);
     if ((await serverNameAt(target, o.port)) === o.serverName) return;

@@ -6,6 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { connect as tcpConnect, isIP } from 'node:net';
 import { connect as tlsConnect, rootCertificates, type PeerCertificate } from 'node:tls';
 import { sameFingerprint } from '../../core/tls.ts';
+import { onInfo } from './nats-info.ts';
 
 const PROBE_MS = 10_000;
 
@@ -22,12 +23,8 @@ export function probeCertificate(url: string): Promise<{ pem: string; fingerprin
     };
     const timer = setTimeout(() => fail(new Error(`no TLS handshake with ${host}:${port} within ${PROBE_MS / 1000} s`)), PROBE_MS);
     socket.once('error', fail);
-    let head = '';
-    const onData = (chunk: Buffer) => {
-      head += chunk.toString('latin1');
-      if (!head.includes('\r\n')) return;
-      socket.off('data', onData);
-      if (!/^INFO .*"tls_required":\s*true/.test(head)) return fail(new Error(`${host}:${port} does not serve NATS over TLS`));
+    onInfo(socket, (info) => {
+      if (info?.tls_required !== true) return fail(new Error(`${host}:${port} does not serve NATS over TLS`));
       const secure = tlsConnect({ socket, rejectUnauthorized: false, ...(isIP(host) ? {} : { servername: host }) }, () => {
         clearTimeout(timer);
         const raw = secure.getPeerCertificate(true).raw;
@@ -36,8 +33,7 @@ export function probeCertificate(url: string): Promise<{ pem: string; fingerprin
         resolve({ pem: certificate.toString(), fingerprint: certificate.fingerprint256 });
       });
       secure.once('error', fail);
-    };
-    socket.on('data', onData);
+    });
   });
 }
 
