@@ -291,9 +291,10 @@ describe('employees and worker runs (fake CLIs)', () => {
     try {
       const events = record(server);
       const runId = (await dispatch({ employee: 'tester', task: 'stuck hang' })).body.runId;
+      // the run's end is stored, its trace closed, then its events go out: wait for the last of them
       const end = await waitFor(async () => {
         const r = await run(runId);
-        return r.status === 'timeout' ? r : undefined;
+        return r.status === 'timeout' && events.some((e) => e.name === 'worker_timeout' && e.payload.runId === runId) ? r : undefined;
       }, 'the timeout', 20_000);
       assert.match(end.reason, /orchestration\.workerTimeoutSec/);
       assert.equal(events.filter((e) => e.name === 'worker_stalled' && e.payload.runId === runId).length, 1);
