@@ -66,7 +66,7 @@ async function main(): Promise<Record<string, unknown>> {
     }
     const started = nowMs();
     for (const home of homes) {
-      const member = new FleetMember({ home, membership: readMembership(home)!, version: 'bench', heartbeatMs: 1000, instances: () => [{ url: 'http://127.0.0.1:3457', version: 'bench', provider: 'claude', busy: false }] });
+      const member = new FleetMember({ home, membership: readMembership(home)!, version: 'bench', heartbeatMs: 1000, instances: () => [{ key: '000000000000', url: 'http://127.0.0.1:3457', version: 'bench', provider: 'claude', busy: false }], token: () => undefined, accept: () => undefined });
       members.push(member);
       await member.start();
     }

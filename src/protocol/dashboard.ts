@@ -5,8 +5,8 @@ import { lazySchema } from './lazy-schema.ts';
 export const INSTANCE_STATUSES = ['online', 'offline', 'error'] as const;
 /** Who runs an instance: the manager started it (and may stop it), or someone else did. */
 export const INSTANCE_OWNERS = ['manager', 'external'] as const;
-/** How the manager learned of it: it started it, a port scan found it, or a user added it by URL. */
-export const INSTANCE_ORIGINS = ['started', 'scanned', 'added'] as const;
+/** How the manager learned of it: it started it, a port scan found it, a user added it by URL, or a fleet machine runs it. */
+export const INSTANCE_ORIGINS = ['started', 'scanned', 'added', 'fleet'] as const;
 
 export const InstanceSchema = lazySchema(() => z.object({
   id: z.string().describe('Stable id: kept across restarts and port changes.'),
@@ -29,6 +29,8 @@ export const InstanceSchema = lazySchema(() => z.object({
   home: z.string().nullable(),
   /** The process id of an instance the manager started. */
   pid: z.number().int().nullable(),
+  /** The fleet machine it runs on (origin 'fleet'): the manager reaches it through that machine's tunnel. */
+  machine: z.object({ id: z.string(), name: z.string() }).nullable(),
   /** The manager's subscription to the instance's event stream. */
   stream: z.enum(['connected', 'connecting', 'idle']),
   checkedAt: z.number().nullable(),

@@ -39,6 +39,8 @@ export const InviteSchema = lazySchema(() => z.object({
 export type Invite = z.infer<typeof InviteSchema>;
 
 export const MachineInstanceSchema = lazySchema(() => z.object({
+  /** Stable on its machine (from its home), so the hub gives it the same id on every heartbeat. */
+  key: z.string().regex(/^[0-9a-f]{12}$/),
   url: line(2000),
   version: line(100),
   provider: line(100).nullable(),
@@ -76,6 +78,19 @@ export const JoinAnswerSchema = lazySchema(() => z.union([
   z.object({ ok: z.literal(false), error: z.string() }),
 ]));
 export type JoinAnswer = z.infer<typeof JoinAnswerSchema>;
+
+/** The hub asks a machine to open a tunnel to one of its instances (`request.open`), or for its token (`request.credentials`). */
+export const TunnelOpenSchema = lazySchema(() => z.object({
+  tunnel: z.string().regex(/^[0-9a-f]{16}$/),
+  instance: z.string().max(100),
+}));
+export const CredentialsRequestSchema = lazySchema(() => z.object({ instance: z.string().max(100) }));
+/** A machine's answer to either: ok (with the instance's token, to `credentials`), or why not. */
+export const MachineAnswerSchema = lazySchema(() => z.union([
+  z.object({ ok: z.literal(true), token: z.string().optional() }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]));
+export type MachineAnswer = z.infer<typeof MachineAnswerSchema>;
 
 /** /api/runtime's `fleet` of a machine that joined one. */
 export const MemberStatusSchema = lazySchema(() => z.object({

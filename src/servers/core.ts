@@ -812,13 +812,16 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       const fleet = existsSync(home.fleetMembership) ? await import('../modules/fleet/index.ts') : undefined;
       const membership = fleet?.readMembership(home.root);
       if (fleet && membership) {
-        const { FleetMember } = fleet;
+        const { FleetMember, instanceKey, handToServer } = fleet;
         const fleetLog = createLog(parseLogLevel(options.logLevel, 'info'));
+        const key = instanceKey(home.root);
         const member = new FleetMember({
           home: home.root,
           membership,
           version: VERSION,
-          instances: () => [{ url: address, version: VERSION, provider: settings.get().agent.provider || null, busy: runtime.status().busy }],
+          instances: () => [{ key, url: address, version: VERSION, provider: settings.get().agent.provider || null, busy: runtime.status().busy }],
+          token: (asked) => (asked === key ? token : undefined),
+          accept: (_key, connection) => handToServer(http.server, connection),
           ...(options.fleetHeartbeatMs !== undefined ? { heartbeatMs: options.fleetHeartbeatMs } : {}),
           onState: (state, detail) => {
             const line = `fleet: ${state}${detail ? ` (${detail})` : ''}`;

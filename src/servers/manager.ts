@@ -41,7 +41,7 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { FleetHub, FleetRepo, fleetRoutes, findNatsServer, NATS_INSTALL_HINT, type FleetHandle } from '../modules/fleet/index.ts';
+import { FleetHub, FleetInstanceSync, FleetRepo, fleetReach, fleetRoutes, findNatsServer, NATS_INSTALL_HINT, type FleetHandle } from '../modules/fleet/index.ts';
 import { complain } from '../core/log.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, loadExecutiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 
@@ -121,8 +121,10 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     instances.configure(tuningOf(next));
     bus.publish('dashboard_activity', { kind: 'settings', ok: true, message: describeChange(previous, next) });
   });
+  const fleet = fleetOf(options, db, bus, () => fleetSync);
   const instances = new InstancesService({
     repo: new InstancesRepo(db),
+    fleet: fleetReach(fleet),
     instancesDir: join(options.home, 'instances'),
     svcCommand: options.svcCommand ?? [process.execPath, SVC_BIN],
     ...(options.tls ? { tls: options.tls } : {}),
@@ -175,7 +177,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     const d = p.data;
     executive.runDone({ instanceId: p.instanceId!, requestId: d.requestId as string, status: String(d.status), text: String(d.text ?? ''), ...(typeof d.messageId === 'number' ? { messageId: d.messageId } : {}) });
   });
-  const fleet = fleetOf(options, db, bus);
+  const fleetSync = new FleetInstanceSync(fleet, instances);
   let port = 0;
   const http = await createServer({
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
@@ -241,7 +243,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
 }
 
 /** The fleet's hub when `--fleet` was given and nats-server is installed; otherwise why there is none. */
-function fleetOf(options: ManagerOptions, db: Db, bus: EventBus): FleetHandle {
+function fleetOf(options: ManagerOptions, db: Db, bus: EventBus, sync: () => FleetInstanceSync): FleetHandle {
   if (!options.fleet) return {};
   const binary = options.fleet.search ? findNatsServer(options.fleet.search.env, options.fleet.search.dirs) : findNatsServer();
   if (!binary) {
@@ -257,7 +259,11 @@ function fleetOf(options: ManagerOptions, db: Db, bus: EventBus): FleetHandle {
     ...(options.tls ? { tls: { certFile: options.tls.certFile, keyFile: options.tls.keyFile, pem: options.tls.cert.toString('utf8'), fingerprint: options.tls.fingerprint } } : {}),
     ...(options.fleet.heartbeatMs !== undefined ? { heartbeatMs: options.fleet.heartbeatMs } : {}),
     ...(options.fleet.inviteTtlMs !== undefined ? { inviteTtlMs: options.fleet.inviteTtlMs } : {}),
-    onMachine: (m, change) => bus.publish('fleet_machine', { machineId: m.id, name: m.name, online: m.online, change }),
+    onMachine: (m, change) => {
+      sync().machine(m, change);
+      bus.publish('fleet_machine', { machineId: m.id, name: m.name, online: m.online, change });
+    },
+    onHeartbeat: (m, cameOnline) => sync().heartbeat(m, cameOnline),
     onNats: (nats, reason) => bus.publish('fleet_status', { nats, ...(reason ? { reason } : {}) }),
   });
   return { hub };

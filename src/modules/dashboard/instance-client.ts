@@ -5,14 +5,23 @@
 // (the system's CAs and NODE_EXTRA_CA_CERTS).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import { AppError, isErrorCode } from '../../core/errors.ts';
-import { connectionOptions, isCertificateRefusal, PinMismatchError } from '../../core/tls.ts';
+import { connectionOptions, isCertificateRefusal, PinMismatchError, type Connect } from '../../core/tls.ts';
 
 export interface Target {
   url: string;
   token: string | null;
   /** The fingerprint of the certificate an https instance must present, when the manager knows it. */
   pin?: string;
+  /** How to open a connection to it when it is not a TCP connection to `url` (a fleet machine's tunnel over NATS). */
+  connect?: () => Duplex;
+}
+
+/** The connection options of a request (or a `ws` client) to the instance; `url` when it is not target.url itself. */
+export function connectionFor(target: Pick<Target, 'url' | 'pin' | 'connect'>, url: URL | string = target.url): ReturnType<typeof connectionOptions> {
+  // node:http and ws use any Duplex handed back by createConnection as the socket (their types say net.Socket)
+  return target.connect ? { createConnection: target.connect as unknown as Connect } : connectionOptions(url, target.pin);
 }
 
 export const authHeaders = (token: string | null): Record<string, string> => (token ? { authorization: `Bearer ${token}` } : {});
@@ -28,11 +37,11 @@ interface Answer {
 }
 
 /** One request to an instance; resolves once the answer's head arrived. */
-export function send(target: Pick<Target, 'url' | 'pin'>, path: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal: AbortSignal }): Promise<Answer> {
+export function send(target: Pick<Target, 'url' | 'pin' | 'connect'>, path: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal: AbortSignal }): Promise<Answer> {
   const url = new URL(path, target.url);
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.request(url, { method: init.method ?? 'GET', headers: init.headers, signal: init.signal, ...connectionOptions(url, target.pin) }, (response: IncomingMessage) => {
+    const request = client.request(url, { method: init.method ?? 'GET', headers: init.headers, signal: init.signal, ...connectionFor(target, url) }, (response: IncomingMessage) => {
       const status = response.statusCode ?? 0;
       resolve({
         status,

@@ -51,6 +51,15 @@ export interface InstancesOptions {
   startTimeoutMs?: number;
   /** The manager's own certificate: the instances it starts serve HTTPS with it. */
   tls?: ServerTls;
+  /** How instances on fleet machines are reached (the hub's tunnels), when the manager runs a fleet. */
+  fleet?: FleetReach;
+}
+
+/** What the fleet's hub tells the manager about an instance on one of its machines. */
+export interface FleetReach {
+  /** How to reach it: its own URL on its machine, and a connection through the machine's tunnel. */
+  target(r: InstanceRecord): Target;
+  machineName(machineId: string): string | undefined;
 }
 
 interface Live {
@@ -167,6 +176,10 @@ export class InstancesService {
    * recognised. Any other https instance is verified by its CA (NODE_EXTRA_CA_CERTS for a private one).
    */
   private targetOf(r: InstanceRecord): Target & { id: string } {
+    if (r.origin === 'fleet') {
+      if (!this.o.fleet) throw new AppError(502, 'INSTANCE_UNREACHABLE', `${r.label} runs on a fleet machine, and this dashboard runs without the fleet (start it with --fleet).`);
+      return { id: r.id, ...this.o.fleet.target(r) };
+    }
     const lock = r.origin === 'started' && r.home && r.url.startsWith('https:') ? readServerLock(homePaths(r.home).lock) : undefined;
     const pin = lock?.url === r.url ? lock.certFingerprint : undefined;
     return { id: r.id, url: r.url, token: r.token, ...(pin ? { pin } : {}) };
@@ -209,6 +222,7 @@ export class InstancesService {
       origin: r.origin,
       home: r.home ?? facts?.home ?? null,
       pid: r.origin === 'started' ? r.pid : null,
+      machine: r.machineId ? { id: r.machineId, name: this.o.fleet?.machineName(r.machineId) ?? r.machineId } : null,
       stream: this.bridge.state(r.id),
       checkedAt: live?.checkedAt ?? null,
     };
@@ -337,7 +351,7 @@ export class InstancesService {
       const id = idOfHome(facts.home);
       const existing = this.o.repo.get(id);
       if (existing?.origin === 'started') return false;
-      this.o.repo.save({ id, url, label: existing?.label ?? `:${new URL(url).port}`, origin: 'scanned', token, home: facts.home, pid: null, createdAt: existing?.createdAt ?? Date.now() });
+      this.o.repo.save({ id, url, label: existing?.label ?? `:${new URL(url).port}`, origin: 'scanned', token, home: facts.home, pid: null, createdAt: existing?.createdAt ?? Date.now(), machineId: null });
       await this.refresh(id);
       return !existing;
     } catch {
@@ -355,7 +369,7 @@ export class InstancesService {
       throw new AppError(400, 'INSTANCE_UNREACHABLE', `Could not read ${url} with this token: ${err.message}`);
     });
     const id = newId();
-    this.o.repo.save({ id, url, label: input.label ?? new URL(url).host, origin: 'added', token, home: null, pid: null, createdAt: Date.now() });
+    this.o.repo.save({ id, url, label: input.label ?? new URL(url).host, origin: 'added', token, home: null, pid: null, createdAt: Date.now(), machineId: null });
     await this.refresh(id);
     return this.get(id);
   }
@@ -364,10 +378,51 @@ export class InstancesService {
   remove(id: string): void {
     const r = this.record(id);
     if (r.origin === 'started' && this.ownsProcess(r)) throw conflict('INSTANCE_BUSY', `Instance ${id} is running; stop it before removing it.`);
-    this.bridge.unsubscribe(id);
-    this.live.delete(id);
-    this.o.repo.remove(id);
+    if (r.origin === 'fleet') throw conflict('INSTANCE_BUSY', `${r.label} runs on fleet machine ${r.machineId}: it is listed while that machine is; revoke the machine to remove it.`);
+    this.forget(r);
     this.o.events.activity('remove', true, `removed ${r.label}`, id);
+  }
+
+  private forget(r: InstanceRecord): void {
+    this.bridge.unsubscribe(r.id);
+    this.live.delete(r.id);
+    this.o.repo.remove(r.id);
+  }
+
+  // ── instances on fleet machines ─────────────────────────────────────────────────────────────
+
+  /**
+   * A fleet machine's instances, as its heartbeat lists them: new ones are registered (with the token the machine
+   * gave the hub), changed ones updated, and the ones it no longer runs forgotten. Each is checked at once.
+   */
+  async adoptFleetInstances(machineId: string, records: readonly Omit<InstanceRecord, 'origin' | 'home' | 'pid' | 'machineId'>[]): Promise<void> {
+    if (this.closed) return;
+    const kept = new Set(records.map((r) => r.id));
+    for (const old of this.o.repo.ofMachine(machineId)) if (!kept.has(old.id)) this.forget(old);
+    for (const r of records) {
+      const existing = this.o.repo.get(r.id);
+      const next: InstanceRecord = { ...r, origin: 'fleet', home: null, pid: null, machineId, createdAt: existing?.createdAt ?? r.createdAt };
+      if (!existing || existing.url !== next.url || existing.label !== next.label || existing.token !== next.token) this.o.repo.save(next);
+    }
+    await Promise.all(records.map((r) => this.refresh(r.id)));
+  }
+
+  /** The registry's rows of a fleet machine's instances. */
+  fleetRecords(machineId: string): InstanceRecord[] {
+    return this.o.repo.ofMachine(machineId);
+  }
+
+  /** A fleet machine's instances, checked again now (its machine came or went). */
+  refreshMachine(machineId: string): Promise<void> {
+    return Promise.all(this.o.repo.ofMachine(machineId).map((r) => this.refresh(r.id))).then(() => undefined);
+  }
+
+  /** Forgets a revoked machine's instances. */
+  forgetMachine(machineId: string): void {
+    for (const r of this.o.repo.ofMachine(machineId)) {
+      this.forget(r);
+      this.o.events.activity('remove', true, `removed ${r.label} (its machine was revoked)`, r.id);
+    }
   }
 
   // ── lifecycle of owned instances ────────────────────────────────────────────────────────────
@@ -376,7 +431,7 @@ export class InstancesService {
   async create(input: { label?: string; home?: string }): Promise<Instance> {
     const id = newId();
     const home = input.home ?? join(this.o.instancesDir, id);
-    return this.launch({ id, url: '', label: input.label ?? id, origin: 'started', token: null, home, pid: null, createdAt: Date.now() }, 'start');
+    return this.launch({ id, url: '', label: input.label ?? id, origin: 'started', token: null, home, pid: null, createdAt: Date.now(), machineId: null }, 'start');
   }
 
   async startAgain(id: string): Promise<Instance> {

@@ -8,8 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { pipeline } from 'node:stream';
 import { WebSocket } from 'ws';
 import { AppError, badRequest, forbidden } from '../../core/errors.ts';
-import { connectionOptions } from '../../core/tls.ts';
-import { authHeaders, reachError, type Target } from './instance-client.ts';
+import { authHeaders, connectionFor, reachError, type Target } from './instance-client.ts';
 
 export const PROXY_PREFIX = '/i/';
 
@@ -80,7 +79,7 @@ function upstreamOf(target: Target): { client: typeof http | typeof https; host:
 export function forward(target: Target, path: string, req: IncomingMessage, res: ServerResponse, onError: (err: Error) => void): void {
   const { client, host, port } = upstreamOf(target);
   let answered = false;
-  const upstream = client.request({ host, port, path, method: req.method, headers: forwardedHeaders(req.headers, DROPPED, target.token), ...connectionOptions(target.url, target.pin) }, (answer) => {
+  const upstream = client.request({ host, port, path, method: req.method, headers: forwardedHeaders(req.headers, DROPPED, target.token), ...connectionFor(target) }, (answer) => {
     answered = true;
     // an instance's HSTS is about the instance's host: the caller gets the manager's own, if any
     const { 'strict-transport-security': _hsts, ...headers } = answer.headers;
@@ -108,7 +107,7 @@ export function openUpstreamSocket(target: Target, path: string, req: IncomingMe
   const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
   return new Promise((resolve, reject) => {
     // ws passes the connection options on to node:http(s).request as they are
-    const options = Object.assign({ headers: forwardedHeaders(req.headers, DROPPED_WS, target.token), handshakeTimeout: timeoutMs, followRedirects: false, perMessageDeflate: false }, connectionOptions(url, target.pin));
+    const options = Object.assign({ headers: forwardedHeaders(req.headers, DROPPED_WS, target.token), handshakeTimeout: timeoutMs, followRedirects: false, perMessageDeflate: false }, connectionFor(target, url));
     const socket = new WebSocket(url, offered, options);
     // paused until the caller's side is there to relay to: nothing the instance says is lost
     socket.once('open', () => (socket.pause(), resolve(socket)));

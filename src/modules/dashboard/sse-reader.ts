@@ -2,8 +2,7 @@
 // parsed as they arrive. Reconnecting and cursors are the bridge's business (bridge.ts).
 import http from 'node:http';
 import https from 'node:https';
-import { connectionOptions } from '../../core/tls.ts';
-import { authHeaders, type Target } from './instance-client.ts';
+import { authHeaders, connectionFor, type Target } from './instance-client.ts';
 
 export interface Frame {
   id?: string;
@@ -49,7 +48,7 @@ export function openReader(target: Target, cursor: string | null, handlers: Read
   if (cursor) headers['last-event-id'] = cursor;
   const url = new URL('/api/events', target.url);
   const client = url.protocol === 'https:' ? https : http;
-  const request = client.get(url, { headers, ...connectionOptions(url, target.pin) }, (response) => {
+  const request = client.get(url, { headers, ...connectionFor(target, url) }, (response) => {
     if (response.statusCode !== 200) {
       response.resume();
       end(`HTTP ${response.statusCode}`, response.statusCode);

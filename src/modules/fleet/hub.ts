@@ -4,11 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { connect, nkeyAuthenticator, type NatsConnection, type Msg } from '@nats-io/transport-node';
+import type { Duplex } from 'node:stream';
+import { connect, errors, nkeyAuthenticator, type NatsConnection, type Msg } from '@nats-io/transport-node';
 import { fromPublic } from '@nats-io/nkeys';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { HeartbeatSchema, JoinRequestSchema, type FleetStatus, type Invite, type JoinAnswer, type Machine, type NATS_STATES } from '../../protocol/fleet.ts';
+import { HeartbeatSchema, JoinRequestSchema, MachineAnswerSchema, type FleetStatus, type Invite, type JoinAnswer, type Machine, type NATS_STATES } from '../../protocol/fleet.ts';
 import type { FleetMachineChange } from './events.ts';
 import { FleetRepo, type MachineRow } from './fleet.repo.ts';
 import { inviteCodeHash, newInviteCode, normalizeInviteCode } from './invite-code.ts';
@@ -17,7 +18,8 @@ import { exposedWithoutTls, isWildcardHost, reachableHost, renderNatsConfig } fr
 import { NatsServerProcess } from './nats-server.ts';
 import { FailureWindow } from './rate-limit.ts';
 import { pinnedTls } from './tls-pin.ts';
-import { ALL_HEARTBEATS, JOIN_SUBJECT, machineOfSubject } from './subjects.ts';
+import { ALL_HEARTBEATS, ALL_TUNNELS_TO_HUB, JOIN_SUBJECT, machineOfSubject, requestSubject, tunnelOfSubject, tunnelToMachine } from './subjects.ts';
+import { failedConnection, TunnelTable } from './tunnel.ts';
 
 export const INVITE_TTL_MS = 10 * 60_000;
 /** How often a machine says it is there; three missed in a row and it is offline. */
@@ -26,6 +28,8 @@ const MISSED_BEATS = 3;
 /** The JetStream store's bound on disk. */
 const MAX_STORE_BYTES = 1024 ** 3;
 const JOIN_FAILURES_PER_MINUTE = 10;
+/** How long the hub waits for a machine to answer a request (a tunnel's open, its credentials). */
+const MACHINE_ANSWER_MS = 10_000;
 
 export interface FleetHubOptions {
   /** The hub's files: its config, key, JetStream store and nats-server's log (`<manager home>/fleet`). */
@@ -39,6 +43,8 @@ export interface FleetHubOptions {
   heartbeatMs?: number;
   inviteTtlMs?: number;
   onMachine: (machine: Machine, change: FleetMachineChange) => void;
+  /** Every heartbeat of a machine (with whether it just came online): its instances may have changed. */
+  onHeartbeat?: (machine: Machine, cameOnline: boolean) => void;
   onNats: (state: (typeof NATS_STATES)[number], reason?: string) => void;
   now?: () => number;
 }
@@ -55,6 +61,8 @@ export class FleetHub {
   private lastReason?: string;
   private readonly logFile: string;
   private readonly serverName: string;
+  /** Tunnels to machines' instances, by `<machine>/<tunnel>`. */
+  private tunnels?: TunnelTable;
 
   constructor(private readonly o: FleetHubOptions) {
     const exposed = exposedWithoutTls(o.host, Boolean(o.tls));
@@ -97,6 +105,15 @@ export class FleetHub {
     });
     this.connection.subscribe(JOIN_SUBJECT, { callback: (err, msg) => void (err || this.onJoin(msg).catch(() => this.answer(msg, { ok: false, error: 'the hub could not add this machine: try again' }))) });
     this.connection.subscribe(ALL_HEARTBEATS, { callback: (err, msg) => void (err || this.onHeartbeat(msg)) });
+    const connection = this.connection;
+    const tunnels = new TunnelTable((key, frame) => {
+      const [machineId, tunnel] = key.split('/') as [string, string];
+      connection.publish(tunnelToMachine(machineId, tunnel), frame);
+    });
+    this.tunnels = tunnels;
+    // a machine publishes only under its own prefix, so the subject's machine is the sender: it reaches its own tunnels only
+    connection.subscribe(ALL_TUNNELS_TO_HUB, { callback: (err, msg) => void (err || tunnels.dispatch(`${machineOfSubject(msg.subject)}/${tunnelOfSubject(msg.subject)}`, msg.data)) });
+    void this.watchConnection(connection, tunnels);
     for (const m of this.o.repo.machines()) this.online.set(m.id, this.isOnline(m));
     this.sweep = setInterval(() => this.sweepOffline(), this.heartbeatMs);
     this.sweep.unref();
@@ -117,6 +134,55 @@ export class FleetHub {
     };
   }
 
+  /**
+   * A connection to one of a machine's instances, through a tunnel over NATS (tunnel.ts): a Duplex that node:http
+   * and ws use as their socket. It fails at once, saying why, when the machine is offline or does not answer.
+   */
+  openTunnel(machineId: string, instance: string): Duplex {
+    const row = this.o.repo.machine(machineId);
+    if (!this.tunnels || !this.connection) return failedConnection('the fleet is not running');
+    if (!row) return failedConnection(`machine ${machineId} is not in the fleet (revoked?)`);
+    if (!this.online.get(machineId)) return failedConnection(`its machine ${row.name} is offline${row.lastSeen ? ` (last heard ${new Date(row.lastSeen).toISOString()})` : ''}`);
+    const tunnel = randomBytes(8).toString('hex');
+    const stream = this.tunnels.create(`${machineId}/${tunnel}`);
+    // the frames the caller writes next follow the open in order: the machine has the tunnel before its first frame
+    this.ask(machineId, 'open', { tunnel, instance }).then(
+      (answer) => void (answer.ok || stream.destroy(new Error(`${row.name} refused the connection: ${answer.error}`))),
+      (err: Error) => stream.destroy(err),
+    );
+    return stream;
+  }
+
+  /** The token of one of a machine's instances, which the machine gives the hub alone (only it may ask). */
+  async credentials(machineId: string, instance: string): Promise<string> {
+    const answer = await this.ask(machineId, 'credentials', { instance });
+    if (!answer.ok || answer.token === undefined) throw new Error(answer.ok ? 'the machine gave no token' : answer.error);
+    return answer.token;
+  }
+
+  private async ask(machineId: string, what: string, payload: unknown) {
+    const name = this.o.repo.machine(machineId)?.name ?? machineId;
+    if (!this.connection) throw new Error('the fleet is not running');
+    let reply: Msg;
+    try {
+      reply = await this.connection.request(requestSubject(machineId, what), JSON.stringify(payload), { timeout: MACHINE_ANSWER_MS });
+    } catch (err) {
+      // a request's failure is a RequestError whose cause says which
+      const cause = err instanceof errors.RequestError ? err.cause : err;
+      if (cause instanceof errors.NoRespondersError) throw new Error(`its machine ${name} is not connected to the hub`);
+      if (cause instanceof errors.TimeoutError) throw new Error(`its machine ${name} did not answer within ${MACHINE_ANSWER_MS / 1000} s`);
+      throw err;
+    }
+    const answer = MachineAnswerSchema.safeParse(JSON.parse(reply.string()));
+    if (!answer.success) throw new Error(`its machine ${name} gave a malformed answer`);
+    return answer.data;
+  }
+
+  /** When the hub's own connection drops, what it sent meanwhile is lost: every tunnel ends (the callers retry). */
+  private async watchConnection(connection: NatsConnection, tunnels: TunnelTable): Promise<void> {
+    for await (const status of connection.status()) if (status.type === 'disconnect') tunnels.abort('the hub lost its connection to its nats-server');
+  }
+
   createInvite(): Invite {
     const code = newInviteCode();
     const id = newId('inv');
@@ -131,11 +197,17 @@ export class FleetHub {
     return this.o.repo.machines().map((m) => this.view(m));
   }
 
+  machine(id: string): Machine | undefined {
+    const row = this.o.repo.machine(id);
+    return row && this.view(row);
+  }
+
   /** Forgets a machine: its key is no longer a user of the hub's NATS, which closes its connection. */
   async revoke(id: string): Promise<Machine> {
     const row = this.o.repo.machine(id);
     if (!row || !this.o.repo.revoke(id, this.now())) throw notFound('machine', id);
     this.online.delete(id);
+    this.tunnels?.abort(`machine ${row.name} was revoked`, (key) => key.startsWith(`${id}/`));
     await this.nats.reload(this.config());
     const machine = { ...this.view(row), online: false };
     this.o.onMachine(machine, 'revoked');
@@ -233,16 +305,20 @@ export class FleetHub {
     if (!beat.success) return;
     this.o.repo.seen(id, this.now(), beat.data);
     const row = this.o.repo.machine(id);
-    if (row && !this.online.get(id)) {
+    if (!row) return;
+    const cameOnline = !this.online.get(id);
+    if (cameOnline) {
       this.online.set(id, true);
       this.o.onMachine(this.view(row), 'online');
     }
+    this.o.onHeartbeat?.(this.view(row), cameOnline);
   }
 
   private sweepOffline(): void {
     for (const m of this.o.repo.machines()) {
       if (this.online.get(m.id) && !this.isOnline(m)) {
         this.online.set(m.id, false);
+        this.tunnels?.abort(`machine ${m.name} went offline`, (key) => key.startsWith(`${m.id}/`));
         this.o.onMachine(this.view(m), 'offline');
       }
     }

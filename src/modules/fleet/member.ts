@@ -1,13 +1,31 @@
 // A joined machine's side of the fleet, in `svc serve`: one outward connection to the hub (reconnected by the
-// NATS client, with no inbound port), a heartbeat with this instance's state, and answers to the hub's requests.
-import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import type { Heartbeat, MachineInstance, MEMBER_STATES, MemberStatus } from '../../protocol/fleet.ts';
+// NATS client, with no inbound port), a heartbeat with this instance's state, and answers to the hub's requests:
+// its status, its token, and tunnels (tunnel.ts) that carry the hub's HTTP connections to it.
+import { createHash } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { Server as TlsServer } from 'node:tls';
+import { connect, nkeyAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import type { z } from 'zod';
+import { CredentialsRequestSchema, TunnelOpenSchema, type Heartbeat, type MachineAnswer, type MachineInstance, type MEMBER_STATES, type MemberStatus } from '../../protocol/fleet.ts';
 import { HEARTBEAT_MS } from './hub.ts';
 import { readMachineSeed, type Membership } from './membership.ts';
 import { pinnedTls } from './tls-pin.ts';
-import { heartbeatSubject, machineInboxPrefix, requestSubject } from './subjects.ts';
+import { heartbeatSubject, machineInboxPrefix, requestSubject, tunnelOfSubject, tunnelToHub } from './subjects.ts';
+import { TunnelTable } from './tunnel.ts';
 
 export type MemberState = (typeof MEMBER_STATES)[number];
+
+/** An instance's key on its machine: from its home, so it is the same after a restart or a port change. */
+export const instanceKey = (home: string) => createHash('sha256').update(home).digest('hex').slice(0, 12);
+
+/**
+ * Gives a tunnel to svc serve's HTTP server as a connection of its own. On an HTTPS server it joins after the TLS
+ * layer (the `secureConnection` an accepted TLS socket makes): the NATS link is the transport's security here.
+ */
+export function handToServer(server: Server, connection: Duplex): void {
+  server.emit(server instanceof TlsServer ? 'secureConnection' : 'connection', connection);
+}
 
 export interface FleetMemberOptions {
   home: string;
@@ -15,6 +33,10 @@ export interface FleetMemberOptions {
   version: string;
   /** This machine's instances, as the heartbeat tells the hub (today: the svc serve it runs in). */
   instances: () => MachineInstance[];
+  /** An instance's token (by its key), given to the hub only, when it asks. */
+  token: (key: string) => string | undefined;
+  /** Hands a tunnel to an instance's HTTP server (one `token` knows) as a new connection. */
+  accept: (key: string, connection: Duplex) => void;
   heartbeatMs?: number;
   onState?: (state: MemberState, detail?: string) => void;
 }
@@ -22,6 +44,7 @@ export interface FleetMemberOptions {
 export class FleetMember {
   private connection?: NatsConnection;
   private timer?: NodeJS.Timeout;
+  private tunnels?: TunnelTable;
   state: MemberState = 'connecting';
 
   constructor(private readonly o: FleetMemberOptions) {}
@@ -43,7 +66,14 @@ export class FleetMember {
     this.connection = connection;
     this.setState('connected');
     void this.watch(this.connection);
-    this.connection.subscribe(requestSubject(membership.machineId, 'status'), { callback: (err, msg) => void (err || msg.respond(JSON.stringify(this.heartbeat()))) });
+    const id = membership.machineId;
+    this.connection.subscribe(requestSubject(id, 'status'), { callback: (err, msg) => void (err || msg.respond(JSON.stringify(this.heartbeat()))) });
+    this.connection.subscribe(requestSubject(id, 'credentials'), { callback: (err, msg) => void (err || this.answer(msg, CredentialsRequestSchema, ({ instance }) => this.credentials(instance))) });
+    // a tunnel's open comes before its first frame (NATS keeps the hub's messages in order), so the frame finds it
+    const tunnels = new TunnelTable((tunnel, frame) => connection.publish(tunnelToHub(id, tunnel), frame));
+    this.tunnels = tunnels;
+    this.connection.subscribe(requestSubject(id, 'open'), { callback: (err, msg) => void (err || this.answer(msg, TunnelOpenSchema, (open) => this.open(tunnels, open))) });
+    this.connection.subscribe(requestSubject(id, 't.*'), { callback: (err, msg) => void (err || tunnels.dispatch(tunnelOfSubject(msg.subject), msg.data)) });
     this.beat();
     this.timer = setInterval(() => this.beat(), this.o.heartbeatMs ?? HEARTBEAT_MS);
     this.timer.unref();
@@ -57,7 +87,36 @@ export class FleetMember {
   async close(): Promise<void> {
     this.state = 'closed';
     clearInterval(this.timer);
+    this.tunnels?.abort('the machine\'s svc serve is stopping');
     await this.connection?.close().catch(() => undefined);
+  }
+
+  /** Answers one of the hub's requests: its payload read with `schema`, a malformed one refused with the reason. */
+  private answer<S extends z.ZodType>(msg: Msg, schema: S, handle: (input: z.output<S>) => MachineAnswer): void {
+    let parsed;
+    try {
+      parsed = schema.safeParse(JSON.parse(msg.string()));
+    } catch {
+      return void msg.respond(JSON.stringify({ ok: false, error: 'the request is not JSON' }));
+    }
+    msg.respond(JSON.stringify(parsed.success ? handle(parsed.data) : { ok: false, error: `the request is malformed: ${parsed.error.issues[0]?.message}` }));
+  }
+
+  private credentials(instance: string): MachineAnswer {
+    const token = this.o.token(instance);
+    return token === undefined ? { ok: false, error: `no instance ${instance} on this machine` } : { ok: true, token };
+  }
+
+  private open(tunnels: TunnelTable, { tunnel, instance }: z.output<typeof TunnelOpenSchema>): MachineAnswer {
+    const stream = tunnels.create(tunnel);
+    if (this.o.token(instance) === undefined) {
+      // the abort reaches the hub before this answer and ends its side with the reason
+      const error = `no instance ${instance} on this machine`;
+      stream.on('error', () => undefined).destroy(new Error(error));
+      return { ok: false, error };
+    }
+    this.o.accept(instance, stream);
+    return { ok: true };
   }
 
   private heartbeat(): Heartbeat {
@@ -79,7 +138,11 @@ export class FleetMember {
   private async watch(connection: NatsConnection): Promise<void> {
     for await (const status of connection.status()) {
       if (this.state === 'revoked' || this.state === 'closed') continue;
-      if (status.type === 'disconnect') this.setState('reconnecting');
+      if (status.type === 'disconnect') {
+        this.setState('reconnecting');
+        // what the hub sent meanwhile is lost: its connections through the tunnels end (their aborts go out on reconnect)
+        this.tunnels?.abort('the machine lost its connection to the hub');
+      }
       else if (status.type === 'reconnect') {
         this.setState('connected');
         this.beat();

@@ -21,8 +21,20 @@ export const heartbeatSubject = (machineId: string) => `${MACHINE_ROOT}.${machin
 /** The hub reads every machine's heartbeat here. */
 export const ALL_HEARTBEATS = `${MACHINE_ROOT}.*.heartbeat`;
 
-/** The hub's requests to a machine (`status` today); only the hub may publish here. */
+/** The hub's requests to a machine (`status`, `credentials`, `open`); only the hub may publish here. */
 export const requestSubject = (machineId: string, what: string) => `${MACHINE_ROOT}.${machineId}.request.${what}`;
+
+/** A tunnel's frames from the hub to the machine (under `request.`: only the hub may send them). */
+export const tunnelToMachine = (machineId: string, tunnel: string) => requestSubject(machineId, `t.${tunnel}`);
+
+/** A tunnel's frames from the machine to the hub. */
+export const tunnelToHub = (machineId: string, tunnel: string) => `${MACHINE_ROOT}.${machineId}.t.${tunnel}`;
+
+/** The hub reads every machine's tunnel frames here. */
+export const ALL_TUNNELS_TO_HUB = `${MACHINE_ROOT}.*.t.*`;
+
+/** The tunnel a frame's subject names (its last token). */
+export const tunnelOfSubject = (subject: string) => subject.slice(subject.lastIndexOf('.') + 1);
 
 /** The machine id a heartbeat subject names. */
 export function machineOfSubject(subject: string): string | undefined {

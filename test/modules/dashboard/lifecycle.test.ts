@@ -96,7 +96,7 @@ test('a dead owned instance whose pid another process now has: shown as not runn
     const port = await freePort();
     writeFileSync(join(instanceHome, MARKER_FILE), JSON.stringify({ managedBy: 'svc-dashboard', instanceId: id, pid: stranger.pid, port, token: 't', startedAt: Date.now() }));
     const db = openDatabase(join(home, 'dashboard.db'), { migrationList: managerMigrations });
-    new InstancesRepo(db).save({ id, url: `http://127.0.0.1:${port}`, label: 'gone', origin: 'started', token: 't', home: instanceHome, pid: stranger.pid!, createdAt: Date.now() });
+    new InstancesRepo(db).save({ id, url: `http://127.0.0.1:${port}`, label: 'gone', origin: 'started', token: 't', home: instanceHome, pid: stranger.pid!, createdAt: Date.now(), machineId: null });
     closeDatabase(db);
 
     manager = await startManager({ home });

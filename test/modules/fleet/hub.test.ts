@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { connect, nkeyAuthenticator, usernamePasswordAuthenticator, type NatsConnection } from '@nats-io/transport-node';
-import { findNatsServer, joinFleet, JoinError, readMembership } from '../../../src/modules/fleet/index.ts';
+import { joinFleet, JoinError, readMembership } from '../../../src/modules/fleet/index.ts';
 import { readMachineSeed } from '../../../src/modules/fleet/membership.ts';
 import { heartbeatSubject, JOIN_USER, requestSubject } from '../../../src/modules/fleet/subjects.ts';
 import { homePaths } from '../../../src/core/home.ts';
@@ -18,23 +18,11 @@ import { getJson, sendJson, startServer, type TestServer } from '../../support/s
 import { openSse, type SseConnection } from '../../support/sse.ts';
 import { runSvc } from '../../support/cli.ts';
 import { startManager, until, type TestManager } from '../dashboard/helpers.ts';
+import { fleetManager as fleetManagerOf, invite, machineHome, skipWithoutNats } from './helpers.ts';
 
-const skip = findNatsServer() ? false : 'nats-server is not installed (apt-get install nats-server)';
+const skip = skipWithoutNats;
 const HEARTBEAT_MS = 200;
-
-async function fleetManager(options: { inviteTtlMs?: number } = {}): Promise<{ manager: TestManager; url: string }> {
-  const port = await freePort();
-  const manager = await startManager({ fleet: { host: '127.0.0.1', port, heartbeatMs: HEARTBEAT_MS, ...options } });
-  return { manager, url: `nats://127.0.0.1:${port}` };
-}
-
-const invite = async (manager: TestManager) => {
-  const res = await sendJson(`${manager.url}/api/dashboard/fleet/invites`, 'POST', {});
-  assert.equal(res.status, 201, JSON.stringify(res.body));
-  return res.body as { id: string; code: string; expiresAt: number; command: string };
-};
-
-const machineHome = () => mkdtempSync(join(tmpdir(), 'svc-machine-'));
+const fleetManager = (options: { inviteTtlMs?: number } = {}) => fleetManagerOf({ heartbeatMs: HEARTBEAT_MS, ...options });
 
 /** Collects the errors the server sends on a connection (permission violations arrive this way). */
 function serverErrors(connection: NatsConnection): string[] {

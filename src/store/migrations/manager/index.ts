@@ -8,5 +8,6 @@ import { m004Executive } from './004-executive.ts';
 import { m005Settings } from './005-settings.ts';
 import { m006Notes } from './006-notes.ts';
 import { m007Fleet } from './007-fleet.ts';
+import { m008FleetInstances } from './008-fleet-instances.ts';
 
-export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive, m005Settings, m006Notes, m007Fleet];
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive, m005Settings, m006Notes, m007Fleet, m008FleetInstances];
