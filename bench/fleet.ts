@@ -7,7 +7,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FleetMember, findNatsServer, joinFleet, readMembership } from '../src/modules/fleet/index.ts';
+import { readMembership } from '../src/modules/fleet/membership.ts';
+import { findNatsServer, joinFleet } from '../src/modules/fleet/hub-side.ts';
+import { FleetMember } from '../src/modules/fleet/machine-side.ts';
 import { freePort } from '../test/support/ports.ts';
 import { nowMs, ratio, sleep, summarize } from './support/stats.ts';
 

@@ -90,6 +90,9 @@ interface Submission {
   sessionId: string;
   prompt: string;
   provider?: ProviderId;
+  /** This run's model and working directory, instead of the settings' (work from a fleet's queue). */
+  model?: string;
+  workingDir?: string;
   sinks: Set<RunSink>;
 }
 
@@ -156,13 +159,14 @@ export class AgentRuntime {
   }
 
   /** Saves the user's message and runs it now, or queues it behind the active run. */
-  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; sink?: RunSink; meta?: Record<string, unknown>; requestId?: string }): { requestId: string; queued: boolean } {
+  submit(input: { prompt: string; sessionId: string; provider?: ProviderId; model?: string; workingDir?: string; sink?: RunSink; meta?: Record<string, unknown>; requestId?: string }): { requestId: string; queued: boolean } {
     this.admit();
     const requestId = input.requestId ?? newId('req');
     const queued = Boolean(this.active) || this.queue.length > 0;
     const saved = this.deps.transcript.saveMessage({ sessionId: input.sessionId, role: 'user', content: input.prompt, meta: { ...input.meta, requestId } });
     this.deps.bus.publish('new_message', { role: 'user', content: input.prompt, sessionId: input.sessionId, queued, requestId });
-    this.queue.push({ requestId, messageId: saved.id, sessionId: input.sessionId, prompt: input.prompt, provider: input.provider, sinks: new Set(input.sink ? [input.sink] : []) });
+    const { model, workingDir } = input;
+    this.queue.push({ requestId, messageId: saved.id, sessionId: input.sessionId, prompt: input.prompt, provider: input.provider, ...(model ? { model } : {}), ...(workingDir ? { workingDir } : {}), sinks: new Set(input.sink ? [input.sink] : []) });
     this.publishQueue();
     this.pump();
     return { requestId, queued };
@@ -211,7 +215,8 @@ export class AgentRuntime {
     run.stopReason = 'steered';
     run.attempt?.stop('steered');
     run.wake?.();
-    this.queue.unshift({ requestId: newId('req'), sessionId, prompt, provider: run.provider, sinks: new Set(sink ? [sink] : []) });
+    const { model, workingDir } = run.submission;
+    this.queue.unshift({ requestId: newId('req'), sessionId, prompt, provider: run.provider, ...(model ? { model } : {}), ...(workingDir ? { workingDir } : {}), sinks: new Set(sink ? [sink] : []) });
     this.publishQueue();
     return 'resumed';
   }
@@ -359,14 +364,15 @@ export class AgentRuntime {
     const { bus, recorder, runs } = this.deps;
     const agentSettings = this.deps.settings();
     recorder.begin(run.traceId);
-    runs.start({ id: run.traceId, chatSessionId: run.submission.sessionId, requestId: run.submission.requestId, provider: run.provider, model: agentSettings.model, startedAt: run.startedAt });
-    bus.publish('agent_status', { status: 'running', traceId: run.traceId, provider: run.provider, model: agentSettings.model || undefined });
+    const model = run.submission.model ?? agentSettings.model;
+    runs.start({ id: run.traceId, chatSessionId: run.submission.sessionId, requestId: run.submission.requestId, provider: run.provider, model, startedAt: run.startedAt });
+    bus.publish('agent_status', { status: 'running', traceId: run.traceId, provider: run.provider, model: model || undefined });
 
     let outcome: AttemptOutcome = { status: 'error', text: '', failure: 'unknown', message: 'no provider ran' };
     for (let index = 0; index < chain.length && !run.stopReason; index++) {
       const provider = chain[index]!;
       run.provider = provider;
-      run.model = index === 0 ? agentSettings.model : '';
+      run.model = index === 0 ? model : '';
       outcome = await this.runWithRetries(run, provider, run.model);
       if (outcome.status === 'ok') this.deps.onProviderOutcome?.(provider, { ok: true });
       if (outcome.status !== 'error') break;
@@ -429,7 +435,7 @@ export class AgentRuntime {
             kind: 'chat',
             provider,
             prompt: run.submission.prompt,
-            cwd: agent.workingDir || this.deps.cwd,
+            cwd: run.submission.workingDir || agent.workingDir || this.deps.cwd,
             model,
             systemPrompt: run.systemPrompt,
             resumeSessionId: providerSessions.get(sessionId, provider),

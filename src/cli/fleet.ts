@@ -2,12 +2,12 @@
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 import { readServerLock } from '../core/server-lock.ts';
-import { joinFleet, JoinError, readMembership } from '../modules/fleet/index.ts';
+import { loadFleetHub, loadFleetMachine } from '../modules/fleet/index.ts';
 import { DEFAULT_DASHBOARD_PORT } from './defaults.ts';
 import { jsonOf, requestText } from './http-client.ts';
 
 export async function fleetJoin(o: { url: string; code: string; name?: string; home: string; fingerprint?: string }): Promise<number> {
-  const current = readMembership(o.home);
+  const current = (await loadFleetMachine()).readMembership(o.home);
   if (current) {
     console.error(`svc: ${o.home} is already machine ${current.machineId} ('${current.name}') of the fleet at ${current.url}; revoke it on that dashboard and remove ${join(o.home, 'fleet')} to join another`);
     return 1;
@@ -16,6 +16,7 @@ export async function fleetJoin(o: { url: string; code: string; name?: string; h
     console.error(`svc: '${o.url}' is not a fleet address: give the one the invite shows, like nats://hub.example:4222`);
     return 1;
   }
+  const { joinFleet, JoinError } = await loadFleetHub();
   try {
     const joined = await joinFleet({ url: o.url, code: o.code, name: o.name ?? hostname(), home: o.home, ...(o.fingerprint ? { fingerprint: o.fingerprint } : {}) });
     console.log(`joined the fleet at ${joined.url} as '${joined.name}' (machine ${joined.machineId})`);

@@ -10,7 +10,7 @@ import { GoalSchema, TaskSchema } from './goals.ts';
 import { McpServerSchema } from './mcp.ts';
 import { DECIDERS, PERMISSION_DECISIONS, PermissionRequestSchema } from './permissions.ts';
 import { lazySchema } from './lazy-schema.ts';
-import { FLEET_MACHINE_CHANGES, NATS_STATES } from './fleet.ts';
+import { FLEET_MACHINE_CHANGES, NATS_STATES, WORK_STATES } from './fleet.ts';
 
 export type Visibility = 'public' | 'internal';
 export type Topic = 'chat' | 'session' | 'agent' | 'queue' | 'orchestrate' | 'goal' | 'task' | 'memory' | 'schedule' | 'system' | 'dashboard' | 'permission';
@@ -236,6 +236,9 @@ export const catalogue = {
   // ── the fleet (svc dashboard serve --fleet): machines joining, coming and going, and the hub's nats-server ──
   fleet_machine: define('dashboard', 'public', () => z.object({ machineId: z.string(), name: z.string(), online: z.boolean(), change: z.enum(FLEET_MACHINE_CHANGES) })),
   fleet_status: define('dashboard', 'public', () => z.object({ nats: z.enum(NATS_STATES), reason: z.string().optional() })),
+  fleet_work: define('dashboard', 'public', () =>
+    z.object({ id: z.string(), status: z.enum(WORK_STATES), machineId: z.string().nullable(), instanceId: z.string().nullable(), runId: z.string().nullable(), reason: z.string().nullable() }),
+  ),
   dashboard_activity: define('dashboard', 'public', () => z.object({ kind: z.string(), instanceId: z.string().optional(), ok: z.boolean(), message: z.string() })),
   // ── the executive agent (/api/svc-ceo): what changed, for its console (it reads the rest by id) ──
   ceo_transcript: define('dashboard', 'public', () => z.object({ id: z.number().int(), role: z.string(), instanceId: z.string().nullable() })),

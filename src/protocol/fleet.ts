@@ -92,6 +92,76 @@ export const MachineAnswerSchema = lazySchema(() => z.union([
 ]));
 export type MachineAnswer = z.infer<typeof MachineAnswerSchema>;
 
+/** A work item's life: waiting in the queue, run by a machine, or ended. */
+export const WORK_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
+/** One machine's try at an item; `abandoned`: the machine died or was revoked mid-run, and another took it. */
+export const ATTEMPT_STATES = ['running', 'succeeded', 'failed', 'abandoned'] as const;
+
+export const WorkAttemptSchema = lazySchema(() => z.object({
+  machineId: z.string(),
+  instanceId: z.string().nullable().describe('The dashboard id of the instance that ran it.'),
+  runId: z.string().nullable().describe('The run (trace) id on that instance.'),
+  status: z.enum(ATTEMPT_STATES),
+  reason: z.string().nullable(),
+  startedAt: z.number(),
+  endedAt: z.number().nullable(),
+}));
+
+export const WorkItemSchema = lazySchema(() => z.object({
+  id: z.string(),
+  prompt: z.string(),
+  provider: z.string().nullable(),
+  model: z.string().nullable(),
+  /** 'any', or the id of the machine that must run it. */
+  machine: z.string(),
+  workingDir: z.string().nullable(),
+  status: z.enum(WORK_STATES),
+  /** Where it runs or ran (the current attempt's). */
+  machineId: z.string().nullable(),
+  instanceId: z.string().nullable(),
+  runId: z.string().nullable(),
+  /** The agent's answer, when it succeeded. */
+  answer: z.string().nullable(),
+  /** Why it failed. */
+  reason: z.string().nullable(),
+  attempts: z.array(WorkAttemptSchema),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+}));
+export type WorkItem = z.infer<typeof WorkItemSchema>;
+export type WorkAttempt = z.infer<typeof WorkAttemptSchema>;
+
+/** What the queue carries for an item: what a machine needs to decide it can run it, and to run it. */
+export const WorkMessageSchema = lazySchema(() => z.object({
+  id: z.string().max(100),
+  prompt: z.string().max(100_000),
+  provider: line(40).nullable(),
+  model: line(200).nullable(),
+  workingDir: line(4096).nullable(),
+}));
+export type WorkMessage = z.infer<typeof WorkMessageSchema>;
+
+/** A machine tells the hub about an item: it takes it (`claim`, which the hub may refuse), or how its run ended. */
+export const WorkReportSchema = lazySchema(() => z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('claim'),
+    item: z.string().max(100),
+    attempt: z.string().max(100),
+    /** The instance's key on the machine, and the request id its run will have there. */
+    instance: z.string().max(100),
+    runId: z.string().max(200),
+  }),
+  z.object({
+    kind: z.literal('end'),
+    item: z.string().max(100),
+    attempt: z.string().max(100),
+    status: z.enum(['succeeded', 'failed']),
+    answer: z.string().max(1_000_000).nullable(),
+    reason: line(2000).nullable(),
+  }),
+]));
+export type WorkReport = z.infer<typeof WorkReportSchema>;
+
 /** /api/runtime's `fleet` of a machine that joined one. */
 export const MemberStatusSchema = lazySchema(() => z.object({
   hub: z.string(),

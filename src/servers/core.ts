@@ -13,7 +13,6 @@ import type { ServerTls } from '../core/tls.ts';
 import { TLS_PIN_ENV } from '../core/tls-pin-env.ts';
 import { SVC_BIN, VERSION } from '../core/version.ts';
 import { createLog, parseLogLevel } from '../core/log.ts';
-import type { FleetMember } from '../modules/fleet/index.ts';
 import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
 import { EventBus } from '../events/bus.ts';
 import { EventStream } from '../events/stream.ts';
@@ -34,6 +33,7 @@ import { runOnce } from '../agent/one-shot.ts';
 import type { RunSources } from '../agent/run-request.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
+import { fleetSettings, loadFleetMachine, type FleetMember } from '../modules/fleet/index.ts';
 import { isProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf, loadSettingsRoutes } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
@@ -101,7 +101,7 @@ import {
 } from '../modules/orchestration/index.ts';
 
 /** The settings document of the core server: each section declared by its owner. */
-export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings, channels: channelsSettings, voice: voiceSettings, push: pushSettings, traces: traceSettings });
+export const coreSettings = new SettingsModel({ agent: agentSettings, network: networkSettings, vision: visionSettings, memory: memorySettings, orchestration: orchestrationSettings, goals: goalSettings, channels: channelsSettings, voice: voiceSettings, push: pushSettings, traces: traceSettings, fleet: fleetSettings });
 export type CoreSettings = SettingsOf<typeof coreSettings.sections>;
 
 const SKILLS = [browserSkill, visionClickSkill, webRoutingSkill, webAiSkill];
@@ -809,10 +809,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       setImmediate(prunePi);
       piSessionsTimer = setInterval(prunePi, PI_SESSIONS_CHECK_MS).unref();
       // a machine that joined a fleet connects out to its hub (the NATS client loads only then)
-      const fleet = existsSync(home.fleetMembership) ? await import('../modules/fleet/index.ts') : undefined;
+      const fleet = existsSync(home.fleetMembership) ? await loadFleetMachine() : undefined;
       const membership = fleet?.readMembership(home.root);
       if (fleet && membership) {
-        const { FleetMember, instanceKey, handToServer } = fleet;
+        const { FleetMember, instanceKey, handToServer, localWork } = fleet;
         const fleetLog = createLog(parseLogLevel(options.logLevel, 'info'));
         const key = instanceKey(home.root);
         const member = new FleetMember({
@@ -822,6 +822,13 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
           instances: () => [{ key, url: address, version: VERSION, provider: settings.get().agent.provider || null, busy: runtime.status().busy }],
           token: (asked) => (asked === key ? token : undefined),
           accept: (_key, connection) => handToServer(http.server, connection),
+          work: localWork({
+            instance: key,
+            settings: () => settings.get(),
+            providers: () => detector.settled(5_000),
+            createSession: (title) => chat.createSession(title, false),
+            submit: (input) => runtime.submit(input),
+          }),
           ...(options.fleetHeartbeatMs !== undefined ? { heartbeatMs: options.fleetHeartbeatMs } : {}),
           onState: (state, detail) => {
             const line = `fleet: ${state}${detail ? ` (${detail})` : ''}`;

@@ -41,7 +41,7 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { FleetHub, FleetInstanceSync, FleetRepo, fleetReach, fleetRoutes, findNatsServer, NATS_INSTALL_HINT, type FleetHandle } from '../modules/fleet/index.ts';
+import { loadFleetHub, type FleetHandle, type FleetHubSide } from '../modules/fleet/index.ts';
 import { complain } from '../core/log.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, loadExecutiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 
@@ -73,6 +73,8 @@ export interface ManagerOptions {
     port: number;
     heartbeatMs?: number;
     inviteTtlMs?: number;
+    /** How long a machine may go silent on a work item before another gets it (tests). */
+    workAckWaitMs?: number;
     /** Where nats-server is looked for (tests): PATH, then the directories (default NATS_SERVER_DIRS). */
     search?: { env: NodeJS.ProcessEnv; dirs: string };
   };
@@ -121,7 +123,9 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     instances.configure(tuningOf(next));
     bus.publish('dashboard_activity', { kind: 'settings', ok: true, message: describeChange(previous, next) });
   });
-  const fleet = fleetOf(options, db, bus, () => fleetSync);
+  const fleetSide = await loadFleetHub();
+  const { FleetInstanceSync, fleetReach, fleetRoutes } = fleetSide;
+  const fleet = fleetOf(fleetSide, options, db, bus, () => fleetSync);
   const instances = new InstancesService({
     repo: new InstancesRepo(db),
     fleet: fleetReach(fleet),
@@ -243,7 +247,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
 }
 
 /** The fleet's hub when `--fleet` was given and nats-server is installed; otherwise why there is none. */
-function fleetOf(options: ManagerOptions, db: Db, bus: EventBus, sync: () => FleetInstanceSync): FleetHandle {
+function fleetOf(side: FleetHubSide, options: ManagerOptions, db: Db, bus: EventBus, sync: () => InstanceType<FleetHubSide['FleetInstanceSync']>): FleetHandle {
+  const { FleetHub, FleetRepo, WorkRepo, findNatsServer, NATS_INSTALL_HINT } = side;
   if (!options.fleet) return {};
   const binary = options.fleet.search ? findNatsServer(options.fleet.search.env, options.fleet.search.dirs) : findNatsServer();
   if (!binary) {
@@ -253,12 +258,15 @@ function fleetOf(options: ManagerOptions, db: Db, bus: EventBus, sync: () => Fle
   const hub = new FleetHub({
     dir: join(options.home, 'fleet'),
     repo: new FleetRepo(db),
+    workRepo: new WorkRepo(db),
     binary,
     host: options.fleet.host,
     port: options.fleet.port,
     ...(options.tls ? { tls: { certFile: options.tls.certFile, keyFile: options.tls.keyFile, pem: options.tls.cert.toString('utf8'), fingerprint: options.tls.fingerprint } } : {}),
     ...(options.fleet.heartbeatMs !== undefined ? { heartbeatMs: options.fleet.heartbeatMs } : {}),
     ...(options.fleet.inviteTtlMs !== undefined ? { inviteTtlMs: options.fleet.inviteTtlMs } : {}),
+    ...(options.fleet.workAckWaitMs !== undefined ? { workAckWaitMs: options.fleet.workAckWaitMs } : {}),
+    onWork: (item) => bus.publish('fleet_work', { id: item.id, status: item.status, machineId: item.machineId, instanceId: item.instanceId, runId: item.runId, reason: item.reason }),
     onMachine: (m, change) => {
       sync().machine(m, change);
       bus.publish('fleet_machine', { machineId: m.id, name: m.name, online: m.online, change });

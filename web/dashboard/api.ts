@@ -1,9 +1,9 @@
 // The dashboard page's calls to its manager (same origin) and the types it reads, from src/protocol.
 import type { BoardItem, DashboardSettingsView, Instance, Latest, Note, ScheduleJob, ScheduleRun } from '../../src/protocol/dashboard.ts';
 
-import type { FleetStatus, Invite, Machine } from '../../src/protocol/fleet.ts';
+import type { FleetStatus, Invite, Machine, WorkItem } from '../../src/protocol/fleet.ts';
 
-export type { BoardItem, DashboardSettingsView, FleetStatus, Instance, Invite, Latest, Machine, Note, ScheduleJob, ScheduleRun };
+export type { BoardItem, DashboardSettingsView, FleetStatus, Instance, Invite, Latest, Machine, Note, ScheduleJob, ScheduleRun, WorkItem };
 
 /** An error answer of the manager: its code, and the field a 400 names (the form shows it there). */
 export class ApiError extends Error {

@@ -9,7 +9,7 @@ import { api, type Instance, type Latest, type ScheduleJob } from './api.ts';
 import { confirmAction, failed, toast } from './feedback.tsx';
 import { FormError, StatusBadge, Time, useFormErrors } from './parts.tsx';
 
-const ORIGIN: Record<Instance['origin'], string> = { started: 'started by this manager', scanned: 'found on this machine', added: 'added by URL' };
+const ORIGIN: Record<Instance['origin'], string> = { started: 'started by this manager', scanned: 'found on this machine', added: 'added by URL', fleet: 'on a fleet machine' };
 
 /** The newest message the manager saw in the instance: its answer, or what it was asked. */
 function latestMessage(latest: Latest | undefined): { who: string; text: string; at: number } | null {

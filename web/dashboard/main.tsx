@@ -11,6 +11,7 @@ import { Activity, Notes, type FeedEntry } from './activity.tsx';
 import { Board } from './board.tsx';
 import { Executive } from './executive.tsx';
 import { Fleet, fleetEvents } from './fleet.tsx';
+import { Work, workEvents } from './work.tsx';
 import { ExecutiveSettings } from './executive-settings.tsx';
 import { FeedbackHost, toast } from './feedback.tsx';
 import { Instances } from './instances.tsx';
@@ -109,6 +110,9 @@ function useData() {
         if (e.event === 'fleet_machine') note(e.ts, 'fleet', e.change !== 'offline', `machine ${String(e.name)} ${String(e.change) === 'joined' ? 'joined the fleet' : `is ${String(e.change)}`}`);
         else note(e.ts, 'fleet', e.nats === 'running', `the fleet's nats-server is ${String(e.nats)}${e.reason ? `: ${String(e.reason)}` : ''}`);
         if (live) fleetEvents.dispatchEvent(new Event('change'));
+      } else if (e.event === 'fleet_work') {
+        if (e.status === 'succeeded' || e.status === 'failed') note(e.ts, 'work', e.status === 'succeeded', `work ${String(e.status)}${e.reason ? `: ${String(e.reason)}` : ''}`);
+        if (live) workEvents.dispatchEvent(new Event('change'));
       } else if (e.event === 'dashboard_activity') {
         note(e.ts, String(e.kind), e.ok !== false, String(e.message ?? ''));
         if (live) void reload();
@@ -213,6 +217,7 @@ function App() {
       <main id="main" class="dash-main" tabIndex={-1}>
         <Instances instances={instances} latest={latest} jobs={jobs} reload={reload} />
         <Fleet />
+        <Work />
         <Permissions {...permissions} />
         <ChangesToReview />
         <Executive instances={instances} />

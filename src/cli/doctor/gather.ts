@@ -19,7 +19,7 @@ import { authHeaders, type ServerTarget } from '../target.ts';
 import { homeOf, installedService, optionValue, type InstalledService } from '../../service/installed.ts';
 import type { DiskFacts, Facts, FleetFacts, ProviderFacts, PushFacts, ServerFacts, TlsFacts } from './checks.ts';
 import { MEMBER_STATES } from '../../protocol/fleet.ts';
-import type { MemberState } from '../../modules/fleet/index.ts';
+import { loadFleetMachine, type MemberState } from '../../modules/fleet/index.ts';
 import { parseShebang } from './shebang.ts';
 
 export interface GatherOptions {
@@ -66,7 +66,7 @@ export async function gatherFacts(options: GatherOptions): Promise<Facts> {
 async function fleetFacts(home: string, connection: MemberState | null): Promise<FleetFacts> {
   const file = homePaths(home).fleetMembership;
   if (!existsSync(file)) return { file, membership: 'absent', connection: null };
-  const { readMembership } = await import('../../modules/fleet/index.ts');
+  const { readMembership } = await loadFleetMachine();
   const m = readMembership(home);
   return { file, membership: m ? { hub: m.url, machineId: m.machineId, name: m.name } : 'damaged', connection };
 }

@@ -1,7 +1,7 @@
 // The manager dashboard (`svc dashboard serve`): the instances it knows (started, scanned, added),
 // their lifecycle, the event bridge and latest-message cache, and the manager's routes.
-export { InstancesRepo } from './instances.repo.ts';
-export { InstancesService, type InstanceEvents, type InstancesTuning, type ScanRange } from './instances.service.ts';
+export { InstancesRepo, type InstanceRecord } from './instances.repo.ts';
+export { InstancesService, type FleetReach, type InstanceEvents, type InstancesTuning, type ScanRange } from './instances.service.ts';
 export { instanceRoutes } from './instances.routes.ts';
 export { readMarker, MARKER_FILE } from './lifecycle.ts';
 export { proxyRoutes } from './proxy.routes.ts';

@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { conflict } from '../../core/errors.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
-import { FleetStatusSchema, InviteSchema, MachineSchema } from '../../protocol/fleet.ts';
+import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
+import { FleetStatusSchema, InviteSchema, MachineSchema, WorkItemSchema } from '../../protocol/fleet.ts';
 import type { FleetHub } from './hub.ts';
 
 /** The fleet of this dashboard: its hub, or why there is none. */
@@ -16,6 +17,15 @@ export interface FleetHandle {
 const NOT_STARTED = 'the fleet is off: start the dashboard with `svc dashboard serve --fleet`';
 
 const machineParams = z.strictObject({ id: z.string().min(1).max(64) });
+const workParams = z.strictObject({ id: z.string().min(1).max(64) });
+
+const WorkBody = z.strictObject({
+  prompt: z.string().trim().min(1, 'the prompt is empty').max(100_000),
+  provider: z.enum(PROVIDER_IDS).optional().describe("Only a machine where this provider is ready takes it; default: the machine's own."),
+  model: z.string().trim().min(1).max(200).optional(),
+  machine: z.string().min(1).max(64).default('any').describe('A machine id (GET /api/dashboard/machines), or "any" (the default).'),
+  workingDir: z.string().min(1).max(4096).regex(/^\//, 'an absolute path').optional().describe('Only a machine where this directory exists takes it; the run works there.'),
+});
 
 export const fleetRoutes: FastifyPluginAsync<{ fleet: FleetHandle }> = async (app, { fleet }) => {
   const hub = () => {
@@ -55,6 +65,32 @@ export const fleetRoutes: FastifyPluginAsync<{ fleet: FleetHandle }> = async (ap
       params: machineParams,
       response: MachineSchema,
       handler: ({ params }) => hub().revoke(params.id),
+    }),
+    route({
+      method: 'POST',
+      url: '/api/dashboard/work',
+      errors: [409, 503],
+      summary: 'Queues work for the fleet: a machine that can run it (provider ready, directory there) runs it as a chat run; 202 with the item.',
+      body: WorkBody,
+      status: 202,
+      response: WorkItemSchema,
+      handler: ({ body }) => hub().work.submit(body),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/dashboard/work',
+      summary: 'The work items, newest first (the last 200): queued, running (machine, instance, run id), succeeded or failed, with their attempts.',
+      response: z.object({ items: z.array(WorkItemSchema) }),
+      handler: () => ({ items: fleet.hub?.work.list() ?? [] }),
+    }),
+    route({
+      method: 'GET',
+      url: '/api/dashboard/work/:id',
+      errors: [404, 409],
+      summary: 'One work item, with every machine\'s attempt at it.',
+      params: workParams,
+      response: WorkItemSchema,
+      handler: ({ params }) => hub().work.get(params.id),
     }),
   ]);
 };

@@ -9,7 +9,7 @@ import { connect, errors, nkeyAuthenticator, type NatsConnection, type Msg } fro
 import { fromPublic } from '@nats-io/nkeys';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { HeartbeatSchema, JoinRequestSchema, MachineAnswerSchema, type FleetStatus, type Invite, type JoinAnswer, type Machine, type NATS_STATES } from '../../protocol/fleet.ts';
+import { HeartbeatSchema, JoinRequestSchema, MachineAnswerSchema, type WorkItem, type FleetStatus, type Invite, type JoinAnswer, type Machine, type NATS_STATES } from '../../protocol/fleet.ts';
 import type { FleetMachineChange } from './events.ts';
 import { FleetRepo, type MachineRow } from './fleet.repo.ts';
 import { inviteCodeHash, newInviteCode, normalizeInviteCode } from './invite-code.ts';
@@ -20,6 +20,8 @@ import { FailureWindow } from './rate-limit.ts';
 import { pinnedTls } from './tls-pin.ts';
 import { ALL_HEARTBEATS, ALL_TUNNELS_TO_HUB, JOIN_SUBJECT, machineOfSubject, requestSubject, tunnelOfSubject, tunnelToMachine } from './subjects.ts';
 import { failedConnection, TunnelTable } from './tunnel.ts';
+import { WorkQueue } from './work-queue.ts';
+import type { WorkRepo } from './work.repo.ts';
 
 export const INVITE_TTL_MS = 10 * 60_000;
 /** How often a machine says it is there; three missed in a row and it is offline. */
@@ -35,6 +37,7 @@ export interface FleetHubOptions {
   /** The hub's files: its config, key, JetStream store and nats-server's log (`<manager home>/fleet`). */
   dir: string;
   repo: FleetRepo;
+  workRepo: WorkRepo;
   binary: string;
   host: string;
   port: number;
@@ -43,6 +46,10 @@ export interface FleetHubOptions {
   heartbeatMs?: number;
   inviteTtlMs?: number;
   onMachine: (machine: Machine, change: FleetMachineChange) => void;
+  /** A work item changed (queued, claimed, ended, requeued). */
+  onWork: (item: WorkItem) => void;
+  /** How long a machine may go silent on an item before another machine gets it (default 30 s). */
+  workAckWaitMs?: number;
   /** Every heartbeat of a machine (with whether it just came online): its instances may have changed. */
   onHeartbeat?: (machine: Machine, cameOnline: boolean) => void;
   onNats: (state: (typeof NATS_STATES)[number], reason?: string) => void;
@@ -63,6 +70,7 @@ export class FleetHub {
   private readonly serverName: string;
   /** Tunnels to machines' instances, by `<machine>/<tunnel>`. */
   private tunnels?: TunnelTable;
+  readonly work: WorkQueue;
 
   constructor(private readonly o: FleetHubOptions) {
     const exposed = exposedWithoutTls(o.host, Boolean(o.tls));
@@ -73,6 +81,13 @@ export class FleetHub {
     this.serverName = `svc-fleet-hub-${randomBytes(4).toString('hex')}`;
     this.now = o.now ?? Date.now;
     this.heartbeatMs = o.heartbeatMs ?? HEARTBEAT_MS;
+    this.work = new WorkQueue({
+      repo: o.workRepo,
+      isMachine: (id) => this.o.repo.machine(id) !== undefined,
+      ...(o.workAckWaitMs !== undefined ? { ackWaitMs: o.workAckWaitMs } : {}),
+      onChange: o.onWork,
+      now: this.now,
+    });
     this.nats = new NatsServerProcess({
       binary: o.binary,
       configFile: join(o.dir, 'nats-server.conf'),
@@ -114,6 +129,7 @@ export class FleetHub {
     // a machine publishes only under its own prefix, so the subject's machine is the sender: it reaches its own tunnels only
     connection.subscribe(ALL_TUNNELS_TO_HUB, { callback: (err, msg) => void (err || tunnels.dispatch(`${machineOfSubject(msg.subject)}/${tunnelOfSubject(msg.subject)}`, msg.data)) });
     void this.watchConnection(connection, tunnels);
+    await this.work.start(connection, this.o.repo.machines().map((m) => m.id));
     for (const m of this.o.repo.machines()) this.online.set(m.id, this.isOnline(m));
     this.sweep = setInterval(() => this.sweepOffline(), this.heartbeatMs);
     this.sweep.unref();
@@ -209,6 +225,7 @@ export class FleetHub {
     this.online.delete(id);
     this.tunnels?.abort(`machine ${row.name} was revoked`, (key) => key.startsWith(`${id}/`));
     await this.nats.reload(this.config());
+    await this.work.revokeMachine(id);
     const machine = { ...this.view(row), online: false };
     this.o.onMachine(machine, 'revoked');
     return machine;
@@ -289,6 +306,7 @@ export class FleetHub {
     const machine = { id: newId('m'), name, publicKey };
     if (!this.o.repo.join(invite.id, machine, now)) return fail('this invite code was used already: make a new invite on the dashboard');
     await this.nats.reload(this.config());
+    await this.work.addConsumer(machine.id);
     this.answer(msg, { ok: true, machineId: machine.id, name });
     this.o.onMachine(this.view(this.o.repo.machine(machine.id)!), 'joined');
   }

@@ -13,6 +13,7 @@ import { readMachineSeed, type Membership } from './membership.ts';
 import { pinnedTls } from './tls-pin.ts';
 import { heartbeatSubject, machineInboxPrefix, requestSubject, tunnelOfSubject, tunnelToHub } from './subjects.ts';
 import { TunnelTable } from './tunnel.ts';
+import { WorkRunner, type WorkRunnerOptions } from './work-runner.ts';
 
 export type MemberState = (typeof MEMBER_STATES)[number];
 
@@ -38,6 +39,8 @@ export interface FleetMemberOptions {
   /** Hands a tunnel to an instance's HTTP server (one `token` knows) as a new connection. */
   accept: (key: string, connection: Duplex) => void;
   heartbeatMs?: number;
+  /** How this machine runs work from the fleet's queue. */
+  work?: Omit<WorkRunnerOptions, 'connection' | 'machineId'>;
   onState?: (state: MemberState, detail?: string) => void;
 }
 
@@ -45,6 +48,7 @@ export class FleetMember {
   private connection?: NatsConnection;
   private timer?: NodeJS.Timeout;
   private tunnels?: TunnelTable;
+  private work?: WorkRunner;
   state: MemberState = 'connecting';
 
   constructor(private readonly o: FleetMemberOptions) {}
@@ -74,6 +78,10 @@ export class FleetMember {
     this.tunnels = tunnels;
     this.connection.subscribe(requestSubject(id, 'open'), { callback: (err, msg) => void (err || this.answer(msg, TunnelOpenSchema, (open) => this.open(tunnels, open))) });
     this.connection.subscribe(requestSubject(id, 't.*'), { callback: (err, msg) => void (err || tunnels.dispatch(tunnelOfSubject(msg.subject), msg.data)) });
+    if (this.o.work) {
+      this.work = new WorkRunner({ ...this.o.work, connection, machineId: id });
+      this.work.start();
+    }
     this.beat();
     this.timer = setInterval(() => this.beat(), this.o.heartbeatMs ?? HEARTBEAT_MS);
     this.timer.unref();
@@ -88,6 +96,7 @@ export class FleetMember {
     this.state = 'closed';
     clearInterval(this.timer);
     this.tunnels?.abort('the machine\'s svc serve is stopping');
+    this.work?.close();
     await this.connection?.close().catch(() => undefined);
   }
 

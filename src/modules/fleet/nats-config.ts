@@ -1,7 +1,7 @@
 // The hub's nats-server configuration, rendered from what the hub knows (pure). nats-server reads JSON as
 // its own format; the file is rewritten and the server told to reload it (SIGHUP) when a machine joins or is
 // revoked, so the list of users is always the list of machines.
-import { JOIN_INBOX_PREFIX, JOIN_SUBJECT, JOIN_USER, machineInboxPrefix, machineSubjects, requestSubject } from './subjects.ts';
+import { JOIN_INBOX_PREFIX, JOIN_SUBJECT, JOIN_USER, machineInboxPrefix, machineSubjects, requestSubject, workConsumer, workConsumerApi } from './subjects.ts';
 
 export interface NatsConfigInput {
   /** Its INFO line names it: how the hub tells its own server from another one holding the port. */
@@ -19,10 +19,13 @@ export interface NatsConfigInput {
   logFile: string;
 }
 
-/** What one machine's user may do: its own subjects, and answer the hub's requests; never ask itself. */
+/**
+ * What one machine's user may do: its own subjects, and answer the hub's requests; never ask itself. Of JetStream,
+ * only pull and acknowledge work from the queue's shared consumer and its own.
+ */
 export function machinePermissions(machineId: string) {
   return {
-    publish: { allow: [machineSubjects(machineId)], deny: [requestSubject(machineId, '>')] },
+    publish: { allow: [machineSubjects(machineId), ...workConsumerApi(workConsumer('any')), ...workConsumerApi(workConsumer(machineId))], deny: [requestSubject(machineId, '>')] },
     subscribe: { allow: [machineSubjects(machineId), `${machineInboxPrefix(machineId)}.>`] },
     allow_responses: true,
   };

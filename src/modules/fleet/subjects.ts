@@ -33,6 +33,24 @@ export const tunnelToHub = (machineId: string, tunnel: string) => `${MACHINE_ROO
 /** The hub reads every machine's tunnel frames here. */
 export const ALL_TUNNELS_TO_HUB = `${MACHINE_ROOT}.*.t.*`;
 
+/** A machine's reports on work items (its claims and ends), requests to the hub. */
+export const workReportSubject = (machineId: string) => `${MACHINE_ROOT}.${machineId}.work`;
+export const ALL_WORK_REPORTS = `${MACHINE_ROOT}.*.work`;
+
+/** The JetStream stream of work items, and where an item for `target` ('any' or a machine id) goes. */
+export const WORK_STREAM = 'SVC_WORK';
+export const WORK_SUBJECTS = 'svc.fleet.work.>';
+export const workSubject = (target: string) => (target === 'any' ? 'svc.fleet.work.any' : `svc.fleet.work.m.${target}`);
+/** The durable consumer machines pull `target`'s items from. */
+export const workConsumer = (target: string) => (target === 'any' ? 'any' : `m-${target}`);
+
+/** What a machine publishes to pull from a consumer and acknowledge its messages (JetStream's API subjects). */
+export const workConsumerApi = (consumer: string) => [
+  `$JS.API.CONSUMER.INFO.${WORK_STREAM}.${consumer}`,
+  `$JS.API.CONSUMER.MSG.NEXT.${WORK_STREAM}.${consumer}`,
+  `$JS.ACK.${WORK_STREAM}.${consumer}.>`,
+];
+
 /** The tunnel a frame's subject names (its last token). */
 export const tunnelOfSubject = (subject: string) => subject.slice(subject.lastIndexOf('.') + 1);
 

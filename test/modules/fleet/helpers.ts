@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findNatsServer } from '../../../src/modules/fleet/index.ts';
+import { findNatsServer } from '../../../src/modules/fleet/hub-side.ts';
 import { freePort } from '../../support/ports.ts';
 import { sendJson } from '../../support/server.ts';
 import { startManager, type TestManager } from '../dashboard/helpers.ts';
 
 export const skipWithoutNats = findNatsServer() ? false : 'nats-server is not installed (apt-get install nats-server)';
 
-export async function fleetManager(options: { inviteTtlMs?: number; heartbeatMs: number }): Promise<{ manager: TestManager; url: string }> {
+export async function fleetManager(options: { inviteTtlMs?: number; heartbeatMs: number; workAckWaitMs?: number }): Promise<{ manager: TestManager; url: string }> {
   const port = await freePort();
   const manager = await startManager({ fleet: { host: '127.0.0.1', port, ...options } });
   return { manager, url: `nats://127.0.0.1:${port}` };

@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CODE_BITS, inviteCodeHash, newInviteCode, normalizeInviteCode } from '../../../src/modules/fleet/invite-code.ts';
 import { isLoopbackHost, machinePermissions, renderNatsConfig } from '../../../src/modules/fleet/nats-config.ts';
+import { fleetInstanceId, fleetInstanceUrl, parseFleetInstanceUrl, tunnelledUrl } from '../../../src/modules/fleet/instance-names.ts';
+import { providerNotReady } from '../../../src/modules/fleet/local-work.ts';
+import type { ReadyCliStatus } from '../../../src/agent/detect.ts';
 import { FailureWindow } from '../../../src/modules/fleet/rate-limit.ts';
 import { JOIN_SUBJECT, JOIN_USER, heartbeatSubject, machineOfSubject, requestSubject } from '../../../src/modules/fleet/subjects.ts';
 
@@ -40,7 +43,15 @@ test('the config: the hub may do anything, the join user only join, each machine
   assert.deepEqual(hub, { nkey: 'UHUB' });
   assert.deepEqual(joiner, { user: JOIN_USER.user, password: JOIN_USER.pass, permissions: { publish: { allow: [JOIN_SUBJECT] }, subscribe: { allow: ['_INBOX_JOIN.>'] } } });
   assert.deepEqual(a, { nkey: 'UA', permissions: machinePermissions('m_a') });
-  assert.deepEqual(b.permissions.publish, { allow: ['svc.fleet.m.m_b.>'], deny: ['svc.fleet.m.m_b.request.>'] });
+  // its own subjects, and of JetStream only pulling and acknowledging from the shared work consumer and its own
+  assert.deepEqual(b.permissions.publish, {
+    allow: [
+      'svc.fleet.m.m_b.>',
+      '$JS.API.CONSUMER.INFO.SVC_WORK.any', '$JS.API.CONSUMER.MSG.NEXT.SVC_WORK.any', '$JS.ACK.SVC_WORK.any.>',
+      '$JS.API.CONSUMER.INFO.SVC_WORK.m-m_b', '$JS.API.CONSUMER.MSG.NEXT.SVC_WORK.m-m_b', '$JS.ACK.SVC_WORK.m-m_b.>',
+    ],
+    deny: ['svc.fleet.m.m_b.request.>'],
+  });
   assert.deepEqual(b.permissions.subscribe, { allow: ['svc.fleet.m.m_b.>', '_INBOX_m_b.>'] });
   const withTls = JSON.parse(renderNatsConfig({ serverName: 'n', host: '0.0.0.0', port: 4222, tls: { certFile: '/c.pem', keyFile: '/k.pem' }, hubPublicKey: 'U', machines: [], storeDir: '/s', maxStoreBytes: 1, logFile: '/l' }));
   assert.deepEqual(withTls.tls, { cert_file: '/c.pem', key_file: '/k.pem', timeout: 5 });
@@ -64,4 +75,25 @@ test('failed joins: at most ten a minute, counted over every joiner', () => {
   assert.equal(window.open(2000), false);
   assert.equal(window.retryAfterMs(2000), 59_000);
   assert.equal(window.open(61_000), true, 'the first failure has left the window');
+});
+
+test('instance names: an id and a registry URL per machine and key, read back; requests through a tunnel go to plain http', () => {
+  const url = fleetInstanceUrl('m_a-B_c', '0123456789ab');
+  assert.deepEqual(parseFleetInstanceUrl(url), { machineId: 'm_a-B_c', key: '0123456789ab' });
+  assert.equal(parseFleetInstanceUrl('http://127.0.0.1:3000'), undefined);
+  assert.equal(parseFleetInstanceUrl('fleet://m_a/not-a-key'), undefined);
+  assert.notEqual(fleetInstanceId('m_a', '0123456789ab'), fleetInstanceId('m_b', '0123456789ab'));
+  assert.equal(tunnelledUrl('https://127.0.0.1:8443'), 'http://127.0.0.1:8443');
+  assert.equal(tunnelledUrl('http://[::1]:3000/'), 'http://[::1]:3000');
+});
+
+test('a provider is ready for work when detected, installed and not without a login', () => {
+  // (the fields providerNotReady reads; the rest of a detected status does not matter to it)
+  const ready = { state: 'ready', installed: true, path: '/x', version: '1', checkedAt: 0, credentials: { state: 'found', source: 'env' } } as unknown as ReadyCliStatus;
+  assert.equal(providerNotReady('claude', ready), undefined);
+  assert.equal(providerNotReady('claude', { ...ready, credentials: { state: 'unknown' } }), undefined, 'svc cannot tell: it may run');
+  assert.match(providerNotReady('claude', { ...ready, credentials: { state: 'missing' } })!, /no login/);
+  assert.match(providerNotReady('claude', { ...ready, installed: false })!, /not installed/);
+  assert.match(providerNotReady('claude', { state: 'detecting' })!, /being detected/);
+  assert.match(providerNotReady('claude', undefined)!, /being detected/);
 });

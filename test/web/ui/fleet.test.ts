@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { findNatsServer, joinFleet } from '../../../src/modules/fleet/index.ts';
+import { findNatsServer, joinFleet } from '../../../src/modules/fleet/hub-side.ts';
 import { freePort } from '../../support/ports.ts';
 import { sendJson, startServer, type TestServer } from '../../support/server.ts';
 import { startManager, type TestManager } from '../../modules/dashboard/helpers.ts';

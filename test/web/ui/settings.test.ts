@@ -83,7 +83,7 @@ describe('web UI: the settings page from the schemas', () => {
 
         // every section has its title
         const legends = await page.locator('.setting-section > legend').allTextContents();
-        assert.deepEqual(legends, ['Agent', 'Network', 'Vision clicking', 'Memory', 'Orchestration', 'Goals', 'Chat channels', 'Voice input', 'Notifications', 'Traces and disk use']);
+        assert.deepEqual(legends, ['Agent', 'Network', 'Vision clicking', 'Memory', 'Orchestration', 'Goals', 'Chat channels', 'Voice input', 'Notifications', 'Traces and disk use', 'Fleet']);
         // under the retention fields, the data directory's use by part (GET /api/disk)
         const disk = page.locator('[data-section="traces"] .disk-use[data-disk="ready"]');
         await disk.waitFor();

@@ -1,0 +1,4 @@
+// What svc serve loads when its home joined a fleet (index.ts: loadFleetMachine).
+export { FleetMember, handToServer, instanceKey } from './member.ts';
+export { localWork } from './local-work.ts';
+export { readMembership } from './membership.ts';
