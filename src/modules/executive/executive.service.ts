@@ -8,7 +8,7 @@ import type { EventBus } from '../../events/bus.ts';
 import type { AuditSink } from '../security-audit/index.ts';
 import { argsHash, DEFAULT_CONFIRMATION_TTL_MS, MAX_CONFIRMATION_TTL_MS } from './confirmation.ts';
 import type { ExecutiveRepo } from './executive.repo.ts';
-import { lostRequests, type DoneRun, type Fleet } from './fleet.ts';
+import { lostRequests, type DoneRun, type Fleet, type QueueWorkInput } from './fleet.ts';
 import { planQuery } from './query.ts';
 import { runQuery, type QueryResult } from './query-run.ts';
 import { editDoc, type DocsOperation } from './docs-write.ts';
@@ -64,6 +64,15 @@ export class ExecutiveService {
       this.audit('tool', action, false, (err as Error).message, instanceId);
       throw err;
     }
+  }
+
+  // ── the fleet's work queue ──
+
+  queueWork(input: QueueWorkInput) {
+    return this.tool('queue_work', null, () => {
+      if (!this.d.fleet.queueWork) throw conflict('FLEET_DISABLED', 'Only the dashboard\'s executive queues work for a fleet: this one runs on an instance.');
+      return this.d.fleet.queueWork(input);
+    }, (r) => `queued work ${r.id}`);
   }
 
   // ── instances ──

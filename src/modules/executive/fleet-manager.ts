@@ -2,12 +2,14 @@
 import type { Instance } from '../../protocol/dashboard.ts';
 import type { InstancesService } from '../dashboard/index.ts';
 import type { Message } from '../../protocol/chat.ts';
-import { runsOfMessages, type Fleet, type FleetInstance } from './fleet.ts';
+import { runsOfMessages, type Fleet, type FleetInstance, type QueueWorkInput } from './fleet.ts';
 
 const view = (i: Instance): FleetInstance => ({ id: i.id, label: i.label, status: i.status, busy: i.busy, owned: i.owner === 'manager', workingDir: i.workingDir });
 
-export function managerFleet(instances: InstancesService): Fleet {
+/** `queueWork`: the dashboard's work queue (it refuses while the fleet is off). */
+export function managerFleet(instances: InstancesService, queueWork?: (input: QueueWorkInput) => Promise<{ id: string; status: string }>): Fleet {
   return {
+    ...(queueWork ? { queueWork } : {}),
     scope: 'manager',
     list: () => instances.list().map(view),
     inspect: (id) => ({ instance: view(instances.get(id)), latest: instances.latest(id) }),

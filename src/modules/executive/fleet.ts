@@ -45,6 +45,14 @@ export interface FleetInstance {
   workingDir: string | null;
 }
 
+/** Work for the fleet's queue: a prompt, on "any" machine or one, with what it needs there. */
+export interface QueueWorkInput {
+  prompt: string;
+  machine?: string;
+  provider?: string;
+  workingDir?: string;
+}
+
 export interface Fleet {
   scope: 'manager' | 'instance';
   list(): FleetInstance[];
@@ -53,6 +61,8 @@ export interface Fleet {
   /** Sends a prompt; resolves with the request id as soon as the instance took it. */
   send(id: string, prompt: string): Promise<{ requestId: string }>;
   lifecycle(action: LifecycleAction, id: string): Promise<unknown>;
+  /** Queues work for the machines of the dashboard's fleet (absent: this fleet has none). */
+  queueWork?(input: QueueWorkInput): Promise<{ id: string; status: string }>;
   /**
    * Runs of an instance that ended lately, read from its saved answers: the fallback after a gap in
    * its event stream (a fleet that sees its own events in-process has no such gap and none of this).

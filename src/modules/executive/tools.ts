@@ -2,6 +2,7 @@
 // its route, and the realtime voice session (realtime-voice.ts) runs each here, server-side, on the
 // same service. Inputs are zod schemas, sent to either model as JSON Schema.
 import { z } from 'zod';
+import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
 import { LIFECYCLE_ACTIONS } from '../../protocol/executive.ts';
 import type { ExecutiveService } from './executive.service.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
@@ -12,6 +13,12 @@ const messageText = lazySchema(() => z.string().trim().min(1).max(100_000));
 export const SendInput = lazySchema(() => z.strictObject({ instanceId: id, text: messageText }));
 export const WatchInput = lazySchema(() => z.strictObject({ instanceId: id, requestId: id.optional() }));
 export const FollowUpInput = lazySchema(() => z.strictObject({ text: messageText.optional() }));
+export const QueueWorkInputSchema = lazySchema(() => z.strictObject({
+  prompt: messageText,
+  machine: z.string().min(1).max(64).optional().describe('A machine id, or "any" (the default): the first machine that can run it takes it.'),
+  provider: z.enum(PROVIDER_IDS).optional().describe("Only a machine where this provider is ready takes it; default: the machine's own."),
+  workingDir: z.string().min(1).max(4096).optional().describe('An absolute path: only a machine where it exists takes it, and the run works there.'),
+}));
 export const EditDocsInput = lazySchema(() => z.strictObject({
   instanceId: id.optional(),
   path: z.string().min(1).max(500),
@@ -110,6 +117,13 @@ export const CEO_TOOLS: readonly CeoTool[] = [
     input: EditDocsInput,
     http: { method: 'POST', path: '/docs/edit' },
     run: (s, a) => s.editDocs(a),
+  }),
+  tool({
+    name: 'queue_work',
+    description: 'Queues work for the fleet (the dashboard\'s machines): a machine that can run it takes it, and another finishes it if that one dies. Its end shows as a fleet_work event and in GET /api/dashboard/work.',
+    input: QueueWorkInputSchema,
+    http: { method: 'POST', path: '/work' },
+    run: (s, a) => s.queueWork(a),
   }),
   tool({
     name: 'lifecycle',

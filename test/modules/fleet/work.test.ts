@@ -96,6 +96,13 @@ describe('the fleet\'s work queue', { skip: skipWithoutNats, timeout: 120_000 },
     assert.deepEqual(events, ['queued', 'running', 'succeeded']);
   });
 
+  test('the executive queues work to "any" with its queue_work tool\'s route', async () => {
+    const res = await sendJson(api('/api/svc-ceo/work'), 'POST', { prompt: 'from the executive scenario:text' });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    assert.equal((await ended(res.body.id)).status, 'succeeded');
+    assert.equal((await sendJson(api('/api/svc-ceo/work'), 'POST', { prompt: 'x', provider: 'nope' })).status, 400);
+  });
+
   test('an item no machine can run waits in the queue', async () => {
     const id = await queue({ prompt: 'nowhere', workingDir: '/no/such/directory/anywhere' });
     await new Promise((r) => setTimeout(r, 3_000));
