@@ -30,8 +30,8 @@ export interface WorkRunnerOptions {
   run: (item: WorkMessage, requestId: string) => Promise<WorkOutcome>;
 }
 
-/** How long a pull waits for an item before it turns to the other consumer (an item waits at most about twice this). */
-const PULL_EXPIRES_MS = 2_000;
+/** How long one pull waits for an item before it looks at its slots again. */
+const PULL_EXPIRES_MS = 5_000;
 /** An item this machine cannot run comes back after this long (to it or, sooner, to another machine). */
 const NOT_HERE_DELAY_MS = 2_000;
 const REPORT_TRIES = 5;
@@ -47,7 +47,7 @@ export class WorkRunner {
   constructor(private readonly o: WorkRunnerOptions) {}
 
   start(): void {
-    void this.pull([workConsumer(this.o.machineId), workConsumer('any')]);
+    for (const target of [this.o.machineId, 'any']) void this.pull(workConsumer(target));
   }
 
   /** Stops pulling; items under way go back to the queue at once (their runs end with svc serve). */
@@ -57,37 +57,40 @@ export class WorkRunner {
     this.inFlight.clear();
   }
 
-  /** One loop over the machine's own consumer and the shared one in turn, pulling while a slot is free. */
-  private async pull(names: readonly string[]): Promise<void> {
+  /**
+   * One loop per consumer (the machine's own and the shared one), each pulling while a slot is free. Both may wait
+   * at once; an item that arrives when the other loop took the last slot goes back at once.
+   */
+  private async pull(name: string): Promise<void> {
     const js = jetstream(this.o.connection);
-    const consumers = new Map<string, Consumer>();
-    for (let turn = 0; !this.closed; turn++) {
+    let consumer: Consumer | undefined;
+    while (!this.closed) {
       if (this.running >= this.o.slots()) {
         await sleep(250);
         continue;
       }
-      const name = names[turn % names.length]!;
       let msg: JsMsg | null;
       try {
-        const consumer = consumers.get(name) ?? (await js.consumers.get(WORK_STREAM, name));
-        consumers.set(name, consumer);
+        consumer ??= await js.consumers.get(WORK_STREAM, name);
         msg = await consumer.next({ expires: PULL_EXPIRES_MS });
       } catch {
         // the hub or its nats-server away, or the consumer not made yet: try again shortly
-        consumers.delete(name);
+        consumer = undefined;
         await sleep(1_000);
         continue;
       }
       if (!msg) continue;
-      if (this.closed) return void msg.nak();
-      // the setting changed while the pull waited (work turned off): the item goes back at once
-      if (this.running >= this.o.slots()) {
+      // svc serve is stopping, or the slots filled (or the setting changed) while the pull waited: it goes back at once
+      if (this.closed || this.running >= this.o.slots()) {
         msg.nak();
         continue;
       }
-      const ackWaitNanos = (await consumers.get(name)!.info(true).catch(() => undefined))?.config.ack_wait;
       this.running++;
-      void this.handle(msg, ackWaitNanos ? ackWaitNanos / 1_000_000 : 30_000).finally(() => this.running--);
+      const held = consumer;
+      void (async () => {
+        const ackWaitNanos = (await held.info(true).catch(() => undefined))?.config.ack_wait;
+        await this.handle(msg, ackWaitNanos ? ackWaitNanos / 1_000_000 : 30_000);
+      })().finally(() => this.running--);
     }
   }
 
