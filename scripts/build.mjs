@@ -145,6 +145,21 @@ module.exports = {
   },
 };
 
+/**
+ * Non-ASCII characters that esbuild leaves as they are (in a regular expression literal) in a package's code: the
+ * same character as a \u escape, which means the same in a regular expression, a string or a comment. Today one:
+ * JetStream's duration parser reads "µs".
+ */
+const asciiRegexps = {
+  name: 'ascii-regexps',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]@nats-io[\\/]jetstream[\\/].*\.js$/ }, (args) => ({
+      contents: readFileSync(args.path, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+      loader: 'js',
+    }));
+  },
+};
+
 /** The Fastify ranges svc's @fastify/* dependencies declare, each satisfied by the installed Fastify. */
 function checkedFastifyRanges() {
   const require = createRequire(import.meta.url);
@@ -216,7 +231,7 @@ const bundleOptions = {
     // the chat channels' SDKs load only when a channel is enabled
     'grammy', 'discord.js',
   ],
-  plugins: [englishZod, builtinStandIns, fastifySemver],
+  plugins: [englishZod, builtinStandIns, fastifySemver, asciiRegexps],
   // The script is one function expression: run-bundle.js calls it with what a CommonJS module gets.
   banner: { js: '(function (require, module, exports, __filename, __dirname) {const __svcImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   footer: { js: '})' },
