@@ -1,6 +1,7 @@
 // A machine in its own network namespace, joined to a hub in this one over TLS on a veth link: it joins with the
 // real `svc fleet join`, its `svc serve` listens on the namespace's loopback only (the hub cannot reach it) and
-// connects out; the link cut for 20 s takes it offline, and it is back by itself once the link is.
+// connects out; the dashboard answers through it all the same (its chat, through the tunnel over that connection);
+// the link cut for 20 s takes it offline, and it is back by itself once the link is, chat included.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,10 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { readMembership } from '../../../src/modules/fleet/membership.ts';
 import { findNatsServer } from '../../../src/modules/fleet/hub-side.ts';
+import { instanceKey } from '../../../src/modules/fleet/machine-side.ts';
+import { fleetInstanceId } from '../../../src/modules/fleet/instance-names.ts';
+import { createCoreServer } from '../../../src/servers/core.ts';
+import { FAKE_CLIS } from '../../support/agent.ts';
 import { SVC_BIN } from '../../support/cli.ts';
 import { makeNamespace, netnsUnavailable, type Namespace } from '../../support/netns.ts';
 import { freePort } from '../../support/ports.ts';
@@ -38,6 +43,10 @@ describe('the fleet across a network link', { skip, timeout: 120_000 }, () => {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, SVC_HOME: home };
 
   before(async () => {
+    // the machine's agent is the fake Claude Code of the tests, set before it joins
+    const setup = await createCoreServer({ home, logLevel: 'silent' });
+    setup.services.settings.update({ agent: { executables: { claude: join(FAKE_CLIS, 'claude') }, env: { FAKE_CLI_STATE: home } } });
+    await setup.close();
     ns = makeNamespace();
     manager = await startManager({ tls, fleet: { host: ns.hostAddress, port: await freePort() } });
   });
@@ -82,6 +91,16 @@ describe('the fleet across a network link', { skip, timeout: 120_000 }, () => {
       socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
     });
     assert.equal(refused, 'ECONNREFUSED');
+    // the dashboard runs its agent all the same, through the tunnel over the machine's own connection
+    const instanceId = fleetInstanceId(id, instanceKey(home));
+    const chat = async (prompt: string) => {
+      await until(async () => ((await fetch(`${manager.url}/api/dashboard/instances/${instanceId}`).then((r) => r.json())) as { status: string }).status === 'online' || undefined, 'its instance online through the tunnel', 30_000);
+      const answer = await fetch(`${manager.url}/i/${instanceId}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: `${prompt} scenario:text` }) });
+      assert.equal(answer.status, 200);
+      const done = JSON.parse((await answer.text()).trim().split('\n').at(-1)!) as { type: string; status: string };
+      assert.deepEqual([done.type, done.status], ['done', 'ok']);
+    };
+    await chat('from the hub');
 
     const seen = machine()!.lastSeen!;
     ns.down();
@@ -95,5 +114,6 @@ describe('the fleet across a network link', { skip, timeout: 120_000 }, () => {
       throw new Error(`${err.message}\n${serveOut.text()}`);
     });
     assert.equal(manager.app.fleet.hub!.machines().length, 1, 'the same machine, not a new one');
+    await chat('after the cut');
   });
 });
