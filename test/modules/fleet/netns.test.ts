@@ -9,6 +9,7 @@ import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import https from 'node:https';
 import { readMembership } from '../../../src/modules/fleet/membership.ts';
 import { findNatsServer } from '../../../src/modules/fleet/hub-side.ts';
 import { instanceKey } from '../../../src/modules/fleet/machine-side.ts';
@@ -93,11 +94,20 @@ describe('the fleet across a network link', { skip, timeout: 120_000 }, () => {
     assert.equal(refused, 'ECONNREFUSED');
     // the dashboard runs its agent all the same, through the tunnel over the machine's own connection
     const instanceId = fleetInstanceId(id, instanceKey(home));
+    // (the dashboard serves HTTPS with the hub's certificate: this client trusts exactly it)
+    const call = (method: string, path: string, body?: unknown) =>
+      new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const request = https.request(`${manager.url}${path}`, { method, ca: tls.cert, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, text }));
+        });
+        request.on('error', reject).end(body === undefined ? undefined : JSON.stringify(body));
+      });
     const chat = async (prompt: string) => {
-      await until(async () => ((await fetch(`${manager.url}/api/dashboard/instances/${instanceId}`).then((r) => r.json())) as { status: string }).status === 'online' || undefined, 'its instance online through the tunnel', 30_000);
-      const answer = await fetch(`${manager.url}/i/${instanceId}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prompt: `${prompt} scenario:text` }) });
-      assert.equal(answer.status, 200);
-      const done = JSON.parse((await answer.text()).trim().split('\n').at(-1)!) as { type: string; status: string };
+      await until(async () => (JSON.parse((await call('GET', `/api/dashboard/instances/${instanceId}`)).text) as { status: string }).status === 'online' || undefined, 'its instance online through the tunnel', 30_000);
+      const answer = await call('POST', `/i/${instanceId}/api/message`, { prompt: `${prompt} scenario:text` });
+      assert.equal(answer.status, 200, answer.text);
+      const done = JSON.parse(answer.text.trim().split('\n').at(-1)!) as { type: string; status: string };
       assert.deepEqual([done.type, done.status], ['done', 'ok']);
     };
     await chat('from the hub');
