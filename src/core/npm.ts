@@ -29,6 +29,12 @@ export function prefixDependencies(prefix: string): Record<string, string> {
 
 /** The longest an install may take: a registry that never answers, or an install script that never ends. */
 export const NPM_INSTALL_TIMEOUT_MS = 5 * 60_000;
+/**
+ * One retry of a failed fetch, after 2 to 5 s. npm's own default (two, after 10 then up to 60 s) kept a person waiting
+ * over a minute for "no network" (an unreachable registry refuses at once); a registry that is only slow is not
+ * retried sooner by this, since a slow answer is not a failed fetch.
+ */
+const FETCH_RETRIES = ['--fetch-retries=1', '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=5000'];
 
 /**
  * `npm install --prefix <prefix> -- <spec>`; resolves with the installed package's name. `onLine`
@@ -49,7 +55,7 @@ export async function npmInstall(options: {
   const before = prefixDependencies(prefix);
   const tail: string[] = [];
   const exit = await new Promise<number>((resolve, reject) => {
-    const child = spawn(options.npm ?? 'npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--', spec.spec], {
+    const child = spawn(options.npm ?? 'npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', ...FETCH_RETRIES, '--', spec.spec], {
       cwd: prefix,
       env: options.env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -78,7 +78,7 @@ export const orchestrationRoutes = routeGroup('orchestration', (deps: Orchestrat
     route({
       method: 'POST',
       url: '/api/orchestrate/check',
-      errors: [404],
+      errors: [404, 409],
       summary: 'Runs the check command (setting orchestration.checkCommand) on the server now and records its exit code and output tail.',
       body: resetBody,
       response: OrcStateSchema,
