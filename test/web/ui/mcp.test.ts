@@ -202,6 +202,8 @@ describe('web UI: the MCP panel', () => {
           await page.keyboard.type('probe');
           await page.keyboard.press('Enter');
           const log = dialog.getByRole('log', { name: 'npm output' });
+          // (the log shows with npm's first line: a loaded machine may take longer than a locator's own 30 s)
+          await log.waitFor({ timeout: 90_000 });
           await until(async () => (await log.textContent())?.includes('npm install'), 'npm output from mcp_install events', 90_000);
           const done = dialog.getByRole('button', { name: 'Done' });
           await done.waitFor({ timeout: 90_000 });
