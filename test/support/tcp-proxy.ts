@@ -4,6 +4,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
   port: number;
+  /** Connections accepted so far. */
+  readonly accepted: number;
   /** Ends every connection now (the clients see them reset); new ones are accepted. */
   cut(): void;
   setDelay(ms: number): void;
@@ -13,6 +15,7 @@ export interface TcpProxy {
 export async function startTcpProxy(target: { host: string; port: number }, options: { delayMs?: number } = {}): Promise<TcpProxy> {
   let delayMs = options.delayMs ?? 0;
   const sockets = new Set<Socket>();
+  let accepted = 0;
   /** Forwards `from` to `to`, each chunk `delayMs` later, in order. */
   const pipe = (from: Socket, to: Socket) => {
     let chain = Promise.resolve();
@@ -22,6 +25,7 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
     from.on('end', () => void chain.then(() => to.end()));
   };
   const server: Server = createServer((client) => {
+    accepted++;
     const upstream = connect(target.port, target.host);
     for (const s of [client, upstream]) {
       sockets.add(s);
@@ -34,6 +38,9 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
+    get accepted() {
+      return accepted;
+    },
     cut: () => {
       for (const s of sockets) s.resetAndDestroy();
     },

@@ -56,6 +56,7 @@ describe('the fleet over a slow link that keeps breaking', { skip: skipWithoutNa
 
   test('cut every 2 s while events flow: each event reaches the dashboard once', async () => {
     const sent: string[] = [];
+    const acceptedBefore = proxy.accepted;
     const end = Date.now() + 8_000;
     let nextCut = Date.now() + 2_000;
     for (let n = 0; Date.now() < end; n++) {
@@ -78,5 +79,7 @@ describe('the fleet over a slow link that keeps breaking', { skip: skipWithoutNa
     for (const c of relayed()) counts.set(c, (counts.get(c) ?? 0) + 1);
     assert.deepEqual([...counts].filter(([, n]) => n !== 1), [], 'none doubled');
     assert.ok(sent.length >= 40, `${sent.length} events sent`);
+    // the cuts did break the machine's connection (and with it the tunnel the bridge read through) each time
+    assert.ok(proxy.accepted - acceptedBefore >= 3, `the machine connected again after each cut (${proxy.accepted - acceptedBefore} times)`);
   });
 });
