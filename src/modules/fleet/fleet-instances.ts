@@ -16,6 +16,8 @@ export function fleetReach(fleet: FleetHandle): FleetReach {
       const machine = at && hub?.machine(at.machineId);
       const own = machine?.instances.find((i) => i.key === at!.key);
       if (!hub || !at) throw new Error(`${r.label} runs on a fleet machine, and the fleet is off`);
+      // (a machine that no longer lists the instance is refused by the tunnel's open, which says why: the URL then only
+      // names a host for the request line)
       return { url: own ? tunnelledUrl(own.url) : 'http://127.0.0.1', token: r.token, connect: () => hub.openTunnel(at.machineId, at.key) };
     },
     machineName: (machineId) => fleet.hub?.machine(machineId)?.name,
