@@ -17,6 +17,8 @@ import { WorkRunner, type WorkRunnerOptions } from './work-runner.ts';
 
 export type MemberState = (typeof MEMBER_STATES)[number];
 
+const noInstance = (instance: string) => `no instance ${instance} on this machine`;
+
 /** An instance's key on its machine: from its home, so it is the same after a restart or a port change. */
 export const instanceKey = (home: string) => createHash('sha256').update(home).digest('hex').slice(0, 12);
 
@@ -113,14 +115,14 @@ export class FleetMember {
 
   private credentials(instance: string): MachineAnswer {
     const token = this.o.token(instance);
-    return token === undefined ? { ok: false, error: `no instance ${instance} on this machine` } : { ok: true, token };
+    return token === undefined ? { ok: false, error: noInstance(instance) } : { ok: true, token };
   }
 
   private open(tunnels: TunnelTable, { tunnel, instance }: z.output<typeof TunnelOpenSchema>): MachineAnswer {
     const stream = tunnels.create(tunnel);
     if (this.o.token(instance) === undefined) {
       // the abort reaches the hub before this answer and ends its side with the reason
-      const error = `no instance ${instance} on this machine`;
+      const error = noInstance(instance);
       stream.on('error', () => undefined).destroy(new Error(error));
       return { ok: false, error };
     }
@@ -151,8 +153,7 @@ export class FleetMember {
         this.setState('reconnecting');
         // what the hub sent meanwhile is lost: its connections through the tunnels end (their aborts go out on reconnect)
         this.tunnels?.abort('the machine lost its connection to the hub');
-      }
-      else if (status.type === 'reconnect') {
+      } else if (status.type === 'reconnect') {
         this.setState('connected');
         this.beat();
       } else if (status.type === 'error' && /authorization/i.test(String((status as { error?: unknown }).error))) {
