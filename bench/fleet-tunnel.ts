@@ -13,25 +13,12 @@ import { homePaths } from '../src/core/home.ts';
 import { findNatsServer, joinFleet } from '../src/modules/fleet/hub-side.ts';
 import { openSse } from '../test/support/sse.ts';
 import { freePort } from '../test/support/ports.ts';
+import { json, until } from './support/fleet-http.ts';
 import { nowMs, ratio, sleep, summarize } from './support/stats.ts';
 
 const REQUESTS = Number(process.env.TUNNEL_REQUESTS ?? 300);
 const EVENTS = Number(process.env.TUNNEL_EVENTS ?? 100);
 const BULK_BYTES = 8 * 1024 * 1024;
-
-const json = async <T>(url: string, init: RequestInit = {}): Promise<T> => {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-};
-
-async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 30_000, everyMs = 100): Promise<T> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(everyMs)) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function timed(url: string, init: RequestInit = {}): Promise<number> {
   const start = nowMs();

@@ -12,7 +12,8 @@ import { WORK_ACK_WAIT_MS } from '../src/modules/fleet/work-queue.ts';
 import { createCoreServer } from '../src/servers/core.ts';
 import { FAKE_CLIS } from '../test/support/agent.ts';
 import { freePort } from '../test/support/ports.ts';
-import { nowMs, sleep, summarize } from './support/stats.ts';
+import { json, until } from './support/fleet-http.ts';
+import { nowMs, summarize } from './support/stats.ts';
 
 const ITEMS = Number(process.env.WORK_ITEMS ?? 200);
 const MACHINES = 3;
@@ -25,20 +26,6 @@ interface Item {
   createdAt: number;
   updatedAt: number;
   attempts: { machineId: string; status: string; startedAt: number }[];
-}
-
-const json = async <T>(url: string, init: RequestInit = {}): Promise<T> => {
-  const res = await fetch(url, { ...init, headers: { 'content-type': 'application/json' } });
-  if (!res.ok) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-};
-
-async function until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 120_000, everyMs = 100): Promise<T> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(everyMs)) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function main(): Promise<Record<string, unknown>> {

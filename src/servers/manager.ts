@@ -3,7 +3,6 @@
 // with the core's trust model (loopback free, the manager's token for anyone else, Host and Origin
 // checks).
 import '../core/zod-setup.ts';
-import { AppError } from '../core/errors.ts';
 import { join } from 'node:path';
 import { mkdirSync, chmodSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -42,7 +41,7 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
-import { loadFleetHub, type FleetHandle, type FleetHubSide } from '../modules/fleet/index.ts';
+import { loadFleetHub, type FleetHandle, type FleetHubSide, type WorkInput } from '../modules/fleet/index.ts';
 import { complain } from '../core/log.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, loadExecutiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
 
@@ -158,10 +157,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   const executiveRepo = new ExecutiveRepo(db);
   // push-to-talk of the executive console transcribes with the executive's own voice settings
   const ceoVoice: VoiceService = new VoiceService(() => executive.settings().voice);
-  const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances, async (input) => {
-      if (!fleet.hub) throw new AppError(409, 'FLEET_DISABLED', fleet.off ?? 'the fleet is off: start the dashboard with `svc dashboard serve --fleet`');
-      return fleet.hub.work.submit({ ...input, machine: input.machine ?? 'any' });
-    }), bus, notesDir: join(options.home, 'notes'), voiceConfigured: (): boolean => ceoVoice.ready() });
+  const queueWork = (input: WorkInput) => fleetSide.requireHub(fleet).work.submit(input);
+  const executive = new ExecutiveService({ repo: executiveRepo, fleet: managerFleet(instances, queueWork), bus, notesDir: join(options.home, 'notes'), voiceConfigured: (): boolean => ceoVoice.ready() });
   const pidDir = join(options.home, 'pids');
   const runsDir = join(options.home, 'runs');
   for (const dir of [pidDir, runsDir]) mkdirSync(dir, { recursive: true, mode: 0o700 });

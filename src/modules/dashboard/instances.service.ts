@@ -378,7 +378,7 @@ export class InstancesService {
   remove(id: string): void {
     const r = this.record(id);
     if (r.origin === 'started' && this.ownsProcess(r)) throw conflict('INSTANCE_BUSY', `Instance ${id} is running; stop it before removing it.`);
-    if (r.origin === 'fleet') throw conflict('INSTANCE_BUSY', `${r.label} runs on fleet machine ${r.machineId}: it is listed while that machine is; revoke the machine to remove it.`);
+    if (r.origin === 'fleet') throw conflict('INSTANCE_NOT_OWNED', `${r.label} runs on fleet machine ${r.machineId}: it is listed while that machine is; revoke the machine to remove it.`);
     this.forget(r);
     this.o.events.activity('remove', true, `removed ${r.label}`, id);
   }

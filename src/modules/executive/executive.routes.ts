@@ -27,7 +27,8 @@ import type { ExecutiveAgent } from './agent.ts';
 import type { RealtimeVoice } from './realtime-voice.ts';
 import { CeoSettingsPatchSchema, CeoSettingsSchema, executiveProviders, maskSettings } from './settings.ts';
 import { notAPerson } from './person.ts';
-import { EditDocsInput, FollowUpInput, id, QueueWorkInputSchema, SendInput, WatchInput } from './tools.ts';
+import { EditDocsInput, FollowUpInput, id, SendInput, WatchInput } from './tools.ts';
+import { WorkInputSchema } from '../fleet/index.ts';
 
 const FleetInstanceSchema = z.object({ id: z.string(), label: z.string(), status: z.string(), busy: z.boolean(), owned: z.boolean(), workingDir: z.string().nullable() });
 const VoiceSessionSchema = z.object({ id: z.string(), model: z.string(), voice: z.string(), startedAt: z.number() });
@@ -186,7 +187,7 @@ export const executiveRoutes = routeGroup('executive', ({ executive, agent, voic
       url: '/api/svc-ceo/work',
       errors: [409, 503],
       summary: 'Queues work for the fleet\'s machines (the queue_work tool): a machine that can run it takes it.',
-      body: QueueWorkInputSchema,
+      body: WorkInputSchema,
       status: 202,
       response: z.object({ id: z.string(), status: z.string() }).loose(),
       handler: ({ body }) => executive.queueWork(body),

@@ -8,7 +8,8 @@ import type { EventBus } from '../../events/bus.ts';
 import type { AuditSink } from '../security-audit/index.ts';
 import { argsHash, DEFAULT_CONFIRMATION_TTL_MS, MAX_CONFIRMATION_TTL_MS } from './confirmation.ts';
 import type { ExecutiveRepo } from './executive.repo.ts';
-import { lostRequests, type DoneRun, type Fleet, type QueueWorkInput } from './fleet.ts';
+import type { WorkInput } from '../fleet/index.ts';
+import { lostRequests, type DoneRun, type Fleet } from './fleet.ts';
 import { planQuery } from './query.ts';
 import { runQuery, type QueryResult } from './query-run.ts';
 import { editDoc, type DocsOperation } from './docs-write.ts';
@@ -68,7 +69,7 @@ export class ExecutiveService {
 
   // ── the fleet's work queue ──
 
-  queueWork(input: QueueWorkInput) {
+  queueWork(input: WorkInput) {
     return this.tool('queue_work', null, () => {
       if (!this.d.fleet.queueWork) throw conflict('FLEET_DISABLED', 'Only the dashboard\'s executive queues work for a fleet: this one runs on an instance.');
       return this.d.fleet.queueWork(input);

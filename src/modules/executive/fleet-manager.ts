@@ -2,12 +2,13 @@
 import type { Instance } from '../../protocol/dashboard.ts';
 import type { InstancesService } from '../dashboard/index.ts';
 import type { Message } from '../../protocol/chat.ts';
-import { runsOfMessages, type Fleet, type FleetInstance, type QueueWorkInput } from './fleet.ts';
+import type { WorkInput } from '../fleet/index.ts';
+import { runsOfMessages, type Fleet, type FleetInstance } from './fleet.ts';
 
 const view = (i: Instance): FleetInstance => ({ id: i.id, label: i.label, status: i.status, busy: i.busy, owned: i.owner === 'manager', workingDir: i.workingDir });
 
 /** `queueWork`: the dashboard's work queue (it refuses while the fleet is off). */
-export function managerFleet(instances: InstancesService, queueWork?: (input: QueueWorkInput) => Promise<{ id: string; status: string }>): Fleet {
+export function managerFleet(instances: InstancesService, queueWork?: (input: WorkInput) => Promise<{ id: string; status: string }>): Fleet {
   return {
     ...(queueWork ? { queueWork } : {}),
     scope: 'manager',

@@ -1,5 +1,6 @@
 // What the executive sees and does: on the manager every instance (through the dashboard's service),
 // on a core server only itself. The service is written against this interface only.
+import type { WorkInput } from '../fleet/index.ts';
 import type { LifecycleAction, Watch } from '../../protocol/executive.ts';
 import type { Message } from '../../protocol/chat.ts';
 
@@ -45,14 +46,6 @@ export interface FleetInstance {
   workingDir: string | null;
 }
 
-/** Work for the fleet's queue: a prompt, on "any" machine or one, with what it needs there. */
-export interface QueueWorkInput {
-  prompt: string;
-  machine?: string;
-  provider?: string;
-  workingDir?: string;
-}
-
 export interface Fleet {
   scope: 'manager' | 'instance';
   list(): FleetInstance[];
@@ -62,7 +55,7 @@ export interface Fleet {
   send(id: string, prompt: string): Promise<{ requestId: string }>;
   lifecycle(action: LifecycleAction, id: string): Promise<unknown>;
   /** Queues work for the machines of the dashboard's fleet (absent: this fleet has none). */
-  queueWork?(input: QueueWorkInput): Promise<{ id: string; status: string }>;
+  queueWork?(input: WorkInput): Promise<{ id: string; status: string }>;
   /**
    * Runs of an instance that ended lately, read from its saved answers: the fallback after a gap in
    * its event stream (a fleet that sees its own events in-process has no such gap and none of this).

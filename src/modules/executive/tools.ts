@@ -2,8 +2,8 @@
 // its route, and the realtime voice session (realtime-voice.ts) runs each here, server-side, on the
 // same service. Inputs are zod schemas, sent to either model as JSON Schema.
 import { z } from 'zod';
-import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
 import { LIFECYCLE_ACTIONS } from '../../protocol/executive.ts';
+import { WorkInputSchema } from '../fleet/index.ts';
 import type { ExecutiveService } from './executive.service.ts';
 import { lazySchema } from '../../protocol/lazy-schema.ts';
 
@@ -13,12 +13,6 @@ const messageText = lazySchema(() => z.string().trim().min(1).max(100_000));
 export const SendInput = lazySchema(() => z.strictObject({ instanceId: id, text: messageText }));
 export const WatchInput = lazySchema(() => z.strictObject({ instanceId: id, requestId: id.optional() }));
 export const FollowUpInput = lazySchema(() => z.strictObject({ text: messageText.optional() }));
-export const QueueWorkInputSchema = lazySchema(() => z.strictObject({
-  prompt: messageText,
-  machine: z.string().min(1).max(64).optional().describe('A machine id, or "any" (the default): the first machine that can run it takes it.'),
-  provider: z.enum(PROVIDER_IDS).optional().describe("Only a machine where this provider is ready takes it; default: the machine's own."),
-  workingDir: z.string().min(1).max(4096).optional().describe('An absolute path: only a machine where it exists takes it, and the run works there.'),
-}));
 export const EditDocsInput = lazySchema(() => z.strictObject({
   instanceId: id.optional(),
   path: z.string().min(1).max(500),
@@ -121,7 +115,7 @@ export const CEO_TOOLS: readonly CeoTool[] = [
   tool({
     name: 'queue_work',
     description: 'Queues work for the fleet (the dashboard\'s machines): a machine that can run it takes it, and another finishes it if that one dies. Its end shows as a fleet_work event and in GET /api/dashboard/work.',
-    input: QueueWorkInputSchema,
+    input: WorkInputSchema,
     http: { method: 'POST', path: '/work' },
     run: (s, a) => s.queueWork(a),
   }),

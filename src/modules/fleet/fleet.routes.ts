@@ -3,9 +3,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { conflict } from '../../core/errors.ts';
 import { defineRoutes, route } from '../../http/routes.ts';
-import { PROVIDER_IDS } from '../../agent/providers/registry.ts';
 import { FleetStatusSchema, InviteSchema, MachineSchema, WorkItemSchema } from '../../protocol/fleet.ts';
 import type { FleetHub } from './hub.ts';
+import { WorkInputSchema } from './work-input.ts';
 
 /** The fleet of this dashboard: its hub, or why there is none. */
 export interface FleetHandle {
@@ -19,19 +19,14 @@ const NOT_STARTED = 'the fleet is off: start the dashboard with `svc dashboard s
 const machineParams = z.strictObject({ id: z.string().min(1).max(64) });
 const workParams = z.strictObject({ id: z.string().min(1).max(64) });
 
-const WorkBody = z.strictObject({
-  prompt: z.string().trim().min(1, 'the prompt is empty').max(100_000),
-  provider: z.enum(PROVIDER_IDS).optional().describe("Only a machine where this provider is ready takes it; default: the machine's own."),
-  model: z.string().trim().min(1).max(200).optional(),
-  machine: z.string().min(1).max(64).default('any').describe('A machine id (GET /api/dashboard/machines), or "any" (the default).'),
-  workingDir: z.string().min(1).max(4096).regex(/^\//, 'an absolute path').optional().describe('Only a machine where this directory exists takes it; the run works there.'),
-});
+/** The fleet's hub, or a 409 that says why there is none and what to do. */
+export function requireHub(fleet: FleetHandle): FleetHub {
+  if (!fleet.hub) throw conflict('FLEET_DISABLED', fleet.off ?? NOT_STARTED);
+  return fleet.hub;
+}
 
 export const fleetRoutes: FastifyPluginAsync<{ fleet: FleetHandle }> = async (app, { fleet }) => {
-  const hub = () => {
-    if (!fleet.hub) throw conflict('FLEET_DISABLED', fleet.off ?? NOT_STARTED);
-    return fleet.hub;
-  };
+  const hub = () => requireHub(fleet);
   defineRoutes(app, 'dashboard-fleet', [
     route({
       method: 'GET',
@@ -71,7 +66,7 @@ export const fleetRoutes: FastifyPluginAsync<{ fleet: FleetHandle }> = async (ap
       url: '/api/dashboard/work',
       errors: [409, 503],
       summary: 'Queues work for the fleet: a machine that can run it (provider ready, directory there) runs it as a chat run; 202 with the item.',
-      body: WorkBody,
+      body: WorkInputSchema,
       status: 202,
       response: WorkItemSchema,
       handler: ({ body }) => hub().work.submit(body),

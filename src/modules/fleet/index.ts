@@ -5,6 +5,7 @@
 export { fleetSettings, type FleetSettings } from './fleet.settings.ts';
 export type { Membership } from './membership.ts';
 export { exposedWithoutTls } from './nats-config.ts';
+export { WorkInputSchema, type WorkInput } from './work-input.ts';
 export type { FleetMember, MemberState } from './member.ts';
 export type { FleetHandle } from './fleet.routes.ts';
 

@@ -11,6 +11,7 @@ import { newId } from '../../core/ids.ts';
 import { WorkReportSchema, type WorkItem } from '../../protocol/fleet.ts';
 import { fleetInstanceId } from './instance-names.ts';
 import { ALL_WORK_REPORTS, machineOfSubject, WORK_STREAM, WORK_SUBJECTS, workConsumer, workSubject } from './subjects.ts';
+import type { WorkInput } from './work-input.ts';
 import type { WorkRepo } from './work.repo.ts';
 
 /** How long a machine may go without extending its hold on an item before the item goes to another machine. */
@@ -21,14 +22,6 @@ const MAX_BYTES = 256 * 1024 * 1024;
 const LISTED = 200;
 
 const nanos = (ms: number) => ms * 1_000_000;
-
-export interface WorkInput {
-  prompt: string;
-  provider?: string;
-  model?: string;
-  machine: string;
-  workingDir?: string;
-}
 
 export interface WorkQueueOptions {
   repo: WorkRepo;
@@ -70,19 +63,22 @@ export class WorkQueue {
 
   async submit(input: WorkInput): Promise<WorkItem> {
     if (!this.js) throw new AppError(503, 'FLEET_DISABLED', 'the fleet\'s queue is not running yet: try again in a moment');
-    if (input.machine !== 'any' && !this.o.isMachine(input.machine)) throw badRequest('VALIDATION_FAILED', `no machine ${input.machine} in the fleet: give a machine id from GET /api/dashboard/machines, or "any"`, { field: 'machine' });
-    const item = { id: newId('work'), prompt: input.prompt, provider: input.provider ?? null, model: input.model ?? null, machine: input.machine, workingDir: input.workingDir ?? null };
+    const machine = input.machine ?? 'any';
+    if (machine !== 'any' && !this.o.isMachine(machine)) throw badRequest('VALIDATION_FAILED', `no machine ${machine} in the fleet: give a machine id from GET /api/dashboard/machines, or "any"`, { field: 'machine' });
+    const item = { id: newId('work'), prompt: input.prompt, provider: input.provider ?? null, model: input.model ?? null, machine, workingDir: input.workingDir ?? null };
     this.o.repo.add(item, this.o.now());
+    // announced before it is published: a machine may claim it at once, and its `running` must come after `queued`
+    const queued = this.changed(item.id);
     const { machine: _machine, ...message } = item;
     try {
       // the item's id is the message's: a publish retried after a lost answer is not queued twice
-      await this.js.publish(workSubject(input.machine), JSON.stringify(message), { msgID: item.id });
+      await this.js.publish(workSubject(machine), JSON.stringify(message), { msgID: item.id });
     } catch (err) {
       this.o.repo.fail(item.id, `the queue refused it: ${(err as Error).message}`, this.o.now());
       this.changed(item.id);
       throw new AppError(503, 'QUEUE_FULL', `The fleet's queue did not take the item (${(err as Error).message}); try again.`);
     }
-    return this.changed(item.id);
+    return queued;
   }
 
   list(): WorkItem[] {

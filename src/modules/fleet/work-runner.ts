@@ -34,7 +34,6 @@ export interface WorkRunnerOptions {
 const PULL_EXPIRES_MS = 5_000;
 /** An item this machine cannot run comes back after this long (to it or, sooner, to another machine). */
 const NOT_HERE_DELAY_MS = 2_000;
-const REPORT_TRIES = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
@@ -111,18 +110,22 @@ export class WorkRunner {
     if (!claim.ok) return void msg.term();
     this.inFlight.add(msg);
     const hold = setInterval(() => msg.working(), Math.max(250, ackWaitMs / 3));
-    let outcome: WorkOutcome;
     try {
-      outcome = await this.o.run(item, runId);
-    } catch (err) {
-      outcome = { status: 'failed', answer: null, reason: (err as Error).message };
+      let outcome: WorkOutcome;
+      try {
+        outcome = await this.o.run(item, runId);
+      } catch (err) {
+        outcome = { status: 'failed', answer: null, reason: (err as Error).message };
+      }
+      // svc serve is stopping: close() handed the item back; this run's end is no answer
+      if (!this.inFlight.has(msg)) return;
+      // the end waits for the hub (the hold goes on meanwhile): acknowledged before the hub has it, it would be lost
+      const recorded = await this.report({ kind: 'end', item: item.id, attempt, ...outcome }, Infinity).then(() => true, () => false);
+      if (recorded) msg.ack();
     } finally {
       clearInterval(hold);
+      this.inFlight.delete(msg);
     }
-    // svc serve is stopping: close() handed the item back; this run's end is no answer
-    if (!this.inFlight.delete(msg)) return;
-    await this.report({ kind: 'end', item: item.id, attempt, ...outcome }, REPORT_TRIES).catch(() => undefined);
-    msg.ack();
   }
 
   /** A report to the hub, answered when the hub recorded it; tried again while the hub is away. */
