@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../../support/server.ts';
-import { buildWeb, launch, openPage, realErrors, until } from './helpers.ts';
+import { FULL_CHROMIUM, buildWeb, launch, openPage, realErrors, until } from './helpers.ts';
 
 describe('web UI: installable, with a service worker for push', () => {
   let server: TestServer;
@@ -14,7 +14,8 @@ describe('web UI: installable, with a service worker for push', () => {
   before(async () => {
     buildWeb();
     server = await startServer();
-    browser = await launch();
+    // The full browser: the headless shell has no notification service, so a push shows nothing there.
+    browser = await launch([], FULL_CHROMIUM);
   });
   after(async () => {
     await browser?.close();
