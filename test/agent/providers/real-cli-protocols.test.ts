@@ -262,37 +262,42 @@ describe('the real CLIs, two at a time', { concurrency: 2 }, () => {
         }
       };
 
-      for (const scenario of ['text', 'tool', 'error'] as const) {
+      /** What every run of a scenario must show: its exit code, a session id, the CLI's own checks, the recording's line kinds. */
+      const checkRun = (scenario: 'text' | 'tool' | 'error', r: RunResult, fake: FakeModel, t: TestContext) => {
+        assert.equal(r.timedOut, false, `timed out\n${describeRun(r)}`);
+        assert.equal(r.code, scenario === 'error' ? EXIT[cli].error : 0, describeRun(r));
+        assert.ok(r.lines.length > 0, 'printed JSON lines');
+        assert.ok(sessionIdOf(r.lines) || cli === 'opencode' || scenario === 'error', 'a session id');
+        try {
+          checks[cli][scenario](r, fake);
+          if (scenario === 'text') assert.equal(finalText(cli, r.lines), TEXT_ANSWER);
+          if (scenario === 'tool') {
+            assert.match(finalText(cli, r.lines), /^The tool finished\. Its output was: .*hello-from-tool/);
+            const calls = fake.modelRequests().filter((q) => q.answered.startsWith('text+tool_call'));
+            assert.equal(calls.length, 1, 'one tool call answered');
+          }
+          assertSameKinds(cli, scenario, r, t);
+        } catch (err) {
+          t.diagnostic(describeRun(r));
+          throw err;
+        }
+      };
+
+      for (const scenario of ['tool', 'error'] as const) {
         test(scenario, { timeout: TIMEOUT_MS + 30_000 }, (t) =>
           withFake(t, async (fake, runDir) => {
             const env = prepareRealCliEnv(cli, fake.url, runDir);
-            const r = await runRealCli(cli, prompt(scenario), env, { timeoutMs: TIMEOUT_MS });
-            assert.equal(r.timedOut, false, `timed out\n${describeRun(r)}`);
-            assert.equal(r.code, scenario === 'error' ? EXIT[cli].error : 0, describeRun(r));
-            assert.ok(r.lines.length > 0, 'printed JSON lines');
-            assert.ok(sessionIdOf(r.lines) || cli === 'opencode' || scenario === 'error', 'a session id');
-            try {
-              checks[cli][scenario](r, fake);
-              if (scenario === 'text') assert.equal(finalText(cli, r.lines), TEXT_ANSWER);
-              if (scenario === 'tool') {
-                assert.match(finalText(cli, r.lines), /^The tool finished\. Its output was: .*hello-from-tool/);
-                const calls = fake.modelRequests().filter((q) => q.answered.startsWith('text+tool_call'));
-                assert.equal(calls.length, 1, 'one tool call answered');
-              }
-              assertSameKinds(cli, scenario, r, t);
-            } catch (err) {
-              t.diagnostic(describeRun(r));
-              throw err;
-            }
+            checkRun(scenario, await runRealCli(cli, prompt(scenario), env, { timeoutMs: TIMEOUT_MS }), fake, t);
           }),
         );
       }
 
-      test('resume', { timeout: 2 * TIMEOUT_MS + 30_000 }, (t) =>
+      // The text scenario's run is the first turn of the resume (one CLI run fewer: ~5 s of CPU for OpenCode).
+      test('text, then resume', { timeout: 2 * TIMEOUT_MS + 30_000 }, (t) =>
         withFake(t, async (fake, runDir) => {
           const env = prepareRealCliEnv(cli, fake.url, runDir);
           const r1 = await runRealCli(cli, 'Remember the secret word pineapple. scenario:text', env, { timeoutMs: TIMEOUT_MS });
-          assert.equal(r1.code, 0, describeRun(r1));
+          checkRun('text', r1, fake, t);
           const id = sessionIdOf(r1.lines);
           assert.ok(id, 'turn 1 printed a session id');
           const r2 = await runRealCli(cli, 'What was the secret word? scenario:text', env, { resume: id, timeoutMs: TIMEOUT_MS });
