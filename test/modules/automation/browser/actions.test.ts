@@ -80,8 +80,10 @@ describe('browser actions', { timeout: 180_000 }, () => {
     await h.client.act({ action: 'open', url: `${h.site.url}/form` });
     await rejectsWith(h.client.act({ action: 'click', target: '.dup' }), 400, 'SELECTOR_AMBIGUOUS', /matches 2 elements/);
     await rejectsWith(h.client.act({ action: 'click', target: '#nope', timeout: 300 }), 404, 'ELEMENT_NOT_FOUND', /#nope/);
-    await rejectsWith(h.client.act({ action: 'click', target: 'div[[', timeout: 300 }), 400, 'BAD_SELECTOR');
-    await rejectsWith(h.client.act({ action: 'click', target: '//div[', timeout: 300 }), 400, 'BAD_SELECTOR');
+    // A malformed selector fails at its first query, however long the timeout; the page makes that query, so
+    // on a loaded machine a short timeout could run out first and read TIMEOUT.
+    await rejectsWith(h.client.act({ action: 'click', target: 'div[[', timeout: 10_000 }), 400, 'BAD_SELECTOR');
+    await rejectsWith(h.client.act({ action: 'click', target: '//div[', timeout: 10_000 }), 400, 'BAD_SELECTOR');
     await h.client.act({ action: 'eval', script: "document.getElementById('overlay').hidden = false" });
     // A covered target is a 504 that says what Playwright was waiting for: what covers it, once its click
     // retries get that far; on a loaded machine it may still be waiting for the element to hold still.
