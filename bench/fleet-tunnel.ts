@@ -3,7 +3,8 @@
 // processes of their own, with the real nats-server; the machine is registered twice on the hub, as the fleet instance
 // (its tunnel) and added by URL (today's HTTP proxy and event bridge). Figures: GET /api/messages directly, through
 // the HTTP proxy and through the tunnel (p50/p99, interleaved); 8 MiB up and down each way (MB/s); and an event's
-// relay from the machine to the hub's stream, over each bridge (p50/p99).
+// relay from the machine to the hub's stream (p50/p99): over the HTTP event bridge, and through JetStream (the fleet
+// instance's events: the machine's outbox, the stream SVC_EVENTS, the hub's consumer).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -83,7 +84,7 @@ async function main(): Promise<Record<string, unknown>> {
 
     // an event on the machine, relayed to the hub's stream by each bridge (the same event, both bridges at once)
     const stream = await openSse(`${hub}/api/events`);
-    const relay: Record<string, number[]> = { http: [], tunnel: [] };
+    const relay: Record<string, number[]> = { http: [], jetstream: [] };
     try {
       await sleep(1_000);
       for (let i = 0; i < EVENTS; i++) {
@@ -91,7 +92,7 @@ async function main(): Promise<Record<string, unknown>> {
         const sent = nowMs();
         const seen = stream.messages.length;
         await fetch(`${direct}/api/task`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify({ action: 'add', content }) });
-        for (const [name, id] of [['http', added], ['tunnel', fleetId]] as const) {
+        for (const [name, id] of [['http', added], ['jetstream', fleetId]] as const) {
           const arrived = await until(async () => {
             const hit = stream.messages.slice(seen).find((m) => m.data.event === 'instance_event' && m.data.instanceId === id && m.data.data?.task?.content === content);
             return hit ? nowMs() : undefined;
@@ -108,7 +109,7 @@ async function main(): Promise<Record<string, unknown>> {
       tunnelVsHttpP50: ratio(messagesMs.tunnel!.p50, messagesMs.http!.p50),
       tunnelVsDirectP50: ratio(messagesMs.tunnel!.p50, messagesMs.direct!.p50),
       bulk8MiB: bulk,
-      eventRelayMs: { http: summarize(relay.http!), tunnel: summarize(relay.tunnel!) },
+      eventRelayMs: { http: summarize(relay.http!), jetstream: summarize(relay.jetstream!) },
     };
   } finally {
     for (const child of children.reverse()) {

@@ -822,6 +822,10 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
           instances: () => [{ key, url: address, version: VERSION, provider: settings.get().agent.provider || null, busy: runtime.status().busy }],
           token: (asked) => (asked === key ? token : undefined),
           accept: (_key, connection) => handToServer(http.server, connection),
+          events: (_key, sink) => {
+            stream.attach(sink, `${stream.streamId}-0`);
+            return () => stream.detach(sink);
+          },
           work: localWork({
             instance: key,
             settings: () => settings.get(),

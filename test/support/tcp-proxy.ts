@@ -1,5 +1,6 @@
 // A TCP proxy for fault tests (this kernel has no `tc netem`): every chunk waits `delayMs` each way, in order, and
-// cut() ends every connection through it at once, as a link going down does to the connections that cross it.
+// cut() ends every connection through it at once, as a link going down does to the connections that cross it;
+// setDown(true) keeps it down (every new connection is reset at once) until setDown(false).
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
@@ -8,6 +9,8 @@ export interface TcpProxy {
   readonly accepted: number;
   /** Ends every connection now (the clients see them reset); new ones are accepted. */
   cut(): void;
+  /** Down: cuts every connection, and resets each new one at once, until set up again. */
+  setDown(down: boolean): void;
   setDelay(ms: number): void;
   close(): Promise<void>;
 }
@@ -16,6 +19,7 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
   let delayMs = options.delayMs ?? 0;
   const sockets = new Set<Socket>();
   let accepted = 0;
+  let down = false;
   /** Forwards `from` to `to`, each chunk `delayMs` later, in order. */
   const pipe = (from: Socket, to: Socket) => {
     let chain = Promise.resolve();
@@ -25,6 +29,7 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
     from.on('end', () => void chain.then(() => to.end()));
   };
   const server: Server = createServer((client) => {
+    if (down) return void client.resetAndDestroy();
     accepted++;
     const upstream = connect(target.port, target.host);
     for (const s of [client, upstream]) {
@@ -35,14 +40,19 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
     pipe(client, upstream);
     pipe(upstream, client);
   });
+  const cut = () => {
+    for (const s of sockets) s.resetAndDestroy();
+  };
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as { port: number }).port,
     get accepted() {
       return accepted;
     },
-    cut: () => {
-      for (const s of sockets) s.resetAndDestroy();
+    cut,
+    setDown: (value) => {
+      down = value;
+      if (down) cut();
     },
     setDelay: (ms) => void (delayMs = ms),
     close: () =>

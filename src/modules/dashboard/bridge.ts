@@ -4,9 +4,9 @@
 // what a newer one wrote. Each event updates the instance's latest-message cache and is handed on
 // (the manager relays it on its own stream).
 import type { Latest } from '../../protocol/dashboard.ts';
-import { callInstance, type Target } from './instance-client.ts';
+import { callInstance, type Frame, type Reader, type ReaderHandlers, type Target } from './instance-client.ts';
 import { applyEvent, emptyLatest, withMessage } from './latest.ts';
-import { openReader, type Frame, type Reader } from './sse-reader.ts';
+import { openReader } from './sse-reader.ts';
 
 export interface RelayedEvent {
   instanceId: string;
@@ -111,7 +111,7 @@ export class EventBridge {
     sub.timer = null;
     sub.state = 'connecting';
     const current = () => this.subs.get(instanceId) === sub && sub.gen === gen;
-    sub.reader = openReader(sub.target, sub.latest.cursor, {
+    const handlers: ReaderHandlers = {
       onOpen: () => {
         if (!current()) return;
         sub.state = 'connected';
@@ -134,7 +134,9 @@ export class EventBridge {
         }, delay);
         sub.timer.unref();
       },
-    });
+    };
+    // (an instance whose events come another way keeps its own place in them: the cursor is for GET /api/events)
+    sub.reader = sub.target.events ? sub.target.events(handlers) : openReader(sub.target, sub.latest.cursor, handlers);
   }
 
   private take(instanceId: string, sub: Subscription, gen: number, frame: Frame): void {

@@ -16,3 +16,4 @@ export { NotesRepo } from './notes.repo.ts';
 export { federationRoutes } from './federation.routes.ts';
 export { DashboardSettingsService, describeChange } from './settings.ts';
 export { settingsRoutes } from './settings.routes.ts';
+export type { Reader, ReaderHandlers } from './instance-client.ts';

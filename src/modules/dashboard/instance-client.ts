@@ -9,6 +9,23 @@ import type { Duplex } from 'node:stream';
 import { AppError, isErrorCode } from '../../core/errors.ts';
 import { connectionOptions, isCertificateRefusal, PinMismatchError, type Connect } from '../../core/tls.ts';
 
+/** One event of an instance's stream, however it is read (its GET /api/events, or a fleet machine's JetStream). */
+export interface Frame {
+  id?: string;
+  data: Record<string, unknown>;
+}
+
+export interface ReaderHandlers {
+  onOpen(): void;
+  onFrame(frame: Frame): void;
+  /** The stream ended or could not open (`status` when the server answered with an error). */
+  onEnd(reason: string, status?: number): void;
+}
+
+export interface Reader {
+  close(): void;
+}
+
 export interface Target {
   url: string;
   token: string | null;
@@ -16,6 +33,8 @@ export interface Target {
   pin?: string;
   /** How to open a connection to it when it is not a TCP connection to `url` (a fleet machine's tunnel over NATS). */
   connect?: () => Duplex;
+  /** How to read its events when not from its GET /api/events (a fleet machine's, from the hub's JetStream). */
+  events?: (handlers: ReaderHandlers) => Reader;
 }
 
 /** The connection options of a request (or a `ws` client) to the instance; `url` when it is not target.url itself. */

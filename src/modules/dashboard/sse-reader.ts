@@ -2,23 +2,7 @@
 // parsed as they arrive. Reconnecting and cursors are the bridge's business (bridge.ts).
 import http from 'node:http';
 import https from 'node:https';
-import { authHeaders, connectionFor, type Target } from './instance-client.ts';
-
-export interface Frame {
-  id?: string;
-  data: Record<string, unknown>;
-}
-
-export interface ReaderHandlers {
-  onOpen(): void;
-  onFrame(frame: Frame): void;
-  /** The stream ended or could not open (`status` when the server answered with an error). */
-  onEnd(reason: string, status?: number): void;
-}
-
-export interface Reader {
-  close(): void;
-}
+import { authHeaders, connectionFor, type Frame, type Reader, type ReaderHandlers, type Target } from './instance-client.ts';
 
 /** Splits SSE text into messages; comments (pings) and `retry:` lines are dropped. Pure. */
 export function parseSseBlock(block: string): Frame | null {

@@ -18,7 +18,13 @@ export function fleetReach(fleet: FleetHandle): FleetReach {
       if (!hub || !at) throw new Error(`${r.label} runs on a fleet machine, and the fleet is off`);
       // (a machine that no longer lists the instance is refused by the tunnel's open, which says why: the URL then only
       // names a host for the request line)
-      return { url: own ? tunnelledUrl(own.url) : 'http://127.0.0.1', token: r.token, connect: () => hub.openTunnel(at.machineId, at.key) };
+      return {
+        url: own ? tunnelledUrl(own.url) : 'http://127.0.0.1',
+        token: r.token,
+        connect: () => hub.openTunnel(at.machineId, at.key),
+        // its events from the hub's JetStream, where they wait out any outage of the link, the hub or its nats-server
+        events: (handlers) => hub.events.read(at.machineId, at.key, handlers),
+      };
     },
     machineName: (machineId) => fleet.hub?.machine(machineId)?.name,
   };

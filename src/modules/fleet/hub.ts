@@ -20,6 +20,7 @@ import { FailureWindow } from './rate-limit.ts';
 import { pinnedTls } from './tls-pin.ts';
 import { ALL_HEARTBEATS, ALL_TUNNELS_TO_HUB, JOIN_SUBJECT, machineOfSubject, requestSubject, tunnelOfSubject, tunnelToMachine } from './subjects.ts';
 import { failedConnection, TunnelTable } from './tunnel.ts';
+import { EventRelay } from './event-relay.ts';
 import { WorkQueue } from './work-queue.ts';
 import type { WorkRepo } from './work.repo.ts';
 
@@ -71,6 +72,8 @@ export class FleetHub {
   /** Tunnels to machines' instances, by `<machine>/<tunnel>`. */
   private tunnels?: TunnelTable;
   readonly work: WorkQueue;
+  /** The machines' instances' events, kept in JetStream for the dashboard's event bridge. */
+  readonly events = new EventRelay();
 
   constructor(private readonly o: FleetHubOptions) {
     const exposed = exposedWithoutTls(o.host, Boolean(o.tls));
@@ -130,6 +133,7 @@ export class FleetHub {
     connection.subscribe(ALL_TUNNELS_TO_HUB, { callback: (err, msg) => void (err || tunnels.dispatch(`${machineOfSubject(msg.subject)}/${tunnelOfSubject(msg.subject)}`, msg.data)) });
     void this.watchConnection(connection, tunnels);
     await this.work.start(connection, this.o.repo.machines().map((m) => m.id));
+    await this.events.start(connection);
     for (const m of this.o.repo.machines()) this.online.set(m.id, this.isOnline(m));
     this.sweep = setInterval(() => this.sweepOffline(), this.heartbeatMs);
     this.sweep.unref();
@@ -222,10 +226,12 @@ export class FleetHub {
   async revoke(id: string): Promise<Machine> {
     const row = this.o.repo.machine(id);
     if (!row || !this.o.repo.revoke(id, this.now())) throw notFound('machine', id);
+    const keys = this.view(row).instances.map((i) => i.key);
     this.online.delete(id);
     this.tunnels?.abort(`machine ${row.name} was revoked`, (key) => key.startsWith(`${id}/`));
     await this.nats.reload(this.config());
     await this.work.revokeMachine(id);
+    await this.events.forgetMachine(id, keys);
     const machine = { ...this.view(row), online: false };
     this.o.onMachine(machine, 'revoked');
     return machine;

@@ -5,13 +5,16 @@ import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Server as TlsServer } from 'node:tls';
+import { jetstream } from '@nats-io/jetstream';
 import { connect, nkeyAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { CredentialsRequestSchema, TunnelOpenSchema, type Heartbeat, type MachineAnswer, type MachineInstance, type MEMBER_STATES, type MemberStatus } from '../../protocol/fleet.ts';
 import { HEARTBEAT_MS } from './hub.ts';
 import { readMachineSeed, type Membership } from './membership.ts';
 import { pinnedTls } from './tls-pin.ts';
-import { heartbeatSubject, machineInboxPrefix, requestSubject, tunnelOfSubject, tunnelToHub } from './subjects.ts';
+import type { Sink } from '../../events/stream.ts';
+import { EventOutbox } from './event-outbox.ts';
+import { heartbeatSubject, instanceEventsSubject, machineInboxPrefix, requestSubject, tunnelOfSubject, tunnelToHub } from './subjects.ts';
 import { TunnelTable } from './tunnel.ts';
 import { WorkRunner, type WorkRunnerOptions } from './work-runner.ts';
 
@@ -40,6 +43,11 @@ export interface FleetMemberOptions {
   token: (key: string) => string | undefined;
   /** Hands a tunnel to an instance's HTTP server (one `token` knows) as a new connection. */
   accept: (key: string, connection: Duplex) => void;
+  /**
+   * Attaches a sink to each instance's public event stream, from the oldest event it still has (so what happened
+   * before the hub was reached goes too); returns how to detach it. Its events go into the hub's JetStream.
+   */
+  events?: (key: string, sink: Sink) => () => void;
   heartbeatMs?: number;
   /** How this machine runs work from the fleet's queue. */
   work?: Omit<WorkRunnerOptions, 'connection' | 'machineId'>;
@@ -51,6 +59,7 @@ export class FleetMember {
   private timer?: NodeJS.Timeout;
   private tunnels?: TunnelTable;
   private work?: WorkRunner;
+  private readonly outboxes: { outbox: EventOutbox; detach: () => void }[] = [];
   state: MemberState = 'connecting';
 
   constructor(private readonly o: FleetMemberOptions) {}
@@ -80,6 +89,13 @@ export class FleetMember {
     this.tunnels = tunnels;
     this.connection.subscribe(requestSubject(id, 'open'), { callback: (err, msg) => void (err || this.answer(msg, TunnelOpenSchema, (open) => this.open(tunnels, open))) });
     this.connection.subscribe(requestSubject(id, 't.*'), { callback: (err, msg) => void (err || tunnels.dispatch(tunnelOfSubject(msg.subject), msg.data)) });
+    if (this.o.events) {
+      const js = jetstream(connection);
+      for (const { key } of this.o.instances()) {
+        const outbox = new EventOutbox({ js, subject: instanceEventsSubject(id, key), connected: () => this.state === 'connected' });
+        this.outboxes.push({ outbox, detach: this.o.events(key, outbox) });
+      }
+    }
     if (this.o.work) {
       this.work = new WorkRunner({ ...this.o.work, connection, machineId: id });
       this.work.start();
@@ -99,6 +115,10 @@ export class FleetMember {
     clearInterval(this.timer);
     this.tunnels?.abort('the machine\'s svc serve is stopping');
     this.work?.close();
+    for (const { outbox, detach } of this.outboxes) {
+      detach();
+      outbox.close();
+    }
     await this.connection?.close().catch(() => undefined);
   }
 
@@ -156,6 +176,7 @@ export class FleetMember {
       } else if (status.type === 'reconnect') {
         this.setState('connected');
         this.beat();
+        for (const { outbox } of this.outboxes) outbox.resume();
       } else if (status.type === 'error' && /authorization/i.test(String((status as { error?: unknown }).error))) {
         this.setState('revoked', 'the hub no longer accepts this machine: join again with a new invite (svc fleet join)');
       }

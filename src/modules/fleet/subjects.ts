@@ -44,6 +44,16 @@ export const workSubject = (target: string) => (target === 'any' ? 'svc.fleet.wo
 /** The durable consumer machines pull `target`'s items from. */
 export const workConsumer = (target: string) => (target === 'any' ? 'any' : `m-${target}`);
 
+/**
+ * A machine's instance's public events, each as its wire frame, kept by the hub's JetStream stream `SVC_EVENTS` until
+ * the hub has relayed them (under the machine's prefix: a machine can publish only its own instances' events).
+ */
+export const EVENTS_STREAM = 'SVC_EVENTS';
+export const ALL_INSTANCE_EVENTS = `${MACHINE_ROOT}.*.ev.*`;
+export const instanceEventsSubject = (machineId: string, key: string) => `${MACHINE_ROOT}.${machineId}.ev.${key}`;
+/** The hub's durable consumer of one instance's events: where it stands survives the hub's restarts. */
+export const eventsConsumer = (machineId: string, key: string) => `ev-${machineId}-${key}`;
+
 /** What a machine publishes to pull from a consumer and acknowledge its messages (JetStream's API subjects). */
 export const workConsumerApi = (consumer: string) => [
   `$JS.API.CONSUMER.INFO.${WORK_STREAM}.${consumer}`,
