@@ -33,7 +33,7 @@ import { runOnce } from '../agent/one-shot.ts';
 import type { RunSources } from '../agent/run-request.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
-import { fleetSettings, loadFleetMachine, type FleetMember } from '../modules/fleet/index.ts';
+import { fleetSettings, loadFleetMachine, type FleetMember, type LocalInstances } from '../modules/fleet/index.ts';
 import { isProviderId } from '../agent/providers/registry.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf, loadSettingsRoutes } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
@@ -115,6 +115,8 @@ export interface CoreOptions {
   heartbeatMs?: number;
   /** How often a machine of a fleet tells its hub it is there (tests). */
   fleetHeartbeatMs?: number;
+  /** How often a joined machine looks for its other instances (tests: shorter than the default 10 s). */
+  fleetScanMs?: number;
   maxSseListeners?: number;
   /** Working directory for runs when the setting is empty. */
   cwd?: string;
@@ -610,8 +612,9 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     if (issued) audit.record(input);
     else audit.recordLimited(`token:${request.socket.remoteAddress}`, input);
   });
-  /** This machine's connection to its fleet's hub, made on listen when the home joined one. */
+  /** This machine's connection to its fleet's hub, made on listen when the home joined one, and the instances it offers. */
   let fleetMember: FleetMember | undefined;
+  let fleetInstances: LocalInstances | undefined;
   await http.register(systemRoutes, {
     version: VERSION,
     startedAt,
@@ -812,22 +815,37 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       const fleet = existsSync(home.fleetMembership) ? await loadFleetMachine() : undefined;
       const membership = fleet?.readMembership(home.root);
       if (fleet && membership) {
-        const { FleetMember, instanceKey, handToServer, localWork } = fleet;
+        const { FleetMember, LocalInstances, handToServer, localWork } = fleet;
         const fleetLog = createLog(parseLogLevel(options.logLevel, 'info'));
-        const key = instanceKey(home.root);
+        const local = new LocalInstances({
+          own: {
+            home: home.root,
+            url: () => address,
+            token,
+            version: VERSION,
+            provider: () => settings.get().agent.provider || null,
+            busy: () => runtime.status().busy,
+            accept: (connection) => handToServer(http.server, connection),
+            events: (sink) => {
+              stream.attach(sink, `${stream.streamId}-0`);
+              return () => stream.detach(sink);
+            },
+          },
+          scan: () => settings.get().fleet.scan,
+          ...(options.fleetScanMs !== undefined ? { scanMs: options.fleetScanMs } : {}),
+        });
+        fleetInstances = local;
+        void local.start();
         const member = new FleetMember({
           home: home.root,
           membership,
           version: VERSION,
-          instances: () => [{ key, url: address, version: VERSION, provider: settings.get().agent.provider || null, busy: runtime.status().busy }],
-          token: (asked) => (asked === key ? token : undefined),
-          accept: (_key, connection) => handToServer(http.server, connection),
-          events: (_key, sink) => {
-            stream.attach(sink, `${stream.streamId}-0`);
-            return () => stream.detach(sink);
-          },
+          instances: () => local.list(),
+          token: (key) => local.token(key),
+          accept: (key, connection) => local.accept(key, connection),
+          events: (key, outbox) => local.events(key, outbox),
           work: localWork({
-            instance: key,
+            instance: local.ownKey,
             settings: () => settings.get(),
             providers: () => detector.settled(5_000),
             createSession: (title) => chat.createSession(title, false),
@@ -851,6 +869,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       // Goals first: a turn the stop cuts stays on record as running, and resumes at the next start.
       goals.close();
       await fleetMember?.close();
+      fleetInstances?.close();
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await workers.close();
       await runtime.close();

@@ -16,4 +16,5 @@ export { NotesRepo } from './notes.repo.ts';
 export { federationRoutes } from './federation.routes.ts';
 export { DashboardSettingsService, describeChange } from './settings.ts';
 export { settingsRoutes } from './settings.routes.ts';
-export type { Reader, ReaderHandlers } from './instance-client.ts';
+export { callInstance, probeHealth, type Reader, type ReaderHandlers, type Target } from './instance-client.ts';
+export { openReader } from './sse-reader.ts';

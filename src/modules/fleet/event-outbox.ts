@@ -17,7 +17,8 @@ const RETRY_MS = 1_000;
 /** The id of a replay_gap made here: the last lost event's id and this (so JetStream keeps each gap once). */
 const GAP = '-gap';
 
-type Frame = Pick<WireFrame, 'id' | 'json'>;
+/** What the outbox keeps of an event: its id (the message id) and its wire JSON. */
+export type OutboxFrame = Pick<WireFrame, 'id' | 'json'>;
 
 export interface EventOutboxOptions {
   js: JetStreamClient;
@@ -29,14 +30,14 @@ export interface EventOutboxOptions {
 }
 
 export class EventOutbox implements Sink {
-  private queue: Frame[] = [];
+  private queue: OutboxFrame[] = [];
   private pumping = false;
   private closed = false;
   private wake?: () => void;
 
   constructor(private readonly o: EventOutboxOptions) {}
 
-  send(frame: WireFrame): void {
+  send(frame: OutboxFrame): void {
     if (this.closed) return;
     this.queue.push(frame);
     const max = this.o.maxQueued ?? MAX_QUEUED;

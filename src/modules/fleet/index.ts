@@ -7,6 +7,7 @@ export type { Membership } from './membership.ts';
 export { exposedWithoutTls } from './nats-config.ts';
 export { WorkInputSchema, type WorkInput } from './work-input.ts';
 export type { FleetMember, MemberState } from './member.ts';
+export type { LocalInstances } from './local-instances.ts';
 export type { FleetHandle } from './fleet.routes.ts';
 
 /** The machine's side: its connection to the hub, tunnels to its instance, work from the queue. */

@@ -5,14 +5,13 @@ import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Server as TlsServer } from 'node:tls';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import { connect, nkeyAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { CredentialsRequestSchema, TunnelOpenSchema, type Heartbeat, type MachineAnswer, type MachineInstance, type MEMBER_STATES, type MemberStatus } from '../../protocol/fleet.ts';
 import { HEARTBEAT_MS } from './hub.ts';
 import { readMachineSeed, type Membership } from './membership.ts';
 import { pinnedTls } from './tls-pin.ts';
-import type { Sink } from '../../events/stream.ts';
 import { EventOutbox } from './event-outbox.ts';
 import { heartbeatSubject, instanceEventsSubject, machineInboxPrefix, requestSubject, tunnelOfSubject, tunnelToHub } from './subjects.ts';
 import { TunnelTable } from './tunnel.ts';
@@ -37,17 +36,17 @@ export interface FleetMemberOptions {
   home: string;
   membership: Membership;
   version: string;
-  /** This machine's instances, as the heartbeat tells the hub (today: the svc serve it runs in). */
+  /** This machine's instances, as the heartbeat tells the hub (local-instances.ts: the svc serve it runs in, and the others here). */
   instances: () => MachineInstance[];
   /** An instance's token (by its key), given to the hub only, when it asks. */
   token: (key: string) => string | undefined;
   /** Hands a tunnel to an instance's HTTP server (one `token` knows) as a new connection. */
   accept: (key: string, connection: Duplex) => void;
   /**
-   * Attaches a sink to each instance's public event stream, from the oldest event it still has (so what happened
-   * before the hub was reached goes too); returns how to detach it. Its events go into the hub's JetStream.
+   * Sends an instance's public events into its outbox, from the oldest event it still has (so what happened before the
+   * hub was reached goes too); returns how to stop. The outbox takes them into the hub's JetStream.
    */
-  events?: (key: string, sink: Sink) => () => void;
+  events?: (key: string, outbox: EventOutbox) => () => void;
   heartbeatMs?: number;
   /** How this machine runs work from the fleet's queue. */
   work?: Omit<WorkRunnerOptions, 'connection' | 'machineId'>;
@@ -59,7 +58,9 @@ export class FleetMember {
   private timer?: NodeJS.Timeout;
   private tunnels?: TunnelTable;
   private work?: WorkRunner;
-  private readonly outboxes: { outbox: EventOutbox; detach: () => void }[] = [];
+  /** Each listed instance's outbox of events, made when it is first listed and closed when it is no longer. */
+  private readonly outboxes = new Map<string, { outbox: EventOutbox; stop: () => void }>();
+  private js?: JetStreamClient;
   state: MemberState = 'connecting';
 
   constructor(private readonly o: FleetMemberOptions) {}
@@ -89,13 +90,7 @@ export class FleetMember {
     this.tunnels = tunnels;
     this.connection.subscribe(requestSubject(id, 'open'), { callback: (err, msg) => void (err || this.answer(msg, TunnelOpenSchema, (open) => this.open(tunnels, open))) });
     this.connection.subscribe(requestSubject(id, 't.*'), { callback: (err, msg) => void (err || tunnels.dispatch(tunnelOfSubject(msg.subject), msg.data)) });
-    if (this.o.events) {
-      const js = jetstream(connection);
-      for (const { key } of this.o.instances()) {
-        const outbox = new EventOutbox({ js, subject: instanceEventsSubject(id, key), connected: () => this.state === 'connected' });
-        this.outboxes.push({ outbox, detach: this.o.events(key, outbox) });
-      }
-    }
+    if (this.o.events) this.js = jetstream(connection);
     if (this.o.work) {
       this.work = new WorkRunner({ ...this.o.work, connection, machineId: id });
       this.work.start();
@@ -115,10 +110,11 @@ export class FleetMember {
     clearInterval(this.timer);
     this.tunnels?.abort('the machine\'s svc serve is stopping');
     this.work?.close();
-    for (const { outbox, detach } of this.outboxes) {
-      detach();
+    for (const { outbox, stop } of this.outboxes.values()) {
+      stop();
       outbox.close();
     }
+    this.outboxes.clear();
     await this.connection?.close().catch(() => undefined);
   }
 
@@ -154,9 +150,30 @@ export class FleetMember {
     return { name: this.o.membership.name, version: this.o.version, instances: this.o.instances() };
   }
 
+  /** Outboxes follow the list of instances (kept filling while the hub is away). */
+  private followEvents(instances: readonly MachineInstance[]): void {
+    const { events } = this.o;
+    const js = this.js;
+    if (!events || !js || this.state === 'closed') return;
+    const listed = new Set(instances.map((i) => i.key));
+    for (const key of listed) {
+      if (this.outboxes.has(key)) continue;
+      const outbox = new EventOutbox({ js, subject: instanceEventsSubject(this.o.membership.machineId, key), connected: () => this.state === 'connected' });
+      this.outboxes.set(key, { outbox, stop: events(key, outbox) });
+    }
+    for (const [key, { outbox, stop }] of this.outboxes) {
+      if (listed.has(key)) continue;
+      stop();
+      outbox.close();
+      this.outboxes.delete(key);
+    }
+  }
+
   private beat(): void {
+    const heartbeat = this.heartbeat();
+    this.followEvents(heartbeat.instances);
     if (this.state !== 'connected') return;
-    this.connection?.publish(heartbeatSubject(this.o.membership.machineId), JSON.stringify(this.heartbeat()));
+    this.connection?.publish(heartbeatSubject(this.o.membership.machineId), JSON.stringify(heartbeat));
   }
 
   private setState(state: MemberState, detail?: string): void {
@@ -176,7 +193,7 @@ export class FleetMember {
       } else if (status.type === 'reconnect') {
         this.setState('connected');
         this.beat();
-        for (const { outbox } of this.outboxes) outbox.resume();
+        for (const { outbox } of this.outboxes.values()) outbox.resume();
       } else if (status.type === 'error' && /authorization/i.test(String((status as { error?: unknown }).error))) {
         this.setState('revoked', 'the hub no longer accepts this machine: join again with a new invite (svc fleet join)');
       }
