@@ -232,9 +232,9 @@ const EXIT: Record<RealCliName, { error: number }> = {
   pi: { error: 0 }, // pi exits 0 when the model call failed
 };
 
-// Two CLIs at a time: each has its own fake model and directories, and a CLI spends much of a run waiting
-// on its model or its retries (gemini's error run backs off for seconds), so a pair takes little more than one.
-describe('the real CLIs, two at a time', { concurrency: 2 }, () => {
+// Three CLIs at a time: each has its own fake model and directories, and a CLI spends much of a run waiting
+// on its model or its retries (gemini's error run backs off for seconds), so three take little more than one.
+describe('the real CLIs, three at a time', { concurrency: 3 }, () => {
   for (const cli of REAL_CLIS) {
     describe(`real ${cli} CLI against the fake model`, { concurrency: 1 }, () => {
       let root = '';
