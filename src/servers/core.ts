@@ -868,11 +868,14 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       closed = true;
       // Goals first: a turn the stop cuts stays on record as running, and resumes at the next start.
       goals.close();
-      await fleetMember?.close();
-      fleetInstances?.close();
+      // the fleet's items under way go back to its queue at once (another machine takes them), before their runs are cut
+      fleetMember?.stopWork();
       // Runs first: their CLIs are killed and their final events written while clients still listen.
       await workers.close();
       await runtime.close();
+      // ...and while the hub still listens: the fleet's outboxes send them before the connection closes
+      await fleetMember?.close();
+      fleetInstances?.close();
       permissions.close();
       // the last notifications (a run's end denied what it left pending) go out before the database closes
       await push.close();

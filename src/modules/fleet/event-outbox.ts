@@ -52,6 +52,12 @@ export class EventOutbox implements Sink {
     return this.queue.length;
   }
 
+  /** Resolves once nothing waits, or after `timeoutMs` (a stopping svc serve gives its last events a moment). */
+  async drain(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.queue.length > 0 && !this.closed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
   /** The machine is connected again: what waits goes now. */
   resume(): void {
     this.wake?.();

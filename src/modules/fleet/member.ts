@@ -19,6 +19,9 @@ import { WorkRunner, type WorkRunnerOptions } from './work-runner.ts';
 
 export type MemberState = (typeof MEMBER_STATES)[number];
 
+/** How long a stopping svc serve waits for its last events to reach the hub. */
+const DRAIN_MS = 2_000;
+
 const noInstance = (instance: string) => `no instance ${instance} on this machine`;
 
 /** An instance's key on its machine: from its home, so it is the same after a restart or a port change. */
@@ -105,11 +108,18 @@ export class FleetMember {
     return { hub: url, machineId, name, state: this.state };
   }
 
-  async close(): Promise<void> {
-    this.state = 'closed';
-    clearInterval(this.timer);
-    this.tunnels?.abort('the machine\'s svc serve is stopping');
+  /** svc serve is stopping: the items under way go back to the queue now, before their runs are cut. */
+  stopWork(): void {
     this.work?.close();
+  }
+
+  /** Once the runs have ended: what the outboxes hold (their final events) goes out, for a moment at most, then the connection closes. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.work?.close();
+    this.tunnels?.abort('the machine\'s svc serve is stopping');
+    if (this.state === 'connected') await Promise.all([...this.outboxes.values()].map(({ outbox }) => outbox.drain(DRAIN_MS)));
+    this.state = 'closed';
     for (const { outbox, stop } of this.outboxes.values()) {
       stop();
       outbox.close();

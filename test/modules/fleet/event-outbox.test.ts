@@ -77,3 +77,19 @@ test('past its bound the oldest frames go, and one replay_gap names the last one
   assert.deepEqual(rest.map((d) => d.n), [9, 10, 11, 12]);
   outbox.close();
 });
+
+test('drain: resolves once all is stored, or at its bound when the hub cannot be reached', async () => {
+  const { js, stored } = stream();
+  let connected = true;
+  const outbox = new EventOutbox({ js, subject: 's', connected: () => connected, retryMs: 60_000 });
+  for (let n = 1; n <= 300; n++) outbox.send(frame(n));
+  await outbox.drain(10_000);
+  assert.equal(stored.length, 300, 'everything was stored when drain returned');
+  connected = false;
+  outbox.send(frame(301));
+  const started = Date.now();
+  await outbox.drain(100);
+  assert.ok(Date.now() - started >= 100, 'it waited its bound');
+  assert.equal(outbox.pending, 1, 'and gave up on what the hub cannot take');
+  outbox.close();
+});

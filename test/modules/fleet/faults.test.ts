@@ -116,4 +116,14 @@ describe('the fleet over a slow link that keeps breaking', { skip: skipWithoutNa
     await allRelayedOnce(sent, 60_000);
     assert.deepEqual(relayed().filter((c) => before.includes(c)), [], 'no event relayed before the restart');
   });
+
+  test("svc serve stopping mid-run: the run's last events still reach the dashboard", async () => {
+    const from = sse.messages.length;
+    const relayedHere = (name: string) => sse.messages.slice(from).some((m) => m.data.event === 'instance_event' && m.data.instanceId === id && m.data.name === name);
+    // a run that never ends by itself (the fake CLI prints one line, then waits): the stop cuts it
+    void fetch(`${machine.url}/api/message`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth(machine.app.services.token) }, body: JSON.stringify({ prompt: 'wait for the stop hang' }) }).then((r) => r.text(), () => undefined);
+    await until(() => (relayedHere('agent_status') ? true : undefined), 'the run under way, relayed', 30_000);
+    await machine.close({ removeHome: false });
+    await until(() => (relayedHere('agent_done') ? true : undefined), 'its end relayed after the stop', 30_000);
+  });
 });

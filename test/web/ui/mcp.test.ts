@@ -203,7 +203,10 @@ describe('web UI: the MCP panel', () => {
           await page.keyboard.press('Enter');
           const log = dialog.getByRole('log', { name: 'npm output' });
           // (the log shows with npm's first line: a loaded machine may take longer than a locator's own 30 s)
-          await log.waitFor({ timeout: 90_000 });
+          // (seen once in a full run: no log after 90 s; what the dialog said then tells why)
+          await log.waitFor({ timeout: 90_000 }).catch(async (err: Error) => {
+            throw new Error(`${err.message}\nthe dialog said: ${(await dialog.textContent().catch(() => ''))?.replace(/\s+/g, ' ').slice(0, 1500)}`);
+          });
           await until(async () => (await log.textContent())?.includes('npm install'), 'npm output from mcp_install events', 90_000);
           const done = dialog.getByRole('button', { name: 'Done' });
           await done.waitFor({ timeout: 90_000 });
