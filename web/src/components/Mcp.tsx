@@ -585,9 +585,9 @@ function Install(props: { onDone: (name: string) => void; onBack: () => void }) 
       const at = refused ? (/^name\b/.test(errorText(err)) ? 'name' : 'package') : undefined;
       setState({ status: 'error', message: errorText(err), at });
       if (at) requestAnimationFrame(() => document.getElementById(at === 'name' ? 'mcp-install-name' : 'mcp-package')?.focus());
-    } finally {
-      follow.current = null;
     }
+    // `follow` stays on this install until the next one starts: its npm lines come on the event stream, which may
+    // deliver them after this answer (a loaded machine did: the log then never showed)
   };
 
   const running = state.status === 'running';
