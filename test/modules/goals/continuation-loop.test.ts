@@ -3,6 +3,8 @@
 // after a restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { readInvocations, startAgentServer } from '../../support/agent.ts';
 import { postNdjson } from '../../support/ndjson.ts';
 import { getJson, sendJson } from '../../support/server.ts';
@@ -90,12 +92,15 @@ test('the pause gate with real runs: a request during a run is detected at its e
   const seen = record(server.app);
   const { services } = server.app;
   await sendJson(`${server.url}/api/goal`, 'POST', { action: 'set', objective: 'a goal the agent wants to pause' });
-  const answer = postNdjson(`${server.url}/api/message`, { prompt: 'work slowly delay:200' });
+  // the run holds after its first line until the pause is asked (a delay raced it: on a loaded machine the run could
+  // end before the pause was recorded, and nothing was left to detect it at its end)
+  const answer = postNdjson(`${server.url}/api/message`, { prompt: 'work slowly hold:1' });
   const traceId = await until(() => services.runtime.status().active?.traceId, 'the run to start');
   // the agent's own call, with the credential of this run
   const token = services.credentials.issue({ runId: traceId, sessionId: services.chat.activeSession().id }, 60_000);
   const first = await getJson(`${server.url}/api/goal`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-svc-run-token': token }, body: JSON.stringify({ action: 'pause', reason: 'I need a password' }) });
   assert.equal(first.body.pauseGate.state, 'audit_scheduled');
+  writeFileSync(join(server.stateDir, 'release-1'), '');
   await (await answer).done;
   const detected = await until(() => seen.find((s) => s.name === 'goal_pause_detected'), 'goal_pause_detected');
   assert.equal(detected.payload.traceId, traceId);
