@@ -50,6 +50,8 @@ export interface AttemptOptions {
 export interface AttemptObserver {
   onEvent(event: NormalizedEvent): void;
   onRawLine(stream: 'stdout' | 'stderr', line: string): void;
+  /** The CLI's process ended (it had started): its exit code or signal, for the run's trace. */
+  onExit?(exit: { code: number | null; signal: string | null }): void;
   /**
    * The CLI asks to run a tool: a person's answer (or a rule's, or a timeout's). Absent: every request is
    * declined at once, since nobody could answer it.
@@ -185,6 +187,7 @@ export class Attempt {
           message: missing ? `'${invocation.command}' was not found` : `could not start '${invocation.command}': ${exit.spawnError.message}`,
         };
       }
+      this.observer.onExit?.({ code: exit.code, signal: exit.signal });
       for (const event of adapter.finish(this.state, exit)) this.emit(event);
       return this.outcome();
     } finally {

@@ -455,6 +455,7 @@ export class AgentRuntime {
       {
         onEvent: (event) => this.onProviderEvent(run, provider, event),
         onRawLine: (stream, line) => this.deps.bus.publish('provider_line', { traceId: run.traceId, stream, line }),
+        onExit: (exit) => this.deps.bus.publish('provider_exit', { traceId: run.traceId, ...exit }),
         ...(this.deps.permissions
           ? {
               onPermission: (asked) =>

@@ -250,6 +250,10 @@ export const catalogue = {
   provider_line: define('agent', 'internal', () => z.object({
     traceId: traceId(), stream: z.enum(['stdout', 'stderr']), line: z.string(),
   })),
+  /** How a provider CLI's process ended (for trace files): its exit code, or the signal that ended it. */
+  provider_exit: define('agent', 'internal', () => z.object({
+    traceId: traceId(), code: z.number().int().nullable(), signal: z.string().nullable(),
+  })),
 } as const;
 
 /** `agent:provider-e:<name>`: runtime events of one employee-agent provider (spec §6). */

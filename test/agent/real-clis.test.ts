@@ -2,19 +2,27 @@
 // adapters, against the fake model API on loopback: a plain answer, a tool call, an API error, and
 // resume; for Claude Code also a live steer written to its stdin mid-run. Pi reaches the fake model
 // through a Pi profile registered with svc's own API (its models.json in svc's Pi directory).
-import { test, describe, before, after } from 'node:test';
+// What each CLI printed and how it exited (the run's raw lines, as its trace keeps them) must also match
+// the recordings in shared/protocols (test/support/cli-protocols.ts), where svc runs the CLI in the JSON
+// mode of its recordings; Claude Code (stream-json on stdin) and Copilot (ACP) are checked with their
+// recorded command lines in test/agent/providers/real-cli-protocols.test.ts.
+import { test, describe, before, after, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, type FakeModel } from '../support/fake-model.ts';
+import { checkResumed, checkScenario, type CliRun, type Scenario } from '../support/cli-protocols.ts';
 import { PI_TEST_RETRY, prepareRealCliEnv, realCliPath, type RealCliName } from '../support/real-clis.ts';
 import { homePaths } from '../../src/core/home.ts';
 import { sendJson, startServer, type TestServer } from '../support/server.ts';
 import { postNdjson } from '../support/ndjson.ts';
 import { openSse } from '../support/sse.ts';
 
-const CLIS: RealCliName[] = ['claude', 'codex', 'gemini', 'opencode', 'copilot', 'pi'];
+// OpenCode first: its runs cost the most (~6 s of CPU each), so its chain of runs starts at once
+const CLIS: RealCliName[] = ['opencode', 'gemini', 'pi', 'codex', 'claude', 'copilot'];
+/** The CLIs svc runs in the JSON mode of their recordings, whose raw output the protocol checks read. */
+const PROTOCOL_CHECKED: RealCliName[] = ['codex', 'gemini', 'opencode', 'pi'];
 // pi names no model: it must use the profile svc registered as its default (its own default is google)
 const MODEL: Partial<Record<RealCliName, string>> = { gemini: 'gemini-2.5-flash' };
 
@@ -70,40 +78,81 @@ describe('the real CLIs through svc, three at a time', { concurrency: 3 }, () =>
         await fake.close();
       });
 
-      const send = async (prompt: string) => (await postNdjson(`${server.url}/api/message`, { prompt })).done;
+      /** A run through svc, with what the CLI printed on stdout and how it exited, as the run's trace keeps them. */
+      const send = async (prompt: string) => {
+        const raw = new Map<string, { out: string[]; err: string[]; exit?: { code: number | null; signal: string | null } }>();
+        const stop = server.app.services.bus.subscribe((e) => {
+          const traceId = String(e.payload['traceId']);
+          if (e.name !== 'provider_line' && e.name !== 'provider_exit') return;
+          const entry = raw.get(traceId) ?? raw.set(traceId, { out: [], err: [] }).get(traceId)!;
+          if (e.name === 'provider_exit') entry.exit = { code: e.payload['code'] as number | null, signal: e.payload['signal'] as string | null };
+          else (e.payload['stream'] === 'stdout' ? entry.out : entry.err).push(String(e.payload['line']));
+        });
+        const requestsBefore = fake.modelRequests().length;
+        try {
+          const lines = await (await postNdjson(`${server.url}/api/message`, { prompt })).done;
+          const done = lines.at(-1);
+          const entry = raw.get(done.traceId) ?? { out: [], err: [] };
+          const cli: CliRun = {
+            code: entry.exit?.code ?? null,
+            signal: entry.exit?.signal ?? null,
+            timedOut: false,
+            stdout: entry.out.join('\n'),
+            stderr: entry.err.join('\n'),
+            lines: entry.out.flatMap((l) => {
+              try {
+                return [JSON.parse(l)];
+              } catch {
+                return [];
+              }
+            }),
+          };
+          return { lines, done, cli, modelRequests: fake.modelRequests().slice(requestsBefore) };
+        } finally {
+          stop();
+        }
+      };
+      /** The protocol checks of a run, for a CLI svc runs with the recorded command line. */
+      const checkProtocol = (scenario: Scenario, run: Awaited<ReturnType<typeof send>>, t: TestContext) => {
+        if (PROTOCOL_CHECKED.includes(name)) checkScenario(name, scenario, run.cli, run.modelRequests, t);
+      };
       /** A fresh chat session, so the fake model sees no earlier prompt (it would answer "Hello again"). */
       const newChat = () => sendJson(`${server.url}/api/chat-sessions`, 'POST', {});
 
-      test('a plain answer, then resume in the same provider session', { timeout: 120_000 }, async () => {
-        const lines = await send('Remember the secret word pineapple. scenario:text');
-        const done = lines.at(-1);
-        assert.equal(done.status, 'ok', JSON.stringify(done));
-        assert.match(done.text, /Hello from the fake model/);
-        assert.ok(lines.some((l) => l.type === 'text'), 'live text chunks');
+      test('a plain answer, then resume in the same provider session', { timeout: 120_000 }, async (t) => {
+        const first = await send('Remember the secret word pineapple. scenario:text');
+        assert.equal(first.done.status, 'ok', JSON.stringify(first.done));
+        assert.match(first.done.text, /Hello from the fake model/);
+        assert.ok(first.lines.some((l) => l.type === 'text'), 'live text chunks');
+        checkProtocol('text', first, t);
         const providerSession = server.app.services.providerSessions.get(server.app.services.chat.activeSession().id, name);
         assert.ok(providerSession, 'provider session id kept');
-        const second = (await send('What was the secret word? scenario:text')).at(-1);
-        assert.equal(second.status, 'ok', JSON.stringify(second));
-        assert.match(second.text, /Hello again/, 'the model saw the earlier prompt: the session was resumed');
+        const second = await send('What was the secret word? scenario:text');
+        assert.equal(second.done.status, 'ok', JSON.stringify(second.done));
+        assert.match(second.done.text, /Hello again/, 'the model saw the earlier prompt: the session was resumed');
+        if (PROTOCOL_CHECKED.includes(name)) checkResumed(name, first.cli, second.cli);
       });
 
-      test('a tool call runs and its result comes back', { timeout: 120_000 }, async () => {
+      test('a tool call runs and its result comes back', { timeout: 120_000 }, async (t) => {
         await newChat();
-        const lines = await send('Run the tool please. scenario:tool');
-        const done = lines.at(-1);
+        const run = await send('Run the tool please. scenario:tool');
+        const { done, lines } = run;
         assert.equal(done.status, 'ok', JSON.stringify(done));
         const tools = lines.filter((l) => l.type === 'tool');
         assert.ok(tools.some((t) => t.status === 'running'), `tool start: ${JSON.stringify(lines).slice(0, 1500)}`);
         assert.ok(tools.some((t) => t.status === 'ok' && /hello-from-tool/.test(t.output ?? '')), JSON.stringify(tools));
         assert.match(done.text, /hello-from-tool/);
+        checkProtocol('tool', run, t);
       });
 
-      test('an API error ends the run with a classified error', { timeout: 120_000 }, async () => {
+      test('an API error ends the run with a classified error', { timeout: 120_000 }, async (t) => {
         await newChat();
-        const done = (await send('This will fail. scenario:error')).at(-1);
+        const run = await send('This will fail. scenario:error');
+        const { done } = run;
         assert.equal(done.status, 'error', JSON.stringify(done));
         assert.equal(done.failure, 'server_error');
         assert.match(done.reason, /model service answered with an error/);
+        checkProtocol('error', run, t);
       });
     });
   }

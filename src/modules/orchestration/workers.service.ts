@@ -305,6 +305,7 @@ export class WorkerService {
           this.activity(run, live);
           deps.bus.publish('provider_line', { traceId: run.runId, stream, line });
         },
+        onExit: (exit) => deps.bus.publish('provider_exit', { traceId: run.runId, ...exit }),
       },
     );
     live.attempt = attempt;

@@ -94,10 +94,13 @@ describe('agent runs through the real server (fake CLIs replaying recordings)', 
     assert.deepEqual(events.filter((e) => e.event === 'agent_tool').map((e) => e.status), tools.map((t) => t.status));
     assert.ok(!events.some((e) => e.event === 'provider_line'), 'raw lines stay internal');
 
-    // the trace holds the same public events, with a timestamp and the trace id, plus raw lines
+    // the trace holds the same public events, with a timestamp and the trace id, plus raw lines and how the CLI exited
     const trace = readFileSync(join(server.home, 'traces', `${traceId}.ndjson`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.ok(trace.every((l) => typeof l.ts === 'number' && l.traceId === traceId));
-    const publicInTrace = trace.filter((l) => l.event !== 'provider_line').map((l) => l.event);
+    const internal = ['provider_line', 'provider_exit'];
+    assert.ok(!events.some((e) => e.event === 'provider_exit'), 'the exit stays internal');
+    assert.deepEqual(trace.filter((l) => l.event === 'provider_exit').map((l) => [l.code, l.signal]), [[0, null]], 'the CLI exited 0');
+    const publicInTrace = trace.filter((l) => !internal.includes(l.event)).map((l) => l.event);
     assert.deepEqual(publicInTrace, events.map((e) => e.event));
     const recorded = readFileSync(new URL('../../fixtures/protocols/claude-tool.jsonl', import.meta.url), 'utf8').trim().split('\n');
     assert.equal(trace.filter((l) => l.event === 'provider_line' && l.stream === 'stdout').length, recorded.length, 'every stdout line of the recording');
