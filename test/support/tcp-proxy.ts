@@ -1,6 +1,7 @@
 // A TCP proxy for fault tests (this kernel has no `tc netem`): every chunk waits `delayMs` each way, in order, and
 // cut() ends every connection through it at once, as a link going down does to the connections that cross it;
-// setDown(true) keeps it down (every new connection is reset at once) until setDown(false).
+// setDown(true) keeps it down (every new connection is reset at once) until setDown(false); pause() holds every
+// chunk, new connections accepted, as a stopped process's kernel does, until resume() lets them through in order.
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
@@ -12,6 +13,11 @@ export interface TcpProxy {
   /** Down: cuts every connection, and resets each new one at once, until set up again. */
   setDown(down: boolean): void;
   setDelay(ms: number): void;
+  /** Holds every chunk both ways (connections are still accepted) until resume(). */
+  pause(): void;
+  resume(): void;
+  /** What clients sent while paused, a string per chunk (latin1). */
+  readonly held: readonly string[];
   close(): Promise<void>;
 }
 
@@ -20,11 +26,19 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
   const sockets = new Set<Socket>();
   let accepted = 0;
   let down = false;
-  /** Forwards `from` to `to`, each chunk `delayMs` later, in order. */
-  const pipe = (from: Socket, to: Socket) => {
+  /** Resolved while the proxy is not paused. */
+  let flowing = Promise.resolve();
+  let resumeFlow: (() => void) | undefined;
+  const held: string[] = [];
+  /** Forwards `from` to `to`, each chunk `delayMs` later, in order (and after a pause). */
+  const pipe = (from: Socket, to: Socket, fromClient: boolean) => {
     let chain = Promise.resolve();
     from.on('data', (chunk: Buffer) => {
-      chain = chain.then(() => (delayMs ? new Promise((r) => setTimeout(r, delayMs)) : undefined)).then(() => void (to.writable && to.write(chunk)));
+      if (resumeFlow && fromClient) held.push(chunk.toString('latin1'));
+      chain = chain
+        .then(() => flowing)
+        .then(() => (delayMs ? new Promise((r) => setTimeout(r, delayMs)) : undefined))
+        .then(() => void (to.writable && to.write(chunk)));
     });
     from.on('end', () => void chain.then(() => to.end()));
   };
@@ -37,8 +51,8 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
       s.on('close', () => sockets.delete(s));
       s.on('error', () => (client.destroy(), upstream.destroy()));
     }
-    pipe(client, upstream);
-    pipe(upstream, client);
+    pipe(client, upstream, true);
+    pipe(upstream, client, false);
   });
   const cut = () => {
     for (const s of sockets) s.resetAndDestroy();
@@ -55,6 +69,14 @@ export async function startTcpProxy(target: { host: string; port: number }, opti
       if (down) cut();
     },
     setDelay: (ms) => void (delayMs = ms),
+    pause: () => {
+      if (!resumeFlow) flowing = new Promise((resolve) => (resumeFlow = resolve));
+    },
+    resume: () => {
+      resumeFlow?.();
+      resumeFlow = undefined;
+    },
+    held,
     close: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();

@@ -13,8 +13,13 @@ import { callInstance, openReader, probeHealth, type Reader, type Target } from 
 import type { EventOutbox } from './event-outbox.ts';
 import { instanceKey } from './member.ts';
 
-/** How often the port range is scanned again (a sibling that stopped leaves the list then). */
+/** How often the port range is scanned again. */
 export const SIBLING_SCAN_MS = 10_000;
+/**
+ * Scans in a row a sibling may miss before it leaves the list: one slow answer (a busy machine, a laptop waking up,
+ * a process paused in a debugger) must not take it off the dashboard and end its event stream.
+ */
+export const MISSED_SCANS_TO_LEAVE = 3;
 /** Ports probed at once, each given this long. */
 const SCAN_CONCURRENCY = 8;
 const PROBE_TIMEOUT_MS = 400;
@@ -40,6 +45,26 @@ interface Sibling extends MachineInstance {
   port: number;
 }
 
+/** A sibling as the list keeps it: with the scans it has missed in a row since it last answered. */
+export interface ListedSibling extends Sibling {
+  missed: number;
+}
+
+/**
+ * The list after a scan: what answered, and what answered before and missed fewer than MISSED_SCANS_TO_LEAVE scans
+ * in a row, unless another instance answers on its port now (it is gone for sure).
+ */
+export function afterScan(before: ReadonlyMap<string, ListedSibling>, found: ReadonlyMap<string, Sibling>): Map<string, ListedSibling> {
+  const next = new Map<string, ListedSibling>();
+  for (const [key, sibling] of found) next.set(key, { ...sibling, missed: 0 });
+  const takenPorts = new Set([...found.values()].map((s) => s.port));
+  for (const [key, sibling] of before) {
+    if (next.has(key) || takenPorts.has(sibling.port) || sibling.missed + 1 >= MISSED_SCANS_TO_LEAVE) continue;
+    next.set(key, { ...sibling, missed: sibling.missed + 1 });
+  }
+  return next;
+}
+
 export interface LocalInstancesOptions {
   own: OwnInstance;
   /** The loopback ports its siblings are looked for on (`fleet.scan`). */
@@ -49,7 +74,7 @@ export interface LocalInstancesOptions {
 
 export class LocalInstances {
   readonly ownKey: string;
-  private siblings = new Map<string, Sibling>();
+  private siblings = new Map<string, ListedSibling>();
   private timer?: NodeJS.Timeout;
   private scanning?: Promise<void>;
   private closed = false;
@@ -153,7 +178,7 @@ export class LocalInstances {
       }
     };
     await Promise.all(Array.from({ length: SCAN_CONCURRENCY }, worker));
-    if (!this.closed) this.siblings = found;
+    if (!this.closed) this.siblings = afterScan(this.siblings, found);
   }
 
   private async probe(port: number): Promise<Sibling | undefined> {

@@ -1,4 +1,5 @@
-// The fleet's pure parts: invite codes, the hub's nats-server config, the bound on failed joins.
+// The fleet's pure parts: invite codes, the hub's nats-server config, the bound on failed joins, a machine's list of
+// its other instances after each scan.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -8,6 +9,7 @@ import { fleetInstanceId, fleetInstanceUrl, parseFleetInstanceUrl, tunnelledUrl 
 import { providerNotReady } from '../../../src/modules/fleet/local-work.ts';
 import type { ReadyCliStatus } from '../../../src/agent/detect.ts';
 import { FailureWindow } from '../../../src/modules/fleet/rate-limit.ts';
+import { MISSED_SCANS_TO_LEAVE, afterScan, type ListedSibling } from '../../../src/modules/fleet/local-instances.ts';
 import { JOIN_SUBJECT, JOIN_USER, heartbeatSubject, machineOfSubject, requestSubject } from '../../../src/modules/fleet/subjects.ts';
 
 test('invite codes: at least 40 bits, two groups of five, read back however they are typed, kept as a hash', () => {
@@ -96,4 +98,37 @@ test('a provider is ready for work when detected, installed and not without a lo
   assert.match(providerNotReady('claude', { ...ready, installed: false })!, /not installed/);
   assert.match(providerNotReady('claude', { state: 'detecting' })!, /being detected/);
   assert.match(providerNotReady('claude', undefined)!, /being detected/);
+});
+
+test("a sibling stays listed through missed scans, leaves after three in a row, and at once when another answers on its port", () => {
+  assert.equal(MISSED_SCANS_TO_LEAVE, 3);
+  const sibling = (key: string, port: number) => ({ key, port, url: `http://127.0.0.1:${port}`, token: `t-${key}`, version: '1', provider: null, busy: false });
+  const scan = (before: Map<string, ListedSibling>, ...found: ReturnType<typeof sibling>[]) => afterScan(before, new Map(found.map((s) => [s.key, s])));
+  const keys = (list: Map<string, ListedSibling>) => [...list.values()].map((s) => `${s.key}:${s.missed}`).sort();
+
+  let list = scan(new Map(), sibling('a', 3458), sibling('b', 3459));
+  assert.deepEqual(keys(list), ['a:0', 'b:0']);
+  list = scan(list, sibling('b', 3459));
+  assert.deepEqual(keys(list), ['a:1', 'b:0'], 'one missed scan: still listed');
+  list = scan(list, sibling('a', 3458), sibling('b', 3459));
+  assert.deepEqual(keys(list), ['a:0', 'b:0'], 'an answer counts the misses from zero again');
+  list = scan(scan(list), sibling('b', 3459));
+  assert.deepEqual(keys(list), ['a:2', 'b:0']);
+  assert.equal(list.get('a')!.token, 't-a', 'kept as it was last seen');
+  list = scan(list, sibling('b', 3459));
+  assert.deepEqual(keys(list), ['b:0'], 'the third missed scan in a row: gone');
+  list = scan(list, sibling('c', 3459));
+  assert.deepEqual(keys(list), ['c:0'], 'another instance on its port: the old one is gone at once');
+  // listed exactly when it answered one of the last three scans
+  const names = ['x', 'y', 'z'];
+  fc.assert(fc.property(fc.array(fc.subarray(names)), (scans) => {
+    let l = new Map<string, ListedSibling>();
+    scans.forEach((answered, n) => {
+      l = scan(l, ...answered.map((k) => sibling(k, 4000 + names.indexOf(k))));
+      for (const k of names) {
+        const last = scans.slice(0, n + 1).map((a) => a.includes(k)).lastIndexOf(true);
+        assert.equal(l.has(k), last >= 0 && n - last < MISSED_SCANS_TO_LEAVE, `${k} after ${JSON.stringify(scans.slice(0, n + 1))}`);
+      }
+    });
+  }));
 });
