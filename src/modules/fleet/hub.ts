@@ -253,7 +253,6 @@ export class FleetHub {
       machines: this.o.repo.machines().map((m) => ({ id: m.id, publicKey: m.publicKey })),
       storeDir: join(this.o.dir, 'jetstream'),
       maxStoreBytes: MAX_STORE_BYTES,
-      logFile: this.logFile,
     });
   }
 

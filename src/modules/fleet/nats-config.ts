@@ -16,7 +16,6 @@ export interface NatsConfigInput {
   /** JetStream's directory and its bound on disk. */
   storeDir: string;
   maxStoreBytes: number;
-  logFile: string;
 }
 
 /**
@@ -44,8 +43,8 @@ export function renderNatsConfig(c: NatsConfigInput): string {
     ...(c.tls ? { tls: { cert_file: c.tls.certFile, key_file: c.tls.keyFile, timeout: 5 } } : {}),
     authorization: { users },
     jetstream: { store_dir: c.storeDir, max_file_store: c.maxStoreBytes, max_memory_store: 64 * 1024 * 1024 },
-    log_file: c.logFile,
-    logtime: true,
+    // its log goes to stderr, which the hub keeps in a rotated file of its own (nats-server.ts); the file adds the time
+    logtime: false,
   };
   return `${JSON.stringify(config, null, 2)}\n`;
 }

@@ -1,10 +1,14 @@
 // The hub's nats-server: found on PATH (or in /usr/sbin, where Debian puts it), started with the config the hub
 // renders, told to reload it (SIGHUP) when the machines change, and started again (1 s, 2 s … 30 s apart) if it
-// exits on its own. Its own log goes to the file named in the config.
+// exits on its own. Its log comes on its stderr and goes to svc's own rotated log file (core/log-file.ts: 5 MiB,
+// three before it kept), not to a file of nats-server's, which grew without bound (nats-server 2.9, Debian's, keeps
+// every file it rotates).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
+import { createInterface } from 'node:readline';
 import { findOnPath } from '../../core/executable.ts';
+import { LogFile } from '../../core/log-file.ts';
 import { reachableHost } from './nats-config.ts';
 import { onInfo } from './nats-info.ts';
 
@@ -24,7 +28,7 @@ export type NatsServerState = 'starting' | 'running' | 'restarting' | 'stopped';
 export interface NatsServerOptions {
   binary: string;
   configFile: string;
-  /** Where the config sends nats-server's log: an exit's reason is its last line. */
+  /** Where nats-server's log is kept (JSON lines, rotated by size). */
   logFile: string;
   host: string;
   port: number;
@@ -39,30 +43,15 @@ const READY_TIMEOUT_MS = 15_000;
 /** How long a reload may take to show in the log before the hub goes on anyway (it takes a few ms). */
 const RELOAD_WAIT_MS = 2_000;
 
-/** What the log gained after `from` bytes (read from there, not the whole file). */
-function logSince(file: string, from: number): string {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const size = fstatSync(fd).size;
-    const buffer = Buffer.alloc(Math.max(0, size - from));
-    readSync(fd, buffer, 0, buffer.length, from);
-    return buffer.toString('utf8');
-  } catch {
-    return '';
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
+/** nats-server's level tags, as svc's log names them. */
+const LEVELS: Record<string, string> = { INF: 'info', WRN: 'warn', ERR: 'error', FTL: 'error', DBG: 'debug', TRC: 'debug' };
+/** Lines of its log kept in memory: an exit's reason is the last. */
+const TAIL_LINES = 20;
 
-/** The last line nats-server logged (an exit's reason: a port in use, a bad certificate…), without its prefix. */
-function lastLogLine(file: string): string | undefined {
-  try {
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-    return lines.at(-1)?.replace(/^\[\d+\] [\d/]+ [\d:.]+ \[\w+\] /, '') || undefined;
-  } catch {
-    return undefined;
-  }
+/** A line of nats-server's log (`[pid] [INF] Server is ready`, a date after the pid with logtime on): its level and text. */
+export function parseNatsLogLine(line: string): { level: string; message: string } {
+  const m = /^\[\d+\] (?:[\d/]+ [\d:.]+ )?\[([A-Z]{3})\] (.*)$/.exec(line);
+  return m ? { level: LEVELS[m[1]!] ?? 'info', message: m[2]! } : { level: 'info', message: line };
 }
 
 /** The server_name of the NATS server answering on host:port (its INFO line), or undefined when none answers. */
@@ -99,6 +88,11 @@ export class NatsServerProcess {
   private stopping = false;
   private restartTimer?: NodeJS.Timeout;
   private failures = 0;
+  private log?: LogFile;
+  /** The last lines it logged, newest last. */
+  private tail: string[] = [];
+  /** Told of each line it logs (a reload waiting for its confirmation). */
+  private readonly lineWatchers = new Set<(message: string) => void>();
   state: NatsServerState = 'stopped';
 
   constructor(private readonly options: NatsServerOptions) {}
@@ -117,11 +111,16 @@ export class NatsServerProcess {
   async reload(config: string): Promise<void> {
     writeFileSync(this.options.configFile, config, { mode: 0o600 });
     if (this.child?.exitCode !== null || !this.child) return;
-    const from = statSync(this.options.logFile, { throwIfNoEntry: false })?.size ?? 0;
+    let watcher: ((message: string) => void) | undefined;
+    const reloaded = new Promise<void>((resolve) => {
+      watcher = (message) => void (message.includes('Reloaded server configuration') && resolve());
+      this.lineWatchers.add(watcher);
+    });
     this.child.kill('SIGHUP');
-    for (const end = Date.now() + RELOAD_WAIT_MS; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
-      if (logSince(this.options.logFile, from).includes('Reloaded server configuration')) return;
-    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([reloaded, new Promise((r) => (timer = setTimeout(r, RELOAD_WAIT_MS)))]);
+    clearTimeout(timer);
+    this.lineWatchers.delete(watcher!);
   }
 
   get pid(): number | undefined {
@@ -139,6 +138,8 @@ export class NatsServerProcess {
       await exited;
       clearTimeout(timer);
     }
+    this.log?.close();
+    this.log = undefined;
     this.setState('stopped');
   }
 
@@ -151,9 +152,17 @@ export class NatsServerProcess {
     this.setState(this.failures ? 'restarting' : 'starting');
     const child = spawn(this.options.binary, ['-c', this.options.configFile], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child = child;
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2000)));
-    const why = () => stderr.trim().split('\n').at(-1) || lastLogLine(this.options.logFile) || `see ${this.options.logFile}`;
+    this.log ??= new LogFile({ path: this.options.logFile });
+    const log = this.log;
+    this.tail = [];
+    createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => {
+      const { level, message } = parseNatsLogLine(line);
+      // a line that comes after stop() closed the log is dropped
+      if (this.log === log) log.write(level, message);
+      this.tail = [...this.tail.slice(1 - TAIL_LINES), message];
+      for (const watcher of this.lineWatchers) watcher(message);
+    });
+    const why = () => this.tail.at(-1) ?? `see ${this.options.logFile}`;
     child.once('exit', (code, signal) => {
       if (this.stopping || this.child !== child) return;
       this.failures++;

@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -191,6 +191,10 @@ describe('the fleet: join, machines, permissions, revoke', { skip }, () => {
       return m.online && m.lastSeen > seenBefore + HEARTBEAT_MS ? true : undefined;
     }, 'the machine heard again', 15_000);
     assert.equal((await getJson(`${manager.url}/api/dashboard/fleet`)).body.nats, 'running');
+    // both servers' logs, in svc's rotated log file: JSON lines with their level
+    const log = readFileSync(join(manager.home, 'fleet', 'nats-server.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { ts: string; level: string; msg: string });
+    assert.equal(log.filter((e) => e.msg === 'Server is ready').length, 2, 'one "Server is ready" per start');
+    assert.ok(log.every((e) => !Number.isNaN(Date.parse(e.ts)) && ['info', 'warn', 'error', 'debug'].includes(e.level)));
   });
 });
 

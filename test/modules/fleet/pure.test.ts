@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CODE_BITS, inviteCodeHash, newInviteCode, normalizeInviteCode } from '../../../src/modules/fleet/invite-code.ts';
 import { isLoopbackHost, machinePermissions, renderNatsConfig } from '../../../src/modules/fleet/nats-config.ts';
+import { parseNatsLogLine } from '../../../src/modules/fleet/nats-server.ts';
 import { fleetInstanceId, fleetInstanceUrl, parseFleetInstanceUrl, tunnelledUrl } from '../../../src/modules/fleet/instance-names.ts';
 import { providerNotReady } from '../../../src/modules/fleet/local-work.ts';
 import type { ReadyCliStatus } from '../../../src/agent/detect.ts';
@@ -34,10 +35,12 @@ test('invite codes: at least 40 bits, two groups of five, read back however they
 test('the config: the hub may do anything, the join user only join, each machine only its own subjects', () => {
   const config = JSON.parse(renderNatsConfig({
     serverName: 'svc-fleet-hub-1', host: '127.0.0.1', port: 4222, hubPublicKey: 'UHUB', machines: [{ id: 'm_a', publicKey: 'UA' }, { id: 'm_b', publicKey: 'UB' }],
-    storeDir: '/h/fleet/jetstream', maxStoreBytes: 1024, logFile: '/h/fleet/nats-server.log',
+    storeDir: '/h/fleet/jetstream', maxStoreBytes: 1024,
   }));
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.port, 4222);
+  assert.equal(config.log_file, undefined, 'its log comes on stderr, which the hub keeps in a rotated file');
+  assert.equal(config.logtime, false);
   assert.equal(config.server_name, 'svc-fleet-hub-1');
   assert.equal(config.tls, undefined);
   assert.deepEqual(config.jetstream, { store_dir: '/h/fleet/jetstream', max_file_store: 1024, max_memory_store: 64 * 1024 * 1024 });
@@ -55,7 +58,7 @@ test('the config: the hub may do anything, the join user only join, each machine
     deny: ['svc.fleet.m.m_b.request.>'],
   });
   assert.deepEqual(b.permissions.subscribe, { allow: ['svc.fleet.m.m_b.>', '_INBOX_m_b.>'] });
-  const withTls = JSON.parse(renderNatsConfig({ serverName: 'n', host: '0.0.0.0', port: 4222, tls: { certFile: '/c.pem', keyFile: '/k.pem' }, hubPublicKey: 'U', machines: [], storeDir: '/s', maxStoreBytes: 1, logFile: '/l' }));
+  const withTls = JSON.parse(renderNatsConfig({ serverName: 'n', host: '0.0.0.0', port: 4222, tls: { certFile: '/c.pem', keyFile: '/k.pem' }, hubPublicKey: 'U', machines: [], storeDir: '/s', maxStoreBytes: 1 }));
   assert.deepEqual(withTls.tls, { cert_file: '/c.pem', key_file: '/k.pem', timeout: 5 });
 });
 
@@ -131,4 +134,12 @@ test("a sibling stays listed through missed scans, leaves after three in a row, 
       }
     });
   }));
+});
+
+test("nats-server's log lines: level and text, with or without the time; anything else kept whole", () => {
+  assert.deepEqual(parseNatsLogLine('[4321] [INF] Server is ready'), { level: 'info', message: 'Server is ready' });
+  assert.deepEqual(parseNatsLogLine('[4321] 2026/11/29 10:00:00.123456 [ERR] Error listening on port: 0.0.0.0:4222, "address already in use"'), { level: 'error', message: 'Error listening on port: 0.0.0.0:4222, "address already in use"' });
+  assert.deepEqual(parseNatsLogLine('[1] [WRN] Plaintext passwords detected'), { level: 'warn', message: 'Plaintext passwords detected' });
+  assert.deepEqual(parseNatsLogLine('[1] [FTL] Error starting server'), { level: 'error', message: 'Error starting server' });
+  assert.deepEqual(parseNatsLogLine('nats-server: bad flag'), { level: 'info', message: 'nats-server: bad flag' });
 });
