@@ -45,8 +45,6 @@ const RELOAD_WAIT_MS = 2_000;
 
 /** nats-server's level tags, as svc's log names them. */
 const LEVELS: Record<string, string> = { INF: 'info', WRN: 'warn', ERR: 'error', FTL: 'error', DBG: 'debug', TRC: 'debug' };
-/** Lines of its log kept in memory: an exit's reason is the last. */
-const TAIL_LINES = 20;
 
 /** A line of nats-server's log (`[pid] [INF] Server is ready`, a date after the pid with logtime on): its level and text. */
 export function parseNatsLogLine(line: string): { level: string; message: string } {
@@ -89,8 +87,8 @@ export class NatsServerProcess {
   private restartTimer?: NodeJS.Timeout;
   private failures = 0;
   private log?: LogFile;
-  /** The last lines it logged, newest last. */
-  private tail: string[] = [];
+  /** The last line it logged: an exit's reason (a port in use, a bad certificate…). */
+  private lastLine?: string;
   /** Told of each line it logs (a reload waiting for its confirmation). */
   private readonly lineWatchers = new Set<(message: string) => void>();
   state: NatsServerState = 'stopped';
@@ -154,15 +152,15 @@ export class NatsServerProcess {
     this.child = child;
     this.log ??= new LogFile({ path: this.options.logFile });
     const log = this.log;
-    this.tail = [];
+    this.lastLine = undefined;
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (line) => {
       const { level, message } = parseNatsLogLine(line);
       // a line that comes after stop() closed the log is dropped
       if (this.log === log) log.write(level, message);
-      this.tail = [...this.tail.slice(1 - TAIL_LINES), message];
+      this.lastLine = message;
       for (const watcher of this.lineWatchers) watcher(message);
     });
-    const why = () => this.tail.at(-1) ?? `see ${this.options.logFile}`;
+    const why = () => this.lastLine ?? `see ${this.options.logFile}`;
     child.once('exit', (code, signal) => {
       if (this.stopping || this.child !== child) return;
       this.failures++;
