@@ -112,7 +112,7 @@ describe('the real CLIs through svc, three at a time', { concurrency: 3 }, () =>
           stop();
         }
       };
-      /** The protocol checks of a run, for a CLI svc runs with the recorded command line. */
+      /** The protocol checks of a run, for a CLI svc runs in the JSON mode of its recordings. */
       const checkProtocol = (scenario: Scenario, run: Awaited<ReturnType<typeof send>>, t: TestContext) => {
         if (PROTOCOL_CHECKED.includes(name)) checkScenario(name, scenario, run.cli, run.modelRequests, t);
       };
