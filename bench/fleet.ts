@@ -2,19 +2,30 @@
 // nats-server) joined by 200 machines that are light FleetMembers in this process, each beating once a second
 // (five times the default rate). Figures: join latency (each join rewrites and reloads nats-server's config),
 // the time until all 200 show online, and the hub's and nats-server's CPU and RSS over 20 s: idle first with
-// no machine (the baseline, same run), then with the 200 beating.
-import { spawn } from 'node:child_process';
+// no machine (the baseline, same run), then with the 200 beating, then with each machine's instance (a small HTTP
+// server in this process that the hub reaches through the machine's tunnel) also sending 2 events a second through
+// the machine's outbox and JetStream: relay latency to the hub's GET /api/events and events lost. The same events
+// relayed today's way, from 60 local instances (core servers in a child process) read by the hub's HTTP event bridge,
+// are measured first in the same run.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { readMembership } from '../src/modules/fleet/membership.ts';
 import { findNatsServer, joinFleet } from '../src/modules/fleet/hub-side.ts';
 import { FleetMember } from '../src/modules/fleet/machine-side.ts';
 import { freePort } from '../test/support/ports.ts';
+import { openSse, type SseConnection } from '../test/support/sse.ts';
 import { nowMs, ratio, sleep, summarize } from './support/stats.ts';
 
 const MACHINES = Number(process.env.FLEET_MACHINES ?? 200);
+const LOCAL_INSTANCES = 60;
+const EVENTS_PER_SECOND = 2;
 const WINDOW_MS = 20_000;
+/** How long the relay may take to deliver what was sent before the window closed. */
+const DRAIN_MS = 5_000;
 const TICK = 100; // clock ticks a second (USER_HZ)
 
 /** CPU seconds and RSS of a process, from /proc. */
@@ -34,6 +45,76 @@ async function window(pids: Record<string, number>): Promise<Record<string, { cp
       return [k, { cpuPercent: Number((((after.cpu - before[k]!.cpu) / (WINDOW_MS / 1000)) * 100).toFixed(1)), rssMb: Number(after.rssMb.toFixed(1)) }];
     }),
   );
+}
+
+/** The relayed `task_update`s on the hub's stream, by instance: each one's `removed` is when it was sent. */
+function relayed(sse: SseConnection, from: number, ids: ReadonlySet<string>): { latencies: number[]; perInstance: Map<string, number> } {
+  const latencies: number[] = [];
+  const perInstance = new Map<string, number>();
+  for (const m of sse.messages.slice(from)) {
+    const d = m.data as { event?: string; instanceId?: string; name?: string; data?: { removed?: number } };
+    if (d.event !== 'instance_event' || d.name !== 'task_update' || !ids.has(d.instanceId!)) continue;
+    perInstance.set(d.instanceId!, (perInstance.get(d.instanceId!) ?? 0) + 1);
+    latencies.push(m.receivedAt - d.data!.removed!);
+  }
+  return { latencies, perInstance };
+}
+
+/** The hub's instances, by id, with their status. */
+async function instances(api: string): Promise<{ id: string; status: string; origin: string }[]> {
+  return ((await (await fetch(`${api}/api/dashboard/instances`)).json()) as { instances: { id: string; status: string; origin: string }[] }).instances;
+}
+
+/** Today's relay: LOCAL_INSTANCES core servers (a child process) added by URL, each sending EVENTS_PER_SECOND. */
+async function localRelay(api: string, pids: Record<string, number>, sse: SseConnection) {
+  const host = spawn(process.execPath, ['--import', 'tsx', new URL('./support/dashboard-instances.ts', import.meta.url).pathname, String(LOCAL_INSTANCES), '0', String(EVENTS_PER_SECOND)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: host.stdout! })[Symbol.asyncIterator]();
+  try {
+    const list = JSON.parse((await lines.next()).value as string) as { url: string; token: string }[];
+    const ids = new Set<string>();
+    for (const i of list) ids.add(((await (await fetch(`${api}/api/dashboard/instances`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: i.url, token: i.token }) })).json()) as { id: string }).id);
+    await until(async () => (await instances(api)).filter((i) => ids.has(i.id) && i.status === 'online').length === ids.size, 'the local instances online');
+    await sleep(2_000); // their bridges connected
+    const from = sse.messages.length;
+    host.kill('SIGUSR1');
+    const usage = await window(pids);
+    host.kill('SIGUSR2');
+    const { published } = JSON.parse((await lines.next()).value as string) as { published: number };
+    await sleep(DRAIN_MS);
+    const { latencies, perInstance } = relayed(sse, from, ids);
+    for (const id of ids) await fetch(`${api}/api/dashboard/instances/${id}`, { method: 'DELETE' });
+    return { instances: ids.size, eventsPerSecond: ids.size * EVENTS_PER_SECOND, relayMs: summarize(latencies, 1), sent: published, received: [...perInstance.values()].reduce((a, b) => a + b, 0), usage };
+  } finally {
+    await stop(host);
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await sleep(200)) if (await check()) return;
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * A machine's instance as the hub reaches it through the tunnel: the few routes the hub reads of an instance (its
+ * health, runtime and session, its newest messages), from one HTTP server that takes the tunnels as connections.
+ */
+function fakeInstance() {
+  const routes: Record<string, unknown> = {
+    '/api/health': { ok: true, version: 'bench', uptimeMs: 1 },
+    '/api/runtime': { version: 'bench', uptimeMs: 1, home: '/bench', pid: process.pid, agent: { busy: false, pending: 0 } },
+    '/api/session': { provider: 'claude', model: '', workingDir: '/bench' },
+    '/api/messages': { messages: [] },
+  };
+  return createServer((req, res) => {
+    const body = routes[new URL(req.url ?? '/', 'http://x').pathname];
+    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? { error: 'NOT_FOUND', message: 'not in the bench' }));
+  });
 }
 
 async function main(): Promise<Record<string, unknown>> {
@@ -56,6 +137,8 @@ async function main(): Promise<Record<string, unknown>> {
     if (!natsPid) throw new Error('the hub did not start');
     const pids = { hub: hub.pid!, natsServer: natsPid };
     const idle = await window(pids);
+    const sse = await openSse(`${api}/api/events`);
+    const local = await localRelay(api, pids, sse);
 
     const joins: number[] = [];
     for (let i = 0; i < MACHINES; i++) {
@@ -67,8 +150,28 @@ async function main(): Promise<Record<string, unknown>> {
       joins.push(nowMs() - start);
     }
     const started = nowMs();
-    for (const home of homes) {
-      const member = new FleetMember({ home, membership: readMembership(home)!, version: 'bench', heartbeatMs: 1000, instances: () => [{ key: '000000000000', url: 'http://127.0.0.1:3457', version: 'bench', provider: 'claude', busy: false }], token: () => undefined, accept: () => undefined });
+    const instanceServer = fakeInstance();
+    let emitting = false;
+    let sent = 0;
+    for (const [n, home] of homes.entries()) {
+      const member = new FleetMember({
+        home,
+        membership: readMembership(home)!,
+        version: 'bench',
+        heartbeatMs: 1000,
+        instances: () => [{ key: '000000000000', url: 'http://127.0.0.1:3457', version: 'bench', provider: 'claude', busy: false }],
+        token: () => 'bench-token',
+        accept: (_key, connection) => instanceServer.emit('connection', connection),
+        events: (_key, outbox) => {
+          let seq = 0;
+          const timer = setInterval(() => {
+            if (!emitting) return;
+            sent++;
+            outbox.send({ id: `bench${n}-${++seq}`, json: JSON.stringify({ event: 'task_update', topic: 'task', action: 'clear', removed: Date.now() }) });
+          }, 1000 / EVENTS_PER_SECOND);
+          return () => clearInterval(timer);
+        },
+      });
       members.push(member);
       await member.start();
     }
@@ -81,6 +184,17 @@ async function main(): Promise<Record<string, unknown>> {
       }
     }
     const loaded = await window(pids);
+    const fleetIds = new Set((await instances(api)).filter((i) => i.origin === 'fleet').map((i) => i.id));
+    await until(async () => (await instances(api)).filter((i) => fleetIds.has(i.id) && i.status === 'online').length === MACHINES, 'every machine\'s instance online', 120_000);
+    await sleep(2_000); // their event readers open
+    const from = sse.messages.length;
+    emitting = true;
+    const withEvents = await window(pids);
+    emitting = false;
+    await sleep(DRAIN_MS);
+    const fleetRelay = relayed(sse, from, fleetIds);
+    const received = [...fleetRelay.perInstance.values()].reduce((a, b) => a + b, 0);
+    sse.close();
     return {
       machines: MACHINES,
       heartbeatsPerSecond: MACHINES,
@@ -90,6 +204,11 @@ async function main(): Promise<Record<string, unknown>> {
       loaded,
       hubCpuPerHeartbeatMs: Number((((loaded.hub!.cpuPercent - idle.hub!.cpuPercent) / 100) * 1000 / MACHINES).toFixed(3)),
       rssRatio: { hub: ratio(loaded.hub!.rssMb, idle.hub!.rssMb), natsServer: ratio(loaded.natsServer!.rssMb, idle.natsServer!.rssMb) },
+      relay: {
+        fleet: { instances: fleetIds.size, eventsPerSecond: fleetIds.size * EVENTS_PER_SECOND, relayMs: summarize(fleetRelay.latencies, 1), sent, received, lost: sent - received, usage: withEvents },
+        local,
+        relayP50Ratio: ratio(summarize(fleetRelay.latencies, 1).p50, local.relayMs.p50),
+      },
     };
   } finally {
     await Promise.all(members.map((m) => m.close()));

@@ -7,6 +7,8 @@ export interface SseMessage {
   event?: string;
   data: any;
   raw: string;
+  /** When it was read (Date.now()), for latencies. */
+  receivedAt: number;
 }
 
 export interface SseConnection {
@@ -64,7 +66,7 @@ export function openSse(url: string, options: SseOptions = {}): Promise<SseConne
             else if (line.startsWith('data: ')) message.dataLines.push(line.slice(6));
           }
           if (message.dataLines.length) {
-            messages.push({ id: message.id, event: message.event, raw: block, data: JSON.parse(message.dataLines.join('\n')) });
+            messages.push({ id: message.id, event: message.event, raw: block, data: JSON.parse(message.dataLines.join('\n')), receivedAt: Date.now() });
           }
         }
         notify();
