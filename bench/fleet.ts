@@ -13,6 +13,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readMembership } from '../src/modules/fleet/membership.ts';
 import { findNatsServer, joinFleet } from '../src/modules/fleet/hub-side.ts';
 import { FleetMember } from '../src/modules/fleet/machine-side.ts';
@@ -188,9 +189,14 @@ async function main(): Promise<Record<string, unknown>> {
     await until(async () => (await instances(api)).filter((i) => fleetIds.has(i.id) && i.status === 'online').length === MACHINES, 'every machine\'s instance online', 120_000);
     await sleep(2_000); // their event readers open
     const from = sse.messages.length;
+    // the bench's own process (the 200 members, their connections, the instances' server, the stream's reader) delays
+    // what it measures when its event loop lags: that lag, beside the latencies
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
     emitting = true;
     const withEvents = await window(pids);
     emitting = false;
+    lag.disable();
     await sleep(DRAIN_MS);
     const fleetRelay = relayed(sse, from, fleetIds);
     const received = [...fleetRelay.perInstance.values()].reduce((a, b) => a + b, 0);
@@ -205,7 +211,16 @@ async function main(): Promise<Record<string, unknown>> {
       hubCpuPerHeartbeatMs: Number((((loaded.hub!.cpuPercent - idle.hub!.cpuPercent) / 100) * 1000 / MACHINES).toFixed(3)),
       rssRatio: { hub: ratio(loaded.hub!.rssMb, idle.hub!.rssMb), natsServer: ratio(loaded.natsServer!.rssMb, idle.natsServer!.rssMb) },
       relay: {
-        fleet: { instances: fleetIds.size, eventsPerSecond: fleetIds.size * EVENTS_PER_SECOND, relayMs: summarize(fleetRelay.latencies, 1), sent, received, lost: sent - received, usage: withEvents },
+        fleet: {
+          instances: fleetIds.size,
+          eventsPerSecond: fleetIds.size * EVENTS_PER_SECOND,
+          relayMs: summarize(fleetRelay.latencies, 1),
+          sent,
+          received,
+          lost: sent - received,
+          usage: withEvents,
+          benchEventLoopLagMs: { p50: Number((lag.percentile(50) / 1e6).toFixed(1)), p99: Number((lag.percentile(99) / 1e6).toFixed(1)), max: Number((lag.max / 1e6).toFixed(1)) },
+        },
         local,
         relayP50Ratio: ratio(summarize(fleetRelay.latencies, 1).p50, local.relayMs.p50),
       },
