@@ -61,10 +61,14 @@ function relayed(sse: SseConnection, from: number, ids: ReadonlySet<string>): { 
   return { latencies, perInstance };
 }
 
-/** The hub's instances, by id, with their status. */
-async function instances(api: string): Promise<{ id: string; status: string; origin: string }[]> {
-  return ((await (await fetch(`${api}/api/dashboard/instances`)).json()) as { instances: { id: string; status: string; origin: string }[] }).instances;
+/** The hub's instances, by id, with their status and whether the hub reads their events. */
+async function instances(api: string): Promise<{ id: string; status: string; origin: string; stream: string }[]> {
+  return ((await (await fetch(`${api}/api/dashboard/instances`)).json()) as { instances: { id: string; status: string; origin: string; stream: string }[] }).instances;
 }
+
+/** Waits until the hub reads the events of every one of `ids` (online, and its bridge connected). */
+const streaming = (api: string, ids: ReadonlySet<string>, what: string) =>
+  until(async () => (await instances(api)).filter((i) => ids.has(i.id) && i.status === 'online' && i.stream === 'connected').length === ids.size, what, 120_000);
 
 /** Today's relay: LOCAL_INSTANCES core servers (a child process) added by URL, each sending EVENTS_PER_SECOND. */
 async function localRelay(api: string, pids: Record<string, number>, sse: SseConnection) {
@@ -74,8 +78,7 @@ async function localRelay(api: string, pids: Record<string, number>, sse: SseCon
     const list = JSON.parse((await lines.next()).value as string) as { url: string; token: string }[];
     const ids = new Set<string>();
     for (const i of list) ids.add(((await (await fetch(`${api}/api/dashboard/instances`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: i.url, token: i.token }) })).json()) as { id: string }).id);
-    await until(async () => (await instances(api)).filter((i) => ids.has(i.id) && i.status === 'online').length === ids.size, 'the local instances online');
-    await sleep(2_000); // their bridges connected
+    await streaming(api, ids, 'the local instances\' events read');
     const from = sse.messages.length;
     host.kill('SIGUSR1');
     const usage = await window(pids);
@@ -186,8 +189,7 @@ async function main(): Promise<Record<string, unknown>> {
     }
     const loaded = await window(pids);
     const fleetIds = new Set((await instances(api)).filter((i) => i.origin === 'fleet').map((i) => i.id));
-    await until(async () => (await instances(api)).filter((i) => fleetIds.has(i.id) && i.status === 'online').length === MACHINES, 'every machine\'s instance online', 120_000);
-    await sleep(2_000); // their event readers open
+    await streaming(api, fleetIds, 'every machine\'s instance\'s events read');
     const from = sse.messages.length;
     // the bench's own process (the 200 members, their connections, the instances' server, the stream's reader) delays
     // what it measures when its event loop lags: that lag, beside the latencies

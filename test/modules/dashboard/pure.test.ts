@@ -1,10 +1,13 @@
-// The dashboard's pure parts: the proxy's path rule, the latest-message cache, SSE parsing, git paths.
+// The dashboard's pure parts: the proxy's path rule, the latest-message cache, SSE parsing, git paths, the health
+// loop's spread.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { proxiedPath } from '../../../src/modules/dashboard/proxy.ts';
 import { applyEvent, emptyLatest } from '../../../src/modules/dashboard/latest.ts';
 import { parseSseBlock } from '../../../src/modules/dashboard/sse-reader.ts';
 import { checkRepoPath } from '../../../src/modules/dashboard/git.ts';
+import { spreadChecks } from '../../../src/modules/dashboard/instances.service.ts';
+import fc from 'fast-check';
 
 test('proxiedPath maps a canonical /i/<id>/<rest> to the instance\'s /<rest>, drops the manager\'s token and withholds the token route', () => {
   assert.equal(proxiedPath('/i/inst_a/api/messages?limit=2'), '/api/messages?limit=2');
@@ -54,4 +57,19 @@ test('SSE blocks: id and data kept, comments and retry dropped', () => {
 test('git paths stay inside the working directory', () => {
   assert.equal(checkRepoPath('/w', 'src/a.ts'), 'src/a.ts');
   for (const bad of ['../x', '/etc/passwd', '-p', '--output=/tmp/x', 'a/../../x', '.', 'a\\..\\b']) assert.throws(() => checkRepoPath('/w', bad), /working directory|leading dash/, bad);
+});
+
+test('the health loop spreads its checks over the period: evenly, the first at once, each inside the period', () => {
+  assert.deepEqual(spreadChecks(1, 10_000), [0]);
+  assert.deepEqual(spreadChecks(4, 10_000), [0, 2_500, 5_000, 7_500]);
+  assert.deepEqual(spreadChecks(0, 10_000), []);
+  fc.assert(fc.property(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 1, max: 3_600_000 }), (count, period) => {
+    const offsets = spreadChecks(count, period);
+    assert.equal(offsets.length, count);
+    assert.equal(offsets[0], 0);
+    offsets.forEach((o, i) => {
+      assert.ok(o >= 0 && o < period);
+      if (i) assert.ok(o >= offsets[i - 1]!);
+    });
+  }));
 });
