@@ -99,6 +99,7 @@ describe('employees and worker runs (fake CLIs)', () => {
     assert.ok(output.total > 0);
     const trace = (await call(server, 'GET', `/api/orchestrate/worker-runs/${accepted.body.runId}/events`)).body;
     assert.ok(trace.events.some((e: { event: string }) => e.event === 'provider_line'));
+    assert.deepEqual(trace.events.filter((e: { event: string }) => e.event === 'provider_exit').map((e: { code: number }) => e.code), [0], 'how its CLI exited');
     const delivered = await waitFor(async () => (await messages()).filter((m) => m.content.includes(`Run ${accepted.body.runId}`)), 'the result in the session');
     assert.equal(delivered.length, 1);
     assert.match(delivered[0]!.content, /^\[worker result\] Run tr_\S+ of tester \(Tester\) ended: succeeded/);
