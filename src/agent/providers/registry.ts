@@ -57,6 +57,9 @@ for (const id of PROVIDER_IDS) deepFreeze(REGISTRY[id].info);
 /** Every provider, in display order (frozen: shared by every request). */
 export const PROVIDERS: readonly ProviderInfo[] = Object.freeze(PROVIDER_IDS.map((id) => REGISTRY[id].info));
 
+/** Environment every gemini process svc starts gets (gemini/info.ts says why). */
+export { GEMINI_PROCESS_ENV } from './gemini/info.ts';
+
 export function providerInfo(id: ProviderId): ProviderInfo {
   return REGISTRY[id].info;
 }

@@ -26,7 +26,8 @@ describe('gemini buildInvocation', () => {
     assert.equal(inv.command, 'gemini');
     assert.deepEqual(inv.args, ['--prompt=-dash first', '--output-format', 'stream-json', '--approval-mode=default', '--skip-trust']);
     assert.equal(inv.stdin, 'close');
-    assert.deepEqual(inv.env, {});
+    // one process: gemini's self-relaunch would load its bundle twice on every run
+    assert.deepEqual(inv.env, { GEMINI_CLI_NO_RELAUNCH: 'true' });
     assert.equal(inv.files, undefined);
     assert.equal(geminiAdapter.steerMode, 'interrupt-resume');
   });
@@ -66,7 +67,7 @@ describe('gemini buildInvocation', () => {
   test('system prompt: a preamble of the first prompt, not GEMINI_SYSTEM_MD; not repeated on resume', () => {
     const fresh = geminiAdapter.buildInvocation(request({ systemPrompt: 'You are svc.' }));
     assert.equal(fresh.args[0], '--prompt=<system_instructions>\nYou are svc.\n</system_instructions>\n\nAcceptance test prompt.');
-    assert.deepEqual(fresh.env, {});
+    assert.deepEqual(fresh.env, { GEMINI_CLI_NO_RELAUNCH: 'true' });
     assert.equal(fresh.files, undefined);
     const resumed = geminiAdapter.buildInvocation(request({ systemPrompt: 'You are svc.', resumeSessionId: 'abc' }));
     assert.equal(resumed.args[0], '--prompt=Acceptance test prompt.');

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { acpMcpServers, geminiMcpServers } from '../mcp-config.ts';
 import { asksPerson, initialAcpState, type AcpState } from '../acp/conversation.ts';
 import { headlessOrAcp } from '../acp/mode.ts';
+import { GEMINI_PROCESS_ENV } from './info.ts';
 
 import type {
   AdapterOutput,
@@ -107,7 +108,7 @@ function buildInvocation(req: InvocationRequest): Invocation {
   else args.push('--approval-mode=default', '--skip-trust');
   if (req.resumeSessionId && !acp) args.push(`--resume=${req.resumeSessionId}`);
   if (req.extraArgs) args.push(...req.extraArgs);
-  const invocation: Invocation = { command: req.executable, args, env: {}, stdin: acp ? 'interactive' : 'close' };
+  const invocation: Invocation = { command: req.executable, args, env: { ...GEMINI_PROCESS_ENV }, stdin: acp ? 'interactive' : 'close' };
   const files: NonNullable<Invocation['files']> = [];
   if (req.mcpOnly) {
     const path = join(req.scratchDir, MCP_ONLY_POLICY_FILE);

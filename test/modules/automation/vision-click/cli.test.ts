@@ -83,8 +83,10 @@ test('CliLocator runs each CLI with the image and parses its answer (stand-in CL
         assert.deepEqual(a.box, { x: 70, y: 30, width: 20, height: 10 }, provider);
         assert.equal(a.confidence, 0.88);
       }
-      const seen = JSON.parse(readFileSync(argsFile, 'utf8')) as { args: string[]; cwd: string };
+      const seen = JSON.parse(readFileSync(argsFile, 'utf8')) as { args: string[]; cwd: string; noRelaunch: string | null };
       assert.ok(seen.args.includes('--model=m1'), provider);
+      // gemini runs as one process (GEMINI_PROCESS_ENV); the others get no such variable
+      assert.equal(seen.noRelaunch, provider === 'gemini' ? 'true' : null, provider);
       assert.match(seen.cwd, /svc-vision-/, 'runs in the private temp dir');
     }
     const env = (mode: string) => ({ ...process.env, FAKE_CLI: 'codex', FAKE_MODE: mode });

@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { GEMINI_PROCESS_ENV } from '../../../../agent/providers/registry.ts';
 import { AppError } from '../../../../core/errors.ts';
 import { buildDescribePrompt, buildLocatePrompt, extractJsonObjects, LOCATE_SYSTEM_PROMPT, parseDescribeAnswer, parseLocateAnswer } from '../answer.ts';
 import type { CliProvider } from '../settings.ts';
@@ -40,6 +41,8 @@ export interface CliInvocation {
   cwd: string;
   /** Written to stdin, which is then closed. */
   stdin: string;
+  /** Added to the environment the CLI runs in. */
+  env?: Record<string, string>;
 }
 
 export function buildCliInvocation(req: CliInvocationRequest): CliInvocation {
@@ -78,6 +81,7 @@ export function buildCliInvocation(req: CliInvocationRequest): CliInvocation {
         args: [`--prompt=@${basename(req.imagePath)} ${req.prompt}`, '--output-format', 'json', ...(model ? [`--model=${model}`] : [])],
         cwd: dir,
         stdin: '',
+        env: { ...GEMINI_PROCESS_ENV },
       };
   }
 }
@@ -161,7 +165,7 @@ const MAX_OUTPUT = 8 * 1024 * 1024;
 /** Run an invocation; the whole process group dies at the timeout. */
 export function runCli(inv: CliInvocation, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(inv.command, inv.args, { cwd: inv.cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    const child = spawn(inv.command, inv.args, { cwd: inv.cwd, env: { ...env, ...inv.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
