@@ -20,7 +20,8 @@ export const APPS = {
   // the chat UI installs to a phone's home screen: its manifest, icons and service worker (at stable,
   // unhashed paths: a service worker's URL is its identity, and the manifest names the icons)
   chat: { entry: 'web/src/main.tsx', template: join(webDir, 'index.html'), outDir: join(webDir, 'dist'), installable: true },
-  dashboard: { entry: 'web/dashboard/main.tsx', template: join(webDir, 'dashboard', 'index.html'), outDir: join(webDir, 'dist-dashboard') },
+  // the dashboard has the same service worker and icons, for the hub's own push notifications, and no manifest
+  dashboard: { entry: 'web/dashboard/main.tsx', template: join(webDir, 'dashboard', 'index.html'), outDir: join(webDir, 'dist-dashboard'), worker: true },
 };
 
 function writeAtomic(path, contents) {
@@ -37,7 +38,7 @@ export async function buildWeb({ dev = false } = {}) {
   return chat;
 }
 
-export async function buildApp({ entry, template: templatePath, outDir, installable = false }, { dev = false } = {}) {
+export async function buildApp({ entry, template: templatePath, outDir, installable = false, worker = installable }, { dev = false } = {}) {
   const assetsDir = join(outDir, 'assets');
   const started = performance.now();
   mkdirSync(assetsDir, { recursive: true });
@@ -85,7 +86,7 @@ export async function buildApp({ entry, template: templatePath, outDir, installa
     .replace('<!--styles-->', `<link rel="stylesheet" href="${escapeAttr(url(css))}">`)
     .replace('<!--scripts-->', `<script type="module" src="${escapeAttr(url(js))}"></script>`);
   writeAtomic(join(outDir, 'favicon.svg'), readFileSync(join(webDir, 'favicon.svg')));
-  if (installable) await buildInstallable(outDir, { dev });
+  if (worker) await buildInstallable(outDir, { dev, manifest: installable });
   writeAtomic(join(outDir, 'index.html'), html);
   // Remove assets of earlier builds (but never another build's temporary files).
   for (const name of readdirSync(assetsDir)) {
@@ -95,8 +96,8 @@ export async function buildApp({ entry, template: templatePath, outDir, installa
   return { outDir, js: url(js), css: url(css), bytes, ms: Math.round(performance.now() - started) };
 }
 
-/** The service worker (sw.js, one script), the web app manifest and the PNG icons (scripts/render-icons.mjs). */
-async function buildInstallable(outDir, { dev }) {
+/** The service worker (sw.js, one script), the PNG icons (scripts/render-icons.mjs) and the web app manifest. */
+async function buildInstallable(outDir, { dev, manifest }) {
   const worker = await build({
     absWorkingDir: root,
     entryPoints: ['web/src/sw.ts'],
@@ -111,7 +112,7 @@ async function buildInstallable(outDir, { dev }) {
     logLevel: 'warning',
   });
   for (const file of worker.outputFiles) writeAtomic(file.path, file.contents);
-  writeAtomic(join(outDir, 'manifest.webmanifest'), readFileSync(join(webDir, 'manifest.webmanifest')));
+  if (manifest) writeAtomic(join(outDir, 'manifest.webmanifest'), readFileSync(join(webDir, 'manifest.webmanifest')));
   mkdirSync(join(outDir, 'icons'), { recursive: true });
   for (const name of readdirSync(join(webDir, 'icons'))) {
     if (name.endsWith('.png')) writeAtomic(join(outDir, 'icons', name), readFileSync(join(webDir, 'icons', name)));

@@ -17,6 +17,7 @@ import { closeDatabase, openDatabase, type Db } from '../store/db.ts';
 import { EventBus } from '../events/bus.ts';
 import { EventStream } from '../events/stream.ts';
 import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
+import { callerOf } from '../http/caller.ts';
 import { createServer } from '../http/create-server.ts';
 import { defineLazyRoutes, routesOf } from '../http/lazy-routes.ts';
 import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
@@ -731,7 +732,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   );
   defineLazyRoutes(http, ['/api/security-audit/*'], routesOf(loadAuditRoutes, () => ({ audit })));
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
-  await http.register(pushRoutes, { push, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
+  await http.register(pushRoutes, { push, isAgent: (request) => callerOf(request, (runToken) => credentials.resolve(runToken)).kind === 'agent', actorOf });
   defineLazyRoutes(
     http,
     ['/api/channels', '/api/channels/*', '/api/channel/*', '/api/chatappa/*', '/api/chatappb/*'],

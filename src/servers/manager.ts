@@ -32,6 +32,8 @@ import {
   proxyRoutes,
   DashboardSettingsService,
   describeChange,
+  carriesAgentCredential,
+  HubPermissions,
   ScheduleRepo,
   ScheduleService,
   scheduleRoutes,
@@ -41,6 +43,8 @@ import {
 } from '../modules/dashboard/index.ts';
 import type { DashboardSettings, DashboardSettingsPatch } from '../protocol/dashboard.ts';
 import { VoiceService, voiceRoutes } from '../modules/voice/index.ts';
+import { DEFAULT_CONTACT, loadOrCreateVapidKeys, PushRepo, PushService, pushRoutes, pushSender, pushSettings, type VapidKeys } from '../modules/push/index.ts';
+import { SecurityAudit } from '../modules/security-audit/index.ts';
 import { loadFleetHub, type FleetHandle, type FleetHubSide, type WorkInput } from '../modules/fleet/index.ts';
 import { complain } from '../core/log.ts';
 import { ExecutiveAgent, ExecutiveRepo, ExecutiveService, loadExecutiveRoutes, managerFleet, RealtimeVoice, voiceInstructions, ceoMcpScript } from '../modules/executive/index.ts';
@@ -101,6 +105,9 @@ function startupSettings(o: ManagerOptions): DashboardSettingsPatch {
     ...(o.bridge?.maxBackoffMs !== undefined ? { bridgeMaxBackoffSec: o.bridge.maxBackoffMs / 1000 } : {}),
   };
 }
+
+/** What the hub pushes: a held tool call (runs and goals end on an instance, whose own page can notify them). */
+const HUB_PUSH_SETTINGS = { ...pushSettings.defaults, onPermission: true, onRunDone: false, onGoalDone: false, onWorkerAttention: false };
 
 const tuningOf = (s: DashboardSettings): InstancesTuning => ({
   scan: { from: s.scan.from, count: s.scan.count },
@@ -183,6 +190,24 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
     executive.runDone({ instanceId: p.instanceId!, requestId: d.requestId as string, status: String(d.status), text: String(d.text ?? ''), ...(typeof d.messageId === 'number' ? { messageId: d.messageId } : {}) });
   });
   const fleetSync = new FleetInstanceSync(fleet, instances);
+  // The hub's own push notifications: every instance's held tool calls, to the devices turned on in the
+  // dashboard (modules/dashboard/hub-push.ts); the audit records who added a device and each refused token.
+  const hubPermissions = new HubPermissions(instances);
+  let vapidKeys: VapidKeys | undefined;
+  const vapid = () => (vapidKeys ??= loadOrCreateVapidKeys(join(options.home, 'push-vapid.json')));
+  const push = new PushService({
+    repo: new PushRepo(db),
+    bus: hubPermissions.events,
+    audit: new SecurityAudit(db),
+    permissions: hubPermissions,
+    settings: () => HUB_PUSH_SETTINGS,
+    vapidPublicKey: () => vapid().publicKey,
+    send: pushSender(vapid, () => DEFAULT_CONTACT),
+  });
+  hubPermissions.start(bus);
+  push.start();
+  const peerOf = options.classifyPeer ?? classifyPeer;
+  const actorOf = (address: string | undefined) => (peerOf(address) === 'loopback' ? 'local' : `remote:${address ?? '?'}`);
   let port = 0;
   const http = await createServer({
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
@@ -199,11 +224,13 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   await http.register(scheduleRoutes, { schedule });
   await http.register(federationRoutes, { instances, connectors });
   await http.register(fleetRoutes, { fleet });
+  await http.register(pushRoutes, { push, isAgent: (request) => carriesAgentCredential(request.headers), actorOf });
   // push-to-talk of the executive console: the voice module's transcription, on the executive's own voice settings
   await http.register(voiceRoutes, { voice: ceoVoice, url: '/api/svc-ceo/voice/transcribe' });
   const voice = new RealtimeVoice({ service: executive, settings: () => executive.settings().realtime, instructions: () => voiceInstructions('manager') });
   await http.register(await loadExecutiveRoutes(), { executive, agent: executiveAgent, voice, token, events: { stream, sse: listeners.sse } });
-  await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir() });
+  // installable: its service worker and icons, for the hub's push notifications
+  await http.register(uiRoutes, { version: VERSION, dist: dashboardDistDir(), installable: true });
   await http.ready();
   let closed = false;
   return {
@@ -238,6 +265,8 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       // instances the manager started keep running: the next manager re-adopts them
       await instances.close();
       await schedule.close();
+      hubPermissions.close();
+      await push.close();
       await fleet.hub?.close();
       await http.close();
       stream.close();

@@ -131,6 +131,8 @@ describe('OpenAPI document of the manager dashboard', () => {
     const row = (name: string) => access.split('\n').find((line) => line.startsWith(`| ${name}`));
     assert.equal(row('manager'), accessTable([{ name: 'manager (`svc dashboard serve`)', docs: manager.http.routeDocs }]).split('\n')[2], 'the README access table is out of date: run `npm run routes -- --write`');
     const publicOps = Object.entries(body.paths as Record<string, Record<string, { security?: unknown[] }>>).flatMap(([path, ops]) => Object.entries(ops).filter(([, op]) => op.security?.length === 0).map(([method]) => `${method} ${path}`));
-    assert.deepEqual(publicOps.sort(), manager.http.routeDocs.filter((d) => d.access === 'public').map((d) => `${d.method.toLowerCase()} ${openApiPath(d.url)}`).sort(), 'the document marks exactly the public routes');
+    // no bearer: the public routes, and the capability route (a notification's decision, with its own token)
+    assert.deepEqual(publicOps.sort(), manager.http.routeDocs.filter((d) => d.access === 'public' || d.access === 'capability').map((d) => `${d.method.toLowerCase()} ${openApiPath(d.url)}`).sort(), 'the document marks exactly the routes without a bearer');
+    assert.ok(publicOps.includes('post /api/permissions/{id}/decide-by-token'), 'the hub\'s push decisions');
   });
 });

@@ -20,6 +20,7 @@ import { permissionEvents, Permissions, usePendingPermissions } from './permissi
 import { ChangesToReview, worktreeEvents } from './review.tsx';
 import { Schedule } from './schedule.tsx';
 import { Settings } from './settings.tsx';
+import { Notifications } from './notifications.tsx';
 import '../ui/ui.css';
 import './styles.css';
 
@@ -234,6 +235,7 @@ function App() {
           <Settings />
           <ExecutiveSettings />
         </div>
+        <Notifications />
       </main>
       <FeedbackHost />
     </>

@@ -18,3 +18,5 @@ export { DashboardSettingsService, describeChange } from './settings.ts';
 export { settingsRoutes } from './settings.routes.ts';
 export { callInstance, probeHealth, type Reader, type ReaderHandlers, type Target } from './instance-client.ts';
 export { openReader } from './sse-reader.ts';
+export { HubPermissions, hubRequestId } from './hub-push.ts';
+export { carriesAgentCredential } from './permissions.routes.ts';

@@ -14,6 +14,9 @@ import { decideOn, pendingAcross } from './permissions.ts';
 /** An agent's own credentials: a request carrying one is not a person's decision. */
 const AGENT_HEADERS = [RUN_TOKEN_HEADER, 'x-svc-connector'];
 
+/** Whether a request to the manager carries an agent's credential (a run token, a connector credential). */
+export const carriesAgentCredential = (headers: Record<string, unknown>): boolean => AGENT_HEADERS.some((h) => headers[h] !== undefined);
+
 const InstancePermissionSchema = PermissionRequestSchema.extend({
   instanceId: z.string(),
   /** The instance's label, as the dashboard names it. */
@@ -43,7 +46,7 @@ export const dashboardPermissionRoutes: FastifyPluginAsync<{ instances: Instance
       body: DecisionBodySchema,
       response: z.object({ request: InstancePermissionSchema }),
       handler: async ({ params, body, request }) => {
-        if (AGENT_HEADERS.some((h) => request.headers[h] !== undefined)) {
+        if (carriesAgentCredential(request.headers)) {
           throw forbidden('PERSON_REQUIRED', 'Only a person answers a permission request: a request with an agent\'s credential cannot decide one.');
         }
         const row = instances.get(params.id);

@@ -1,12 +1,10 @@
 // The push API: the VAPID public key a browser subscribes with, the devices subscribed (a person's
 // business: an agent run's credential is refused), a test notification, and the decision a
 // notification's action posts with its token instead of the bearer token (access `capability`).
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { forbidden } from '../../core/errors.ts';
-import { callerOf } from '../../http/caller.ts';
 import { defineRoutes, noBody, route } from '../../http/routes.ts';
-import type { RunIdentity } from '../../protocol/caller.ts';
 import { PermissionRequestSchema } from '../../protocol/permissions.ts';
 import { DecideByTokenBodySchema, PushSubscriptionBodySchema, PushSubscriptionInfoSchema } from '../../protocol/push.ts';
 import type { PushService } from './push.service.ts';
@@ -14,16 +12,17 @@ import { lazySchema } from '../../protocol/lazy-schema.ts';
 
 export interface PushRouteDeps {
   push: PushService;
-  resolveRun(token: string): RunIdentity | undefined;
+  /** Whether the request carries an agent's credential (an instance: a run token; the hub: a connector's too). */
+  isAgent(request: FastifyRequest): boolean;
   actorOf(address: string | undefined): string;
 }
 
 const id = lazySchema(() => z.string().min(1).max(64));
 
-export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push, resolveRun, actorOf }) => {
+export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push, isAgent, actorOf }) => {
   /** Devices are a person's to add and remove: an agent could otherwise have its own requests pushed to itself. */
-  const person = (request: Parameters<typeof callerOf>[0], what: string) => {
-    if (callerOf(request, resolveRun).kind === 'agent') throw forbidden('PERSON_REQUIRED', `Only a person ${what}: an agent run's credential cannot.`);
+  const person = (request: FastifyRequest, what: string) => {
+    if (isAgent(request)) throw forbidden('PERSON_REQUIRED', `Only a person ${what}: an agent run's credential cannot.`);
   };
   defineRoutes(app, 'push', [
     route({
@@ -89,9 +88,9 @@ export const pushRoutes: FastifyPluginAsync<PushRouteDeps> = async (app, { push,
       body: DecideByTokenBodySchema,
       bodyLimit: 1024,
       response: lazySchema(() => z.object({ request: PermissionRequestSchema })),
-      handler: ({ params, body, request }) => {
+      handler: async ({ params, body, request }) => {
         person(request, 'answers a permission request');
-        return { request: push.decideByToken(params.id, body.token, actorOf(request.socket.remoteAddress)) };
+        return { request: await push.decideByToken(params.id, body.token, actorOf(request.socket.remoteAddress)) };
       },
     }),
   ]);

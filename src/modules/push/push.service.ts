@@ -20,10 +20,13 @@ import type { PushRepo, StoredSubscription } from './push.repo.ts';
 import type { PushOptions, PushSender } from './sender.ts';
 import type { PushSettings } from './settings.ts';
 
-/** What the push module needs of the permissions module (PermissionsService has it). */
+/**
+ * What the push module needs of whoever holds the requests: an instance's PermissionsService, or the hub's
+ * view of its instances' requests (modules/dashboard/hub-push.ts), which asks the instance that holds one.
+ */
 export interface PermissionDecider {
-  get(id: string): PermissionRequest | undefined;
-  decide(id: string, body: DecisionBody, by: Decider, actor: string): PermissionRequest;
+  get(id: string): PermissionRequest | undefined | Promise<PermissionRequest | undefined>;
+  decide(id: string, body: DecisionBody, by: Decider, actor: string): PermissionRequest | Promise<PermissionRequest>;
 }
 
 export interface PushDeps {
@@ -148,7 +151,7 @@ export class PushService {
    * unexpired (403 DECISION_TOKEN_INVALID otherwise, whatever else is wrong: a refusal tells a guesser
    * nothing), and the request still pending (409 once anyone decided). Decides as `push`, once.
    */
-  decideByToken(requestId: string, token: string, actor: string): PermissionRequest {
+  async decideByToken(requestId: string, token: string, actor: string): Promise<PermissionRequest> {
     const now = this.now();
     const row = this.deps.repo.token(token);
     const refuse = (why: string) => {
@@ -158,7 +161,7 @@ export class PushService {
     if (!row || row.request_id !== requestId) throw refuse('unknown');
     if (row.used_at !== null) throw refuse('used');
     if (row.expires_at <= now) throw refuse('expired');
-    const request = this.deps.permissions.get(requestId);
+    const request = await this.deps.permissions.get(requestId);
     if (!request) throw refuse('unknown');
     if (request.status !== 'pending') {
       throw conflict('ALREADY_DECIDED', `This request was already ${request.status} (by ${request.decidedBy ?? 'svc'}); a decision cannot be changed.`, {
@@ -167,7 +170,7 @@ export class PushService {
       });
     }
     if (!this.deps.repo.use(token, now)) throw refuse('used');
-    return this.deps.permissions.decide(requestId, { decision: row.decision }, 'push', `push:${row.subscription_id} (${actor})`);
+    return await this.deps.permissions.decide(requestId, { decision: row.decision }, 'push', `push:${row.subscription_id} (${actor})`);
   }
 
   private track(work: Promise<unknown>): void {

@@ -121,7 +121,7 @@ test('an expired decision token is refused; a subscription its push service says
     const [received] = await pushService.waitFor(1);
     const { requestId, actions } = received!.payload;
     now += 61_000;
-    assert.throws(() => push.decideByToken(requestId, actions[0].token, 'test'), (err: any) => err.code === 'DECISION_TOKEN_INVALID');
+    await assert.rejects(push.decideByToken(requestId, actions[0].token, 'test'), (err: any) => err.code === 'DECISION_TOKEN_INVALID');
     assert.equal(permissions.get(requestId)!.status, 'pending', 'an expired token decides nothing');
 
     now = Date.now();

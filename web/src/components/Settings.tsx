@@ -8,11 +8,12 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, get, type ProviderInfo } from '../api.ts';
 import { loadRegistry } from '../actions.ts';
-import { onLiveEvent, setState, useStore } from '../store.ts';
+import { onLiveEvent, setState, toast, useStore } from '../store.ts';
 import { Icon } from '../../ui/icons.tsx';
 import { ConfirmDialog } from '../../ui/components.tsx';
 import { ChannelStatus } from './Channels.tsx';
-import { PushControl } from './PushControl.tsx';
+import { PushControl } from '../../ui/PushControl.tsx';
+import { chatPush } from '../push.ts';
 import { DiskUse } from './DiskUse.tsx';
 import { choicesOf, plainError, REDACTED, settingKind, type Choice, type SettingSchema } from '../../../src/protocol/settings-form.ts';
 import './settings.css';
@@ -657,7 +658,7 @@ export function Settings() {
                     ) : null,
                   )}
                   {name === 'channels' && <ChannelStatus />}
-                  {name === 'push' && <PushControl />}
+                  {name === 'push' && <PushControl device={chatPush} toast={toast} />}
                   {name === 'traces' && <DiskUse />}
                 </fieldset>
               );

@@ -10,5 +10,6 @@ import { m006Notes } from './006-notes.ts';
 import { m007Fleet } from './007-fleet.ts';
 import { m008FleetInstances } from './008-fleet-instances.ts';
 import { m009FleetWork } from './009-fleet-work.ts';
+import { m010Push } from './010-push.ts';
 
-export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive, m005Settings, m006Notes, m007Fleet, m008FleetInstances, m009FleetWork];
+export const managerMigrations: readonly Migration[] = [m001Instances, m002BoardSchedule, m003Connectors, m004Executive, m005Settings, m006Notes, m007Fleet, m008FleetInstances, m009FleetWork, m010Push];
