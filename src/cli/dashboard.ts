@@ -5,7 +5,8 @@ import { HomeInUseError } from '../core/server-lock.ts';
 import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
 import { announce, complain } from '../core/log.ts';
 import { startServiceLog } from './service-log.ts';
-import { exposedWithoutTls } from '../modules/fleet/index.ts';
+import { readFileSync } from 'node:fs';
+import { exposedWithoutTls, loadFleetHub } from '../modules/fleet/index.ts';
 
 export interface DashboardServeOptions extends TlsFileOptions {
   port: number;
@@ -13,8 +14,11 @@ export interface DashboardServeOptions extends TlsFileOptions {
   /** This run's scan range; each one not given comes from the manager's settings. */
   from?: number;
   count?: number;
-  /** `--fleet`: the hub's NATS port and address (default: every interface with TLS, loopback without). */
-  fleet?: { port: number; host?: string };
+  /**
+   * `--fleet`: the hub's NATS port and address (default: every interface with TLS, loopback without); or, with
+   * `--nats-url` and `--nats-creds`, a NATS an operator runs and the hub's credentials file there.
+   */
+  fleet?: { port: number; host?: string; url?: string; credsFile?: string };
 }
 
 export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
@@ -27,8 +31,15 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
     complain(`svc dashboard: ${err.message}`);
     process.exit(1);
   }
-  const fleet = o.fleet && { port: o.fleet.port, host: o.fleet.host ?? (tls ? '0.0.0.0' : '127.0.0.1') };
-  const exposed = fleet && exposedWithoutTls(fleet.host, Boolean(tls));
+  let external;
+  try {
+    external = o.fleet && (await operatorNats(o.fleet));
+  } catch (err) {
+    complain(`svc dashboard: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  const fleet = o.fleet && { port: o.fleet.port, host: o.fleet.host ?? (tls ? '0.0.0.0' : '127.0.0.1'), ...(external ? { external } : {}) };
+  const exposed = fleet && !external && exposedWithoutTls(fleet.host, Boolean(tls));
   if (exposed) {
     complain(`svc dashboard: ${exposed}`);
     process.exit(1);
@@ -61,4 +72,23 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
   const hub = app.fleet.hub?.status();
   if (hub) announce(`fleet: machines join at ${hub.url} (svc fleet invite makes a code)`);
   announce(`manager home: ${o.home}; ${count ? `scanning ports ${from}-${from + count - 1}` : 'no port scan'}`);
+}
+
+/** The operator's NATS of `--nats-url`/`--nats-creds` (both or neither), its credentials read and checked. */
+async function operatorNats(f: { url?: string; credsFile?: string }): Promise<{ url: string; creds: string } | undefined> {
+  if (f.url === undefined && f.credsFile === undefined) return undefined;
+  if (f.url === undefined || f.credsFile === undefined) throw new Error('--nats-url and --nats-creds go together: the NATS an operator runs, and the credentials file of the user it made for this hub');
+  if (!/^(nats|tls):\/\/[^/\s]+$/.test(f.url)) throw new Error(`--nats-url '${f.url}' is not a NATS address, like nats://nats.example:4222 or tls://nats.example:4222`);
+  let creds: string;
+  try {
+    creds = readFileSync(f.credsFile, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read --nats-creds ${f.credsFile}: ${(err as Error).message}`);
+  }
+  try {
+    (await loadFleetHub()).parseCreds(creds);
+  } catch (err) {
+    throw new Error(`--nats-creds ${f.credsFile} is not a NATS user's credentials file: ${(err as Error).message}`);
+  }
+  return { url: f.url, creds };
 }

@@ -148,8 +148,10 @@ function dashboardCommand(program: Command): void {
     .option('--fleet', 'run the fleet: other machines join this dashboard over NATS (supervises nats-server; docs/fleet.md)')
     .option('--nats-port <port>', "the fleet's NATS port", parsePort, 4222)
     .option('--nats-host <host>', "the fleet's NATS address (default: every interface with --tls-cert, 127.0.0.1 without)")
+    .option('--nats-url <url>', 'use a NATS an operator runs instead of starting nats-server (with --nats-creds; docs/fleet.md)')
+    .option('--nats-creds <file>', "the credentials file of the hub's user on that NATS")
     .addOption(serviceOption())
-    .action(async (opts: { port: number; home?: string; from?: number; count?: number; service?: string; fleet?: boolean; natsPort: number; natsHost?: string } & TlsFileOptions) => {
+    .action(async (opts: { port: number; home?: string; from?: number; count?: number; service?: string; fleet?: boolean; natsPort: number; natsHost?: string; natsUrl?: string; natsCreds?: string } & TlsFileOptions) => {
       asService(opts.service);
       const [{ serveDashboard }, { homedir }, { join }] = await Promise.all([import('./dashboard.ts'), import('node:os'), import('node:path')]);
       await serveDashboard({
@@ -159,7 +161,7 @@ function dashboardCommand(program: Command): void {
         count: opts.count,
         tlsCert: opts.tlsCert,
         tlsKey: opts.tlsKey,
-        ...(opts.fleet ? { fleet: { port: opts.natsPort, ...(opts.natsHost ? { host: opts.natsHost } : {}) } } : {}),
+        ...(opts.fleet || opts.natsUrl ? { fleet: { port: opts.natsPort, ...(opts.natsHost ? { host: opts.natsHost } : {}), url: opts.natsUrl, credsFile: opts.natsCreds } } : {}),
       });
     });
 }
@@ -174,9 +176,18 @@ function fleetCommand(program: Command): void {
     .option('--name <name>', "this machine's name on the dashboard (default: its host name)")
     .option('--home <dir>', 'the data directory of the svc serve that joins (or $SVC_HOME; default ~/.svc)')
     .option('--fingerprint <sha256>', "the hub's certificate (the invite names it when the hub serves TLS): any other is refused")
-    .action(async (url: string, opts: { code: string; name?: string; home?: string; fingerprint?: string }) => {
+    .option('--creds <file>', "a fleet on a NATS an operator runs: the credentials file of the user the operator made for this machine (svc fleet permissions says what it may do)")
+    .action(async (url: string, opts: { code: string; name?: string; home?: string; fingerprint?: string; creds?: string }) => {
       const [{ fleetJoin }, { defaultHome }] = await Promise.all([import('./fleet.ts'), import('../core/home.ts')]);
-      process.exitCode = await fleetJoin({ url, code: opts.code, ...(opts.name ? { name: opts.name } : {}), ...(opts.fingerprint ? { fingerprint: opts.fingerprint } : {}), home: opts.home ?? defaultHome() });
+      process.exitCode = await fleetJoin({ url, code: opts.code, ...(opts.name ? { name: opts.name } : {}), ...(opts.fingerprint ? { fingerprint: opts.fingerprint } : {}), ...(opts.creds ? { credsFile: opts.creds } : {}), home: opts.home ?? defaultHome() });
+    });
+  fleet
+    .command('permissions <key-or-creds>')
+    .description("for a NATS operator: the machine id and the permissions of a machine's user, from its public key (U…) or its .creds file")
+    .option('--json', 'print them as JSON (the subjects of a user JWT: pub, sub, resp)')
+    .action(async (keyOrCreds: string, opts: { json?: boolean }) => {
+      const { fleetPermissions } = await import('./fleet.ts');
+      process.exitCode = await fleetPermissions(keyOrCreds, { json: Boolean(opts.json) });
     });
   fleet
     .command('invite')

@@ -36,6 +36,8 @@ export interface HomePaths {
   fleetMembership: string;
   /** Its NKey seed (mode 0600; never sent anywhere). */
   fleetKey: string;
+  /** A NATS operator's credentials for this machine, when it joined an operator-owned fleet (mode 0600). */
+  fleetCreds: string;
 }
 
 export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
@@ -63,6 +65,7 @@ export function homePaths(root: string): HomePaths {
     vapidKeys: join(root, 'push-vapid.json'),
     fleetMembership: join(root, 'fleet', 'membership.json'),
     fleetKey: join(root, 'fleet', 'machine.nk'),
+    fleetCreds: join(root, 'fleet', 'machine.creds'),
   };
 }
 

@@ -71,6 +71,8 @@ export type Heartbeat = z.infer<typeof HeartbeatSchema>;
 export const JoinRequestSchema = lazySchema(() => z.object({
   code: z.string().max(100),
   publicKey: z.string().max(100),
+  /** The key's signature of the code (fleet/creds.ts joinProof), base64url: the machine holds the key it presents. */
+  signature: z.string().max(200),
   name: line(200).trim().min(1),
 }));
 export const JoinAnswerSchema = lazySchema(() => z.union([

@@ -71,10 +71,14 @@ export interface ManagerOptions {
    * serve HTTPS with the same files, so nothing it shows or proxies travels in the clear on any hop.
    */
   tls?: ServerTls;
-  /** Run the fleet's hub (`--fleet`): its nats-server on host:port (docs/fleet.md). */
+  /**
+   * Run the fleet's hub (`--fleet`): its nats-server on host:port, or (`external`, from `--nats-url` and
+   * `--nats-creds`) a NATS an operator runs, reached with the hub's credentials (docs/fleet.md).
+   */
   fleet?: {
     host: string;
     port: number;
+    external?: { url: string; creds: string };
     heartbeatMs?: number;
     inviteTtlMs?: number;
     /** How long a machine may go silent on a work item before another gets it (tests). */
@@ -280,8 +284,9 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
 function fleetOf(side: FleetHubSide, options: ManagerOptions, db: Db, bus: EventBus, sync: () => InstanceType<FleetHubSide['FleetInstanceSync']>): FleetHandle {
   const { FleetHub, FleetRepo, WorkRepo, findNatsServer, NATS_INSTALL_HINT } = side;
   if (!options.fleet) return {};
-  const binary = options.fleet.search ? findNatsServer(options.fleet.search.env, options.fleet.search.dirs) : findNatsServer();
-  if (!binary) {
+  const { external } = options.fleet;
+  const binary = external ? undefined : options.fleet.search ? findNatsServer(options.fleet.search.env, options.fleet.search.dirs) : findNatsServer();
+  if (!external && !binary) {
     complain(`svc dashboard: ${NATS_INSTALL_HINT}; running without the fleet`);
     return { off: NATS_INSTALL_HINT };
   }
@@ -289,9 +294,7 @@ function fleetOf(side: FleetHubSide, options: ManagerOptions, db: Db, bus: Event
     dir: join(options.home, 'fleet'),
     repo: new FleetRepo(db),
     workRepo: new WorkRepo(db),
-    binary,
-    host: options.fleet.host,
-    port: options.fleet.port,
+    nats: external ?? { binary: binary!, host: options.fleet.host, port: options.fleet.port },
     ...(options.tls ? { tls: { certFile: options.tls.certFile, keyFile: options.tls.keyFile, pem: options.tls.cert.toString('utf8'), fingerprint: options.tls.fingerprint } } : {}),
     ...(options.fleet.heartbeatMs !== undefined ? { heartbeatMs: options.fleet.heartbeatMs } : {}),
     ...(options.fleet.inviteTtlMs !== undefined ? { inviteTtlMs: options.fleet.inviteTtlMs } : {}),

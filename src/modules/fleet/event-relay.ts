@@ -6,6 +6,7 @@
 import { AckPolicy, DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Reader, ReaderHandlers } from '../dashboard/index.ts';
+import { ensureStream } from './streams.ts';
 import { ALL_INSTANCE_EVENTS, EVENTS_STREAM, eventsConsumer, instanceEventsSubject } from './subjects.ts';
 
 /** The stream's bounds: a week of events, at most 256 MiB (the oldest go first). */
@@ -36,7 +37,7 @@ export class EventRelay {
       discard: DiscardPolicy.Old,
       duplicate_window: nanos(DUPLICATE_WINDOW_MS),
     };
-    await this.jsm.streams.add(stream).catch(() => this.jsm!.streams.update(EVENTS_STREAM, stream));
+    await ensureStream(this.jsm, stream);
   }
 
   /**

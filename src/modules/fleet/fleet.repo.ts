@@ -72,6 +72,12 @@ export class FleetRepo {
     return row && toMachine(row);
   }
 
+  /** Whether a machine of this id ever joined, revoked or not (a revoked key never joins again). */
+  everJoined(id: string): 'member' | 'revoked' | undefined {
+    const row = this.db.prepare('SELECT revoked_at FROM fleet_machines WHERE id = ?').get(id) as { revoked_at: number | null } | undefined;
+    return row ? (row.revoked_at === null ? 'member' : 'revoked') : undefined;
+  }
+
   seen(id: string, at: number, info: Heartbeat): void {
     this.db.prepare('UPDATE fleet_machines SET last_seen = ?, info = ?, name = ? WHERE id = ? AND revoked_at IS NULL').run(at, JSON.stringify(info), info.name, id);
   }

@@ -5,12 +5,13 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { Duplex } from 'node:stream';
-import { connect, errors, nkeyAuthenticator, type NatsConnection, type Msg } from '@nats-io/transport-node';
+import { connect, credsAuthenticator, errors, nkeyAuthenticator, type NatsConnection, type Msg } from '@nats-io/transport-node';
 import { fromPublic } from '@nats-io/nkeys';
 import { notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { HeartbeatSchema, JoinRequestSchema, MachineAnswerSchema, type WorkItem, type FleetStatus, type Invite, type JoinAnswer, type Machine, type NATS_STATES } from '../../protocol/fleet.ts';
 import type { FleetMachineChange } from './events.ts';
+import { joinProof, machineIdOf } from './creds.ts';
 import { FleetRepo, type MachineRow } from './fleet.repo.ts';
 import { inviteCodeHash, newInviteCode, normalizeInviteCode } from './invite-code.ts';
 import { loadOrCreateUserKey } from './keys.ts';
@@ -25,6 +26,15 @@ import { WorkQueue } from './work-queue.ts';
 import type { WorkRepo } from './work.repo.ts';
 
 export const INVITE_TTL_MS = 10 * 60_000;
+
+/** Whether `signature` (base64url) is `key`'s signature of `data`. */
+function verifies(key: ReturnType<typeof fromPublic>, data: Uint8Array, signature: string): boolean {
+  try {
+    return key.verify(data, Buffer.from(signature, 'base64url'));
+  } catch {
+    return false;
+  }
+}
 /** How often a machine says it is there; three missed in a row and it is offline. */
 export const HEARTBEAT_MS = 5_000;
 const MISSED_BEATS = 3;
@@ -39,9 +49,11 @@ export interface FleetHubOptions {
   dir: string;
   repo: FleetRepo;
   workRepo: WorkRepo;
-  binary: string;
-  host: string;
-  port: number;
+  /**
+   * The nats-server the hub runs (`binary`, on `host`:`port`), or a NATS an operator runs, reached at `url` with a
+   * credentials file (`creds`, its text): then the operator owns its accounts and users, and the hub adds none.
+   */
+  nats: { binary: string; host: string; port: number } | { url: string; creds: string };
   /** The dashboard's certificate: the hub serves NATS over TLS with it. */
   tls?: { certFile: string; keyFile: string; pem: string; fingerprint: string };
   heartbeatMs?: number;
@@ -58,7 +70,10 @@ export interface FleetHubOptions {
 }
 
 export class FleetHub {
-  private readonly nats: NatsServerProcess;
+  /** The nats-server the hub supervises; none when it uses an operator's NATS. */
+  private readonly nats?: NatsServerProcess;
+  /** The operator's NATS, when the hub uses one: where, with which credentials, and the hub's connection to it. */
+  private readonly external?: { url: string; creds: string; state: (typeof NATS_STATES)[number] };
   private readonly hubKey;
   private connection?: NatsConnection;
   private readonly online = new Map<string, boolean>();
@@ -76,7 +91,7 @@ export class FleetHub {
   readonly events = new EventRelay();
 
   constructor(private readonly o: FleetHubOptions) {
-    const exposed = exposedWithoutTls(o.host, Boolean(o.tls));
+    const exposed = 'binary' in o.nats ? exposedWithoutTls(o.nats.host, Boolean(o.tls)) : undefined;
     if (exposed) throw new Error(exposed);
     mkdirSync(o.dir, { recursive: true, mode: 0o700 });
     this.hubKey = loadOrCreateUserKey(join(o.dir, 'hub.nk'));
@@ -91,36 +106,52 @@ export class FleetHub {
       onChange: o.onWork,
       now: this.now,
     });
+    if (!('binary' in o.nats)) {
+      this.external = { url: o.nats.url, creds: o.nats.creds, state: 'stopped' };
+      return;
+    }
     this.nats = new NatsServerProcess({
-      binary: o.binary,
+      binary: o.nats.binary,
       configFile: join(o.dir, 'nats-server.conf'),
       logFile: this.logFile,
       serverName: this.serverName,
-      host: o.host,
-      port: o.port,
-      onState: (state, reason) => {
-        this.lastReason = reason;
-        o.onNats(state, reason);
-      },
+      host: o.nats.host,
+      port: o.nats.port,
+      onState: (state, reason) => this.natsState(state, reason),
     });
   }
 
-  /** The URL a machine joins: this host's name when the hub listens on every interface. */
+  private natsState(state: (typeof NATS_STATES)[number], reason?: string): void {
+    this.lastReason = reason;
+    if (this.external) this.external.state = state;
+    this.o.onNats(state, reason);
+  }
+
+  /** The URL a machine joins: the operator's NATS, or this host's name when the hub listens on every interface. */
   get url(): string {
-    const host = isWildcardHost(this.o.host) ? hostname() : this.o.host;
-    return `${this.o.tls ? 'tls' : 'nats'}://${host.includes(':') ? `[${host}]` : host}:${this.o.port}`;
+    if (!('binary' in this.o.nats)) return this.o.nats.url;
+    const host = isWildcardHost(this.o.nats.host) ? hostname() : this.o.nats.host;
+    return `${this.o.tls ? 'tls' : 'nats'}://${host.includes(':') ? `[${host}]` : host}:${this.o.nats.port}`;
+  }
+
+  /** Whether the hub uses an operator's NATS, whose users are the operator's to make and revoke. */
+  get operatorOwned(): boolean {
+    return this.external !== undefined;
   }
 
   async start(): Promise<void> {
-    await this.nats.start(this.config());
+    if (this.nats) await this.nats.start(this.config());
+    else this.natsState('starting');
+    const target = 'binary' in this.o.nats ? { servers: `${reachableHost(this.o.nats.host)}:${this.o.nats.port}` } : { servers: this.o.nats.url };
     this.connection = await connect({
-      servers: `${reachableHost(this.o.host)}:${this.o.port}`,
-      authenticator: nkeyAuthenticator(this.hubKey.getSeed()),
+      ...target,
+      authenticator: this.external ? credsAuthenticator(new TextEncoder().encode(this.external.creds)) : nkeyAuthenticator(this.hubKey.getSeed()),
       name: 'svc-fleet-hub',
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
-      ...(this.o.tls ? { tls: pinnedTls(this.o.tls.pem, this.o.tls.fingerprint) } : {}),
+      ...(this.o.tls && this.nats ? { tls: pinnedTls(this.o.tls.pem, this.o.tls.fingerprint) } : {}),
     });
+    if (this.external) this.natsState('running');
     this.connection.subscribe(JOIN_SUBJECT, { callback: (err, msg) => void (err || this.onJoin(msg).catch(() => this.answer(msg, { ok: false, error: 'the hub could not add this machine: try again' }))) });
     this.connection.subscribe(ALL_HEARTBEATS, { callback: (err, msg) => void (err || this.onHeartbeat(msg)) });
     const connection = this.connection;
@@ -141,14 +172,14 @@ export class FleetHub {
 
   /** The pid of the nats-server the hub supervises, while it runs. */
   get natsPid(): number | undefined {
-    return this.nats.pid;
+    return this.nats?.pid;
   }
 
   status(): FleetStatus {
     return {
       enabled: true,
-      nats: this.nats.state,
-      ...(this.nats.state !== 'running' && this.lastReason ? { reason: this.lastReason } : {}),
+      nats: this.state,
+      ...(this.state !== 'running' && this.lastReason ? { reason: this.lastReason } : {}),
       url: this.url,
       fingerprint: this.o.tls?.fingerprint ?? null,
     };
@@ -198,9 +229,21 @@ export class FleetHub {
     return answer.data;
   }
 
-  /** When the hub's own connection drops, what it sent meanwhile is lost: every tunnel ends (the callers retry). */
+  private get state(): (typeof NATS_STATES)[number] {
+    return this.nats?.state ?? this.external!.state;
+  }
+
+  /**
+   * When the hub's own connection drops, what it sent meanwhile is lost: every tunnel ends (the callers retry). An
+   * operator's NATS has no process the hub watches: its state is the connection's.
+   */
   private async watchConnection(connection: NatsConnection, tunnels: TunnelTable): Promise<void> {
-    for await (const status of connection.status()) if (status.type === 'disconnect') tunnels.abort('the hub lost its connection to its nats-server');
+    for await (const status of connection.status()) {
+      if (status.type === 'disconnect') {
+        tunnels.abort('the hub lost its connection to its nats-server');
+        if (this.external) this.natsState('restarting', `the connection to ${this.external.url} dropped: reconnecting`);
+      } else if (status.type === 'reconnect' && this.external) this.natsState('running');
+    }
   }
 
   createInvite(): Invite {
@@ -209,8 +252,11 @@ export class FleetHub {
     const now = this.now();
     const expiresAt = now + (this.o.inviteTtlMs ?? INVITE_TTL_MS);
     this.o.repo.addInvite(id, inviteCodeHash(normalizeInviteCode(code)!), now, expiresAt);
-    const pin = this.o.tls ? ` --fingerprint ${this.o.tls.fingerprint}` : '';
-    return { id, code, expiresAt, command: `svc fleet join ${this.url} --code ${code}${pin}` };
+    // the dashboard's certificate is the NATS's only when the hub runs it; on an operator's NATS the machine joins
+    // with the user the operator made for it
+    const pin = this.o.tls && this.nats ? ` --fingerprint ${this.o.tls.fingerprint}` : '';
+    const creds = this.external ? ' --creds <the machine\'s .creds file>' : '';
+    return { id, code, expiresAt, command: `svc fleet join ${this.url} --code ${code}${pin}${creds}` };
   }
 
   machines(): Machine[] {
@@ -222,14 +268,17 @@ export class FleetHub {
     return row && this.view(row);
   }
 
-  /** Forgets a machine: its key is no longer a user of the hub's NATS, which closes its connection. */
+  /**
+   * Forgets a machine: its key is no longer a user of the hub's NATS, which closes its connection. On an operator's
+   * NATS the user is the operator's to revoke: the hub forgets the machine and ignores what it sends from then on.
+   */
   async revoke(id: string): Promise<Machine> {
     const row = this.o.repo.machine(id);
     if (!row || !this.o.repo.revoke(id, this.now())) throw notFound('machine', id);
     const keys = this.view(row).instances.map((i) => i.key);
     this.online.delete(id);
     this.tunnels?.abort(`machine ${row.name} was revoked`, (key) => key.startsWith(`${id}/`));
-    await this.nats.reload(this.config());
+    await this.nats?.reload(this.config());
     await this.work.revokeMachine(id);
     await this.events.forgetMachine(id, keys);
     const machine = { ...this.view(row), online: false };
@@ -240,14 +289,16 @@ export class FleetHub {
   async close(): Promise<void> {
     clearInterval(this.sweep);
     await this.connection?.close().catch(() => undefined);
-    await this.nats.stop();
+    if (this.nats) await this.nats.stop();
+    else this.natsState('stopped');
   }
 
   private config(): string {
+    const nats = this.o.nats as { host: string; port: number };
     return renderNatsConfig({
       serverName: this.serverName,
-      host: this.o.host,
-      port: this.o.port,
+      host: nats.host,
+      port: nats.port,
       ...(this.o.tls ? { tls: { certFile: this.o.tls.certFile, keyFile: this.o.tls.keyFile } } : {}),
       hubPublicKey: this.hubKey.getPublicKey(),
       machines: this.o.repo.machines().map((m) => ({ id: m.id, publicKey: m.publicKey })),
@@ -296,21 +347,27 @@ export class FleetHub {
       const issue = parsed.error.issues[0]!;
       return fail(`the join request is malformed (${issue.path.join('.') || 'the request'}: ${issue.message})`);
     }
-    const { code, publicKey, name } = parsed.data;
+    const { code, publicKey, name, signature } = parsed.data;
+    let key;
     try {
       if (!publicKey.startsWith('U')) throw new Error('not a user key');
-      fromPublic(publicKey);
+      key = fromPublic(publicKey);
     } catch {
       return fail('the public key is not an NKey of a user');
     }
+    // the machine signs its code with the key it presents: a join cannot name someone else's key
+    if (!verifies(key, joinProof(code), signature)) return fail('the join is not signed by the key it presents');
     const normalized = normalizeInviteCode(code);
     const invite = normalized ? this.o.repo.inviteByHash(inviteCodeHash(normalized)) : undefined;
     if (!invite) return fail('unknown invite code: check it, or make a new invite on the dashboard');
     if (invite.usedAt !== null) return fail('this invite code was used already: make a new invite on the dashboard');
     if (invite.expiresAt <= now) return fail('this invite code has expired: make a new invite on the dashboard');
-    const machine = { id: newId('m'), name, publicKey };
+    const machine = { id: machineIdOf(publicKey), name, publicKey };
+    const before = this.o.repo.everJoined(machine.id);
+    if (before === 'member') return fail('this key has joined already: a machine joins with a key of its own');
+    if (before === 'revoked') return fail('this key was revoked on this hub: a revoked machine joins again with a new key (a new user from the NATS operator)');
     if (!this.o.repo.join(invite.id, machine, now)) return fail('this invite code was used already: make a new invite on the dashboard');
-    await this.nats.reload(this.config());
+    await this.nats?.reload(this.config());
     await this.work.addConsumer(machine.id);
     this.answer(msg, { ok: true, machineId: machine.id, name });
     this.o.onMachine(this.view(this.o.repo.machine(machine.id)!), 'joined');

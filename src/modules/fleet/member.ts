@@ -6,11 +6,11 @@ import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Server as TlsServer } from 'node:tls';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import { connect, nkeyAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { connect, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import type { z } from 'zod';
 import { CredentialsRequestSchema, TunnelOpenSchema, type Heartbeat, type MachineAnswer, type MachineInstance, type MEMBER_STATES, type MemberStatus } from '../../protocol/fleet.ts';
 import { HEARTBEAT_MS } from './hub.ts';
-import { readMachineSeed, type Membership } from './membership.ts';
+import { machineAuthenticator, type Membership } from './membership.ts';
 import { pinnedTls } from './tls-pin.ts';
 import { EventOutbox } from './event-outbox.ts';
 import { heartbeatSubject, instanceEventsSubject, machineInboxPrefix, requestSubject, tunnelOfSubject, tunnelToHub } from './subjects.ts';
@@ -72,7 +72,7 @@ export class FleetMember {
     const { membership } = this.o;
     const connection = await connect({
       servers: membership.url,
-      authenticator: nkeyAuthenticator(readMachineSeed(this.o.home)),
+      authenticator: machineAuthenticator(this.o.home),
       inboxPrefix: machineInboxPrefix(membership.machineId),
       name: `svc-machine-${membership.machineId}`,
       waitOnFirstConnect: true,

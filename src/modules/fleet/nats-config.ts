@@ -30,6 +30,21 @@ export function machinePermissions(machineId: string) {
   };
 }
 
+/**
+ * The same, as the permissions of the user an operator makes for a machine on a NATS it runs (a user JWT's
+ * `pub`, `sub` and `resp`; `svc fleet permissions` prints them): what the hub's own nats-server gives a machine,
+ * and the join subject, which a machine there uses with its own credentials (the hub's nats-server has a join user
+ * for it instead).
+ */
+export function operatorUserPermissions(machineId: string) {
+  const own = machinePermissions(machineId);
+  return {
+    pub: { allow: [...own.publish.allow, JOIN_SUBJECT], deny: own.publish.deny },
+    sub: { allow: own.subscribe.allow },
+    resp: { max: 1 },
+  };
+}
+
 export function renderNatsConfig(c: NatsConfigInput): string {
   const users = [
     { nkey: c.hubPublicKey },

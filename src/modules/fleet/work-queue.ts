@@ -10,6 +10,7 @@ import { AppError, badRequest, notFound } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { WorkReportSchema, type WorkItem } from '../../protocol/fleet.ts';
 import { fleetInstanceId } from './instance-names.ts';
+import { ensureStream } from './streams.ts';
 import { ALL_WORK_REPORTS, machineOfSubject, WORK_STREAM, WORK_SUBJECTS, workConsumer, workSubject } from './subjects.ts';
 import type { WorkInput } from './work-input.ts';
 import type { WorkRepo } from './work.repo.ts';
@@ -43,7 +44,7 @@ export class WorkQueue {
     this.jsm = await jetstreamManager(connection);
     this.js = jetstream(connection);
     const stream = { name: WORK_STREAM, subjects: [WORK_SUBJECTS], retention: RetentionPolicy.Workqueue, storage: StorageType.File, max_age: nanos(MAX_AGE_MS), max_bytes: MAX_BYTES, discard: DiscardPolicy.New };
-    await this.jsm.streams.add(stream).catch(() => this.jsm!.streams.update(WORK_STREAM, stream));
+    await ensureStream(this.jsm, stream);
     for (const target of ['any', ...machineIds]) await this.addConsumer(target);
     connection.subscribe(ALL_WORK_REPORTS, { callback: (err, msg) => void (err || this.onReport(msg)) });
   }

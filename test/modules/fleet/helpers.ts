@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { findNatsServer } from '../../../src/modules/fleet/hub-side.ts';
 import { freePort } from '../../support/ports.ts';
 import { sendJson } from '../../support/server.ts';
@@ -23,3 +24,12 @@ export async function invite(manager: TestManager): Promise<{ id: string; code: 
 }
 
 export const machineHome = () => mkdtempSync(join(tmpdir(), 'svc-machine-'));
+
+/** Collects the errors the server sends on a connection (permission violations arrive this way). */
+export function serverErrors(connection: NatsConnection): string[] {
+  const errors: string[] = [];
+  void (async () => {
+    for await (const s of connection.status()) if (s.type === 'error') errors.push(String((s as { error?: unknown }).error));
+  })();
+  return errors;
+}

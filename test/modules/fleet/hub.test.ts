@@ -7,11 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { connect, nkeyAuthenticator, usernamePasswordAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { connect, nkeyAuthenticator, usernamePasswordAuthenticator } from '@nats-io/transport-node';
 import { readMembership } from '../../../src/modules/fleet/membership.ts';
 import { joinFleet, JoinError } from '../../../src/modules/fleet/hub-side.ts';
 import { readMachineSeed } from '../../../src/modules/fleet/membership.ts';
 import { heartbeatSubject, JOIN_USER, requestSubject } from '../../../src/modules/fleet/subjects.ts';
+import { joinProof } from '../../../src/modules/fleet/creds.ts';
+import { createUser } from '@nats-io/nkeys';
 import { homePaths } from '../../../src/core/home.ts';
 import { VERSION } from '../../../src/core/version.ts';
 import { freePort } from '../../support/ports.ts';
@@ -19,20 +21,12 @@ import { getJson, sendJson, startServer, type TestServer } from '../../support/s
 import { openSse, type SseConnection } from '../../support/sse.ts';
 import { runSvc } from '../../support/cli.ts';
 import { startManager, until, type TestManager } from '../dashboard/helpers.ts';
-import { fleetManager as fleetManagerOf, invite, machineHome, skipWithoutNats } from './helpers.ts';
+import { fleetManager as fleetManagerOf, invite, machineHome, serverErrors, skipWithoutNats } from './helpers.ts';
 
 const skip = skipWithoutNats;
 const HEARTBEAT_MS = 200;
 const fleetManager = (options: { inviteTtlMs?: number } = {}) => fleetManagerOf({ heartbeatMs: HEARTBEAT_MS, ...options });
 
-/** Collects the errors the server sends on a connection (permission violations arrive this way). */
-function serverErrors(connection: NatsConnection): string[] {
-  const errors: string[] = [];
-  void (async () => {
-    for await (const s of connection.status()) if (s.type === 'error') errors.push(String((s as { error?: unknown }).error));
-  })();
-  return errors;
-}
 
 const joinError = async (promise: Promise<unknown>): Promise<string> => {
   const err = await promise.then(() => undefined, (e: unknown) => e);
@@ -209,11 +203,16 @@ describe('the fleet: anything sent to the join subject', { skip }, () => {
     const ask = async (payload: string | Uint8Array) => JSON.parse((await joiner.request('svc.fleet.join', payload, { timeout: 5000 })).string());
     // a good code with a name that holds a control character: refused, and the code is not spent
     const { code } = await invite(manager);
-    const key = 'UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4';
-    assert.deepEqual(await ask(JSON.stringify({ code, publicKey: key, name: 'evil\u0000name' })), { ok: false, error: 'the join request is malformed (name: no control characters)' });
-    assert.match((await ask(JSON.stringify({ code, publicKey: 'not-a-key', name: 'x' }))).error, /not an NKey of a user/);
+    const pair = createUser();
+    const key = pair.getPublicKey();
+    const signature = (by = pair) => Buffer.from(by.sign(joinProof(code))).toString('base64url');
+    assert.deepEqual(await ask(JSON.stringify({ code, publicKey: key, signature: signature(), name: 'evil\u0000name' })), { ok: false, error: 'the join request is malformed (name: no control characters)' });
+    assert.match((await ask(JSON.stringify({ code, publicKey: 'not-a-key', signature: signature(), name: 'x' }))).error, /not an NKey of a user/);
+    // someone else's key: the join must be signed by the key it presents
+    assert.match((await ask(JSON.stringify({ code, publicKey: key, signature: signature(createUser()), name: 'x' }))).error, /not signed by the key it presents/);
+    assert.match((await ask(JSON.stringify({ code, publicKey: key, signature: 'not base64', name: 'x' }))).error, /not signed by the key it presents/);
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.json(), fc.string(), fc.uint8Array({ maxLength: 2000 }), fc.record({ code: fc.string(), publicKey: fc.string(), name: fc.string() }).map((r) => JSON.stringify(r))), async (payload) => {
+      fc.asyncProperty(fc.oneof(fc.json(), fc.string(), fc.uint8Array({ maxLength: 2000 }), fc.record({ code: fc.string(), publicKey: fc.string(), signature: fc.string(), name: fc.string() }).map((r) => JSON.stringify(r))), async (payload) => {
         const answer = await ask(payload);
         assert.equal(answer.ok, false);
         assert.equal(typeof answer.error, 'string');
@@ -221,7 +220,7 @@ describe('the fleet: anything sent to the join subject', { skip }, () => {
       { numRuns: 60 },
     );
     assert.deepEqual((await getJson(`${manager.url}/api/dashboard/machines`)).body.machines, []);
-    assert.match((await ask(JSON.stringify({ code, publicKey: key, name: 'good' }))).error, /too many wrong codes/, 'bounded, and still answering');
+    assert.match((await ask(JSON.stringify({ code, publicKey: key, signature: signature(), name: 'good' }))).error, /too many wrong codes/, 'bounded, and still answering');
   });
 });
 

@@ -4,14 +4,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CODE_BITS, inviteCodeHash, newInviteCode, normalizeInviteCode } from '../../../src/modules/fleet/invite-code.ts';
-import { isLoopbackHost, machinePermissions, renderNatsConfig } from '../../../src/modules/fleet/nats-config.ts';
+import { isLoopbackHost, machinePermissions, operatorUserPermissions, renderNatsConfig } from '../../../src/modules/fleet/nats-config.ts';
+import { CredsError, machineIdOf, parseCreds } from '../../../src/modules/fleet/creds.ts';
+import { createAccount, createUser } from '@nats-io/nkeys';
+import { encodeUser, fmtCreds } from '@nats-io/jwt';
 import { parseNatsLogLine } from '../../../src/modules/fleet/nats-server.ts';
 import { fleetInstanceId, fleetInstanceUrl, parseFleetInstanceUrl, tunnelledUrl } from '../../../src/modules/fleet/instance-names.ts';
 import { providerNotReady } from '../../../src/modules/fleet/local-work.ts';
 import type { ReadyCliStatus } from '../../../src/agent/detect.ts';
 import { FailureWindow } from '../../../src/modules/fleet/rate-limit.ts';
 import { MISSED_SCANS_TO_LEAVE, afterScan, type ListedSibling } from '../../../src/modules/fleet/local-instances.ts';
-import { JOIN_SUBJECT, JOIN_USER, heartbeatSubject, machineOfSubject, requestSubject } from '../../../src/modules/fleet/subjects.ts';
+import { JOIN_SUBJECT, JOIN_USER, heartbeatSubject, machineOfSubject, requestSubject, workConsumer } from '../../../src/modules/fleet/subjects.ts';
 
 test('invite codes: at least 40 bits, two groups of five, read back however they are typed, kept as a hash', () => {
   assert.ok(CODE_BITS >= 40);
@@ -142,4 +145,34 @@ test("nats-server's log lines: level and text, with or without the time; anythin
   assert.deepEqual(parseNatsLogLine('[1] [WRN] Plaintext passwords detected'), { level: 'warn', message: 'Plaintext passwords detected' });
   assert.deepEqual(parseNatsLogLine('[1] [FTL] Error starting server'), { level: 'error', message: 'Error starting server' });
   assert.deepEqual(parseNatsLogLine('nats-server: bad flag'), { level: 'info', message: 'nats-server: bad flag' });
+});
+
+test('a .creds file: its JWT and seed, the public key from the seed; what is missing is named', async () => {
+  const key = createUser();
+  const account = createAccount();
+  const jwt = await encodeUser('laptop', key, account, {});
+  const text = new TextDecoder().decode(fmtCreds(jwt, key));
+  assert.deepEqual(parseCreds(text), { jwt, seed: new TextDecoder().decode(key.getSeed()), publicKey: key.getPublicKey() });
+  assert.throws(() => parseCreds(text.replace(/-----BEGIN NATS USER JWT-----[\s\S]*?------END NATS USER JWT------/, '')), (e: unknown) => e instanceof CredsError && /no user JWT/.test(e.message));
+  assert.throws(() => parseCreds(text.replace(/-----BEGIN USER NKEY SEED-----[\s\S]*?------END USER NKEY SEED------/, '')), (e: unknown) => e instanceof CredsError && /no user seed/.test(e.message));
+  assert.throws(() => parseCreds(text.replace(/(USER NKEY SEED-+\s*\n\s*)\S+/, '$1SUnotaseed')), (e: unknown) => e instanceof CredsError && /not an NKey seed/.test(e.message));
+  assert.throws(() => parseCreds(text.replace(/(USER NKEY SEED-+\s*\n\s*)\S+/, `$1${new TextDecoder().decode(account.getSeed())}`)), (e: unknown) => e instanceof CredsError && /not a user/.test(e.message));
+});
+
+test("a machine's id comes from its key alone, fits a subject token, and its operator permissions are its own subjects and the join", () => {
+  fc.assert(
+    fc.property(fc.constant(null), () => {
+      const key = createUser().getPublicKey();
+      const id = machineIdOf(key);
+      assert.match(id, /^m_[a-z2-7]{20}$/);
+      assert.equal(machineIdOf(key), id);
+      const permissions = operatorUserPermissions(id);
+      const own = machinePermissions(id);
+      assert.deepEqual(permissions.pub.allow, [...own.publish.allow, JOIN_SUBJECT]);
+      assert.deepEqual(permissions.pub.deny, own.publish.deny);
+      assert.deepEqual(permissions.sub.allow, own.subscribe.allow);
+      for (const subject of [...permissions.pub.allow, ...permissions.sub.allow]) assert.ok(subject === JOIN_SUBJECT || subject.includes(id) || subject.includes(workConsumer('any')), subject);
+    }),
+    { numRuns: 50 },
+  );
 });
