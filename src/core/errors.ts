@@ -71,6 +71,8 @@ export const ERROR_CODES = [
   'TRACE_REMOVED',
   // worker worktrees (src/modules/orchestration/worktrees)
   'NOT_A_GIT_REPOSITORY', 'NO_WORKTREE', 'WORKTREE_BUSY', 'MERGE_CONFLICT', 'GIT_FAILED', 'UNMERGED_WORKTREES',
+  // model endpoints (src/modules/models)
+  'ENDPOINT_EXISTS',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -35,7 +35,8 @@ import type { RunSources } from '../agent/run-request.ts';
 import { RUN_TOKEN_ENV, RunCredentials } from '../agent/run-credentials.ts';
 import { TraceRecorder } from '../agent/traces.ts';
 import { fleetSettings, loadFleetMachine, type FleetMember, type LocalInstances } from '../modules/fleet/index.ts';
-import { isProviderId } from '../agent/providers/registry.ts';
+import { isProviderId, PROVIDER_IDS } from '../agent/providers/registry.ts';
+import { EndpointsRepo, ModelEndpoints, loadEndpointRoutes } from '../modules/models/index.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf, loadSettingsRoutes } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
 import { runCommands, loadRunRoutes } from '../modules/runs/index.ts';
@@ -731,6 +732,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     })),
   );
   defineLazyRoutes(http, ['/api/security-audit/*'], routesOf(loadAuditRoutes, () => ({ audit })));
+  const endpoints = new ModelEndpoints({ repo: new EndpointsRepo(db), providerIds: PROVIDER_IDS, env: () => ({ ...process.env, ...settings.get().agent.env }) });
+  defineLazyRoutes(http, ['/api/models/endpoints', '/api/models/endpoints/*'], routesOf(loadEndpointRoutes, () => ({ endpoints })));
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(pushRoutes, { push, isAgent: (request) => callerOf(request, (runToken) => credentials.resolve(runToken)).kind === 'agent', actorOf });
   defineLazyRoutes(

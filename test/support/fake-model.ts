@@ -46,6 +46,13 @@ export interface FakeModelOptions {
   log?: (line: string) => void;
   /** Writes every request body as `<seq>.json` into this directory (debugging). */
   dumpDir?: string;
+  /**
+   * What a self-hosted model server would be (svc's endpoint probe): the models its /v1/models lists (null: no such
+   * route, as some servers have none); whether its models call tools; the context it says it runs with, the way
+   * vLLM (in its models list), llama.cpp (GET /props) or Ollama (POST /api/show, and GET /api/tags) says it; and
+   * `hang`: it takes connections and never answers.
+   */
+  server?: { models?: string[] | null; tools?: boolean; context?: { kind: 'vllm' | 'llamacpp' | 'ollama'; tokens: number }; hang?: boolean };
 }
 
 export interface RequestRecord {
@@ -65,6 +72,8 @@ export interface RequestRecord {
   tools: string[];
   lastUser?: string;
   userAgent?: string;
+  /** The credential the request carried: its Authorization header, or Anthropic's x-api-key. */
+  auth?: string;
   bodyLength: number;
   body?: unknown;
   /** Conversation as seen: counts of user prompts, assistant turns and tool results. */
@@ -190,6 +199,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       answered: '',
       tools: [],
       userAgent: req.headers['user-agent'],
+      auth: req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined),
       bodyLength: raw.length,
     };
     requests.push(rec);
@@ -207,6 +217,12 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       writeFileSync(join(opts.dumpDir, `${rec.seq}.json`), JSON.stringify({ method, path: rec.path, headers: req.headers, body: rec.body }, null, 1));
     }
     const finish = () => opts.log?.(logLine(rec));
+    const srv = opts.server;
+    if (srv?.hang) return new Promise<void>(() => undefined);
+    const context = srv?.context;
+    if (context?.kind === 'llamacpp' && method === 'GET' && url.pathname === '/props') return sendJson(res, 200, { default_generation_settings: { n_ctx: context.tokens } });
+    if (context?.kind === 'ollama' && method === 'POST' && url.pathname === '/api/show') return sendJson(res, 200, { parameters: `temperature 0.7\nnum_ctx ${context.tokens}`, model_info: { 'qwen3.context_length': 262144 } });
+    if (context?.kind === 'ollama' && method === 'GET' && url.pathname === '/api/tags') return sendJson(res, 200, { models: (srv?.models ?? ['fake-model']).map((name) => ({ name })) });
 
     if (r.api === 'probe') {
       rec.answered = 'ok';
@@ -215,9 +231,10 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       return finish();
     }
     // The OpenAI model list, for model discovery (svc's Pi profiles); none of the CLIs asks for it.
-    if (r.api === 'models') {
+    if (r.api === 'models' && srv?.models !== null) {
       rec.answered = 'models';
-      sendJson(res, 200, { object: 'list', data: [{ id: 'fake-model', object: 'model', owned_by: 'fake' }] });
+      const maxLen = context?.kind === 'vllm' ? { max_model_len: context.tokens } : {};
+      sendJson(res, 200, { object: 'list', data: (srv?.models ?? ['fake-model']).map((id) => ({ id, object: 'model', owned_by: 'fake', ...maxLen })) });
       return finish();
     }
     if (r.api === 'count_tokens' || (r.api === 'gemini' && r.method === 'countTokens')) {
@@ -226,7 +243,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       sendJson(res, 200, r.api === 'gemini' ? { totalTokens: 100 } : { input_tokens: 100 });
       return finish();
     }
-    const n = r.api === 'unknown' ? undefined : normalize(r, body);
+    const n = r.api === 'unknown' || r.api === 'models' ? undefined : normalize(r, body);
     if (!n) {
       rec.status = 404;
       rec.answered = 'HTTP 404';
@@ -250,6 +267,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       slowChunks: opts.slowChunks ?? 20,
       ...(opts.workDir ? { workDir: opts.workDir } : {}),
       ...(opts.shellCommand ? { shellCommand: opts.shellCommand } : {}),
+      ...(srv?.tools === false ? { noTools: true } : {}),
     });
 
     if (answer.kind === 'error') {

@@ -17,6 +17,7 @@ import { m013Permissions } from './013-permissions.ts';
 import { m014Push } from './014-push.ts';
 import { m015Worktrees } from './015-worktrees.ts';
 import { m016TracePins } from './016-trace-pins.ts';
+import { m017ModelEndpoints } from './017-model-endpoints.ts';
 
 export type { Migration };
 
@@ -37,4 +38,5 @@ export const migrations: readonly Migration[] = [
   m014Push,
   m015Worktrees,
   m016TracePins,
+  m017ModelEndpoints,
 ];

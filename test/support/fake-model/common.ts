@@ -191,6 +191,8 @@ export interface PlanContext {
   slowDelayMs: number;
   slowChunks: number;
   workDir?: string;
+  /** A model that never calls tools (a server without tool calling): it answers in text instead. */
+  noTools?: boolean;
   /** The command the `tool` scenario runs (default SHELL_COMMAND). */
   shellCommand?: string;
 }
@@ -325,6 +327,15 @@ export function planAnswer(req: NormalizedRequest, ctx: PlanContext): Answer {
   const mcpTool = mcpCall ? req.tools.find((t) => t.name.endsWith(mcpCall.tool)) : undefined;
   if (mcpCall && mcpTool) {
     return msg(MCP_PREFACE, `text+tool_call(${mcpTool.name} mcp64)`, { toolCall: { id: hexId(), name: mcpTool.name, kind: 'function', args: mcpCall.args, input: JSON.stringify(mcpCall.args) } });
+  }
+  // "Call the tool <name> …" with that tool offered: a model that follows the instruction calls it, with arguments
+  // made from its schema (svc's endpoint probe asks this); one without tool calling answers in words
+  const asked = /\bCall the tool (\S+)/.exec(analyze(req.turns).lastPrompt)?.[1];
+  const askedTool = asked ? req.tools.find((t) => t.name === asked) : undefined;
+  if (askedTool && ctx.noTools) return msg(`I cannot call ${askedTool.name}.`, 'text (no tools)');
+  if (askedTool) {
+    const args = jsonForSchema(askedTool.schema ?? { type: 'object' }) as Record<string, unknown>;
+    return msg('', `tool_call(${askedTool.name})`, { toolCall: { id: hexId(), name: askedTool.name, kind: 'function', args, input: JSON.stringify(args) } });
   }
   if (earlier.length > 0) {
     const prev = collapse(earlier[earlier.length - 1]!);

@@ -1,0 +1,112 @@
+// The model endpoints a user runs, and their probes. An endpoint's id is also how a run names its models
+// (`<endpoint>/<model>`), so it may not be a provider's id. Its key is the user's: kept, sent to its server
+// only, never returned.
+import { AppError, badRequest, conflict, notFound } from '../../core/errors.ts';
+import type { EndpointCreate, EndpointPatch, ModelEndpoint, ProbeResult } from '../../protocol/models.ts';
+import { publicView, type EndpointsRepo, type StoredEndpoint } from './endpoints.repo.ts';
+import { probeEndpoint, PROBE_TIMES, type ProbeTimes } from './probe.ts';
+
+export interface EndpointsDeps {
+  repo: EndpointsRepo;
+  /** Provider ids: an endpoint may not take one (a model `claude/x` would be ambiguous). */
+  providerIds: readonly string[];
+  /** The environment an `apiKeyEnv` is read from (svc's, with the settings' agent.env over it). */
+  env: () => NodeJS.ProcessEnv;
+  probeTimes?: ProbeTimes;
+  now?: () => number;
+}
+
+export class ModelEndpoints {
+  /** Probes under way, by endpoint: a second probe of one waits for the first's answer instead of starting another. */
+  private readonly probing = new Map<string, Promise<ProbeResult>>();
+
+  constructor(private readonly deps: EndpointsDeps) {}
+
+  list(): ModelEndpoint[] {
+    return this.deps.repo.list().map(publicView);
+  }
+
+  get(id: string): ModelEndpoint {
+    return publicView(this.stored(id));
+  }
+
+  add(body: EndpointCreate): ModelEndpoint {
+    if (this.deps.providerIds.includes(body.id)) {
+      throw badRequest('VALIDATION_FAILED', `'${body.id}' is a provider's id: give the endpoint another (its models are named <id>/<model>).`, { field: 'id' });
+    }
+    oneKey(body.apiKey, body.apiKeyEnv);
+    const added = this.deps.repo.add({
+      id: body.id,
+      name: body.name,
+      baseUrl: body.baseUrl,
+      api: body.api,
+      apiKey: body.apiKey ?? null,
+      apiKeyEnv: body.apiKeyEnv ?? null,
+      models: body.models ?? [],
+      contextSize: body.contextSize ?? null,
+      createdAt: (this.deps.now ?? Date.now)(),
+    });
+    if (!added) throw conflict('ENDPOINT_EXISTS', `An endpoint '${body.id}' exists already: change it (PATCH) or remove it first.`, { field: 'id' });
+    return this.get(body.id);
+  }
+
+  update(id: string, patch: EndpointPatch): ModelEndpoint {
+    const current = this.stored(id);
+    const pick = <K extends keyof EndpointPatch>(key: K, now: StoredEndpoint[K & keyof StoredEndpoint]) => (patch[key] === undefined ? now : patch[key]);
+    const next = {
+      id,
+      name: patch.name ?? current.name,
+      baseUrl: patch.baseUrl ?? current.baseUrl,
+      api: patch.api ?? current.api,
+      apiKey: pick('apiKey', current.apiKey) ?? null,
+      apiKeyEnv: pick('apiKeyEnv', current.apiKeyEnv) ?? null,
+      models: pick('models', current.models) ?? [],
+      contextSize: pick('contextSize', current.contextSize) ?? null,
+    };
+    oneKey(next.apiKey ?? undefined, next.apiKeyEnv ?? undefined);
+    // a probe of another address, API or key is not this endpoint's any more
+    const sameServer = next.baseUrl === current.baseUrl && next.api === current.api && next.apiKey === current.apiKey && next.apiKeyEnv === current.apiKeyEnv;
+    this.deps.repo.update(next, sameServer);
+    return this.get(id);
+  }
+
+  remove(id: string): void {
+    if (!this.deps.repo.remove(id)) throw notFound('Model endpoint', id);
+  }
+
+  /** Probes the endpoint's server (probe.ts) and keeps the result with it. */
+  probe(id: string): Promise<ProbeResult> {
+    const running = this.probing.get(id);
+    if (running) return running;
+    const e = this.stored(id);
+    const work = probeEndpoint({ api: e.api, baseUrl: e.baseUrl, key: this.keyOf(e), models: e.models, contextSize: e.contextSize }, this.deps.probeTimes ?? PROBE_TIMES, this.deps.now)
+      .then((result) => {
+        // kept unless the endpoint was removed or pointed elsewhere meanwhile
+        const now = this.deps.repo.get(id);
+        if (now && now.baseUrl === e.baseUrl && now.api === e.api) this.deps.repo.setProbe(id, result);
+        return result;
+      })
+      .finally(() => this.probing.delete(id));
+    this.probing.set(id, work);
+    return work;
+  }
+
+  /** The key a request to the endpoint's server carries: its own, or its variable's value. */
+  private keyOf(e: StoredEndpoint): string | undefined {
+    if (e.apiKey !== null) return e.apiKey;
+    if (e.apiKeyEnv === null) return undefined;
+    const value = this.deps.env()[e.apiKeyEnv];
+    if (value === undefined) throw new AppError(409, 'INVALID_SETTING', `The endpoint's key is read from $${e.apiKeyEnv}, which is not set (in svc's environment or Settings › agent.env).`, { field: 'apiKeyEnv' });
+    return value;
+  }
+
+  private stored(id: string): StoredEndpoint {
+    const e = this.deps.repo.get(id);
+    if (!e) throw notFound('Model endpoint', id);
+    return e;
+  }
+}
+
+function oneKey(apiKey: string | undefined | null, apiKeyEnv: string | undefined | null): void {
+  if (apiKey && apiKeyEnv) throw badRequest('VALIDATION_FAILED', 'Give the key (apiKey) or the variable that holds it (apiKeyEnv), not both.', { field: 'apiKeyEnv' });
+}
