@@ -114,7 +114,8 @@ export class Attempt {
     // a check that fails never keeps a run from starting; one with nothing to check answers at once (no wait)
     let check: ReturnType<NonNullable<AttemptOptions['missingLogin']>>;
     try {
-      check = this.options.missingLogin?.();
+      // a model endpoint needs no vendor login: the run talks to the user's own server
+      check = request.endpoint ? undefined : this.options.missingLogin?.();
     } catch {
       check = undefined;
     }
@@ -132,6 +133,7 @@ export class Attempt {
       const full: InvocationRequest = { ...request, scratchDir, ...(place.notRootOnly ? { scratchNotRootOnly: place.notRootOnly } : {}) };
       let invocation;
       try {
+        if (full.refusal) throw new Error(full.refusal);
         invocation = adapter.buildInvocation(full);
       } catch (err) {
         return { status: 'error', text: '', failure: 'invalid_request', message: (err as Error).message };

@@ -6,7 +6,8 @@
 import type { RunMcpServer } from '../protocol/mcp.ts';
 import type { RunSkill } from '../protocol/skills.ts';
 import type { ProviderId } from './providers/registry.ts';
-import type { InvocationRequest } from './providers/types.ts';
+import type { InvocationRequest, RunEndpoint } from './providers/types.ts';
+import { ENDPOINT_PROVIDERS, endpointModel } from '../protocol/models.ts';
 import type { AgentSettings } from './settings.ts';
 
 export type RunKind = 'chat' | 'worker' | 'one-shot' | 'executive';
@@ -21,6 +22,11 @@ export interface RunSources {
   mcpServers?(provider: ProviderId): readonly RunMcpServer[];
   /** The enabled skills with a directory. */
   skills?(): readonly RunSkill[];
+  /**
+   * A model endpoint by its id (its key resolved), whether its last probe saw tool calls work, and why it cannot be
+   * used (its key's variable is not set); undefined: there is none of that id.
+   */
+  endpoint?(id: string): (RunEndpoint & { toolsWork: boolean | null; unusable?: string }) | undefined;
 }
 
 /** What is the run's own: everything else comes from the settings. */
@@ -69,9 +75,34 @@ const POLICY: Record<RunKind, KindPolicy> = {
   executive: { userTools: false, permissions: () => ({ autoApprove: true, mcpOnly: true }) },
 };
 
+/**
+ * The model endpoint a run's model names (`<endpoint>/<model>`), checked against the provider and the run: a
+ * provider that cannot speak the endpoint's API, or a run that needs tools on a server whose probe found none, gets
+ * a refusal instead (the run fails with it before its CLI starts), saying what would work. Pi's `<profile>/<model>`
+ * stays Pi's own.
+ */
+function endpointOf(spec: RunSpec, permissions: Permissions, sources: RunSources): Pick<RunRequest, 'endpoint' | 'model' | 'refusal'> | undefined {
+  const named = spec.model && spec.provider !== 'pi' ? endpointModel(spec.model) : undefined;
+  const found = named && sources.endpoint?.(named.id);
+  if (!named || !found) return undefined;
+  const { toolsWork, unusable, ...endpoint } = found;
+  if (unusable) return { refusal: unusable };
+  const can = ENDPOINT_PROVIDERS[endpoint.api];
+  if (!can.includes(spec.provider)) {
+    return { refusal: `The model endpoint '${endpoint.id}' speaks ${endpoint.api}, which ${spec.provider} cannot use: pick ${spec.model} under ${can.join(' or ')}.` };
+  }
+  const needsTools = permissions.mcpOnly === true || (spec.kind !== 'one-shot' && !permissions.readOnly);
+  if (needsTools && toolsWork === false) {
+    return { refusal: `The last probe of the model endpoint '${endpoint.id}' found no tool calls, which this run needs: use a model with tool support (docs/models.md), then probe it again.` };
+  }
+  return { endpoint, model: named.model };
+}
+
 export function runRequest(spec: RunSpec, sources: RunSources): RunRequest {
   const settings = sources.settings();
   const policy = POLICY[spec.kind];
+  const permissions = policy.permissions(spec, settings);
+  const onEndpoint = endpointOf(spec, permissions, sources);
   const mcpServers = [...(spec.ownMcpServers ?? []), ...(policy.userTools ? (sources.mcpServers?.(spec.provider) ?? []) : [])];
   const skills = policy.userTools ? sources.skills?.() : undefined;
   return {
@@ -81,11 +112,12 @@ export function runRequest(spec: RunSpec, sources: RunSources): RunRequest {
     // the custom provider's command, whichever kind of run starts it
     commandTemplate: settings.customCommand,
     model: spec.model || undefined,
+    ...onEndpoint,
     // an effort is named for the agent's provider (another may not know it)
     effort: spec.provider === settings.provider && settings.effort ? settings.effort : undefined,
     systemPrompt: spec.systemPrompt || undefined,
     resumeSessionId: spec.resumeSessionId,
-    ...policy.permissions(spec, settings),
+    ...permissions,
     ...(mcpServers.length ? { mcpServers } : {}),
     ...(skills?.length ? { skills } : {}),
   };

@@ -285,11 +285,14 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const browser = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => serverUrl, corePin: () => options.tls?.fingerprint });
   // What every provider run gets from the settings, whichever kind it is (chat, worker, one-shot, executive):
   // agent/run-request.ts makes each run's request from these.
+  // the model servers the user runs (docs/models.md): a run's model `<endpoint>/<model>` names one
+  const endpoints = new ModelEndpoints({ repo: new EndpointsRepo(db), providerIds: PROVIDER_IDS, env: () => ({ ...process.env, ...settings.get().agent.env }) });
   const runSources: RunSources = {
     settings: () => settings.get().agent,
     executable: (provider) => settings.get().agent.executables[provider] ?? provider,
     mcpServers: (provider) => mcp.forRun(provider),
     skills: () => skills.enabledDirs(),
+    endpoint: (id) => endpoints.forRun(id),
   };
   /** The environment of every provider run, before what is the run's own (its credential, its adapter's variables). */
   const runEnv = (): NodeJS.ProcessEnv => ({
@@ -732,7 +735,6 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     })),
   );
   defineLazyRoutes(http, ['/api/security-audit/*'], routesOf(loadAuditRoutes, () => ({ audit })));
-  const endpoints = new ModelEndpoints({ repo: new EndpointsRepo(db), providerIds: PROVIDER_IDS, env: () => ({ ...process.env, ...settings.get().agent.env }) });
   defineLazyRoutes(http, ['/api/models/endpoints', '/api/models/endpoints/*'], routesOf(loadEndpointRoutes, () => ({ endpoints })));
   await http.register(permissionRoutes, { permissions, audit, resolveRun: (runToken) => credentials.resolve(runToken), actorOf });
   await http.register(pushRoutes, { push, isAgent: (request) => callerOf(request, (runToken) => credentials.resolve(runToken)).kind === 'agent', actorOf });

@@ -93,3 +93,23 @@ test('what differs between the kinds: tools, who approves, the effort', () => {
   // an empty model or system prompt is the CLI's own default
   assert.deepEqual([chat.model, chat.systemPrompt], [undefined, undefined]);
 });
+
+test('a model endpoint named by the run\'s model: its model and endpoint for the providers that speak its API, a refusal for the others', () => {
+  const endpoints: Record<string, ReturnType<NonNullable<RunSources['endpoint']>>> = {
+    local: { id: 'local', name: 'Local', baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-chat', key: 'k', toolsWork: true },
+    gw: { id: 'gw', name: 'Gateway', baseUrl: 'http://127.0.0.1:4000', api: 'anthropic', toolsWork: false },
+    nokey: { id: 'nokey', name: 'No key', baseUrl: 'http://127.0.0.1:1/v1', api: 'openai-responses', toolsWork: null, unusable: 'its key\'s variable $X is not set' },
+  };
+  const withEndpoints: RunSources = { ...sources(), endpoint: (id) => endpoints[id] };
+  const on = runRequest(spec('chat', 'opencode', { model: 'local/qwen3-coder:30b' }), withEndpoints);
+  assert.deepEqual([on.model, on.endpoint, on.refusal], ['qwen3-coder:30b', { id: 'local', name: 'Local', baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-chat', key: 'k' }, undefined]);
+  // a provider's own provider/model and Pi's profiles are not endpoints
+  assert.deepEqual([runRequest(spec('chat', 'opencode', { model: 'anthropic/claude-sonnet' }), withEndpoints).model, runRequest(spec('chat', 'opencode', { model: 'anthropic/claude-sonnet' }), withEndpoints).endpoint], ['anthropic/claude-sonnet', undefined]);
+  assert.equal(runRequest(spec('chat', 'pi', { model: 'local/qwen' }), withEndpoints).endpoint, undefined);
+  assert.match(runRequest(spec('chat', 'claude', { model: 'local/qwen' }), withEndpoints).refusal ?? '', /speaks openai-chat, which claude cannot use: pick local\/qwen under opencode/);
+  // no tool calls: a run that needs them is refused, a summary is not
+  assert.match(runRequest(spec('worker', 'claude', { model: 'gw/m' }), withEndpoints).refusal ?? '', /found no tool calls/);
+  assert.equal(runRequest(spec('worker', 'claude', { model: 'gw/m', readOnly: true }), withEndpoints).refusal, undefined);
+  assert.equal(runRequest(spec('one-shot', 'claude', { model: 'gw/m' }), withEndpoints).refusal, undefined);
+  assert.equal(runRequest(spec('chat', 'codex', { model: 'nokey/m' }), withEndpoints).refusal, 'its key\'s variable $X is not set');
+});

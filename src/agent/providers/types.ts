@@ -18,6 +18,7 @@ export type FailureClass =
   | 'unknown';
 
 export type { StepKind } from '../../protocol/events.ts';
+import type { EndpointApi } from '../../protocol/models.ts';
 import type { RunMcpServer } from '../../protocol/mcp.ts';
 import type { RunSkill } from '../../protocol/skills.ts';
 import type { StepKind } from '../../protocol/events.ts';
@@ -118,6 +119,24 @@ export interface InvocationRequest {
   extraArgs?: string[];
   /** For the `custom` provider: the command template (see custom.ts). */
   commandTemplate?: string[];
+  /**
+   * A model server the user runs (a model endpoint, docs/models.md): `model` is then that server's model id, and
+   * the adapter points its CLI at the server for this run only (a flag, an environment variable or an inline
+   * config), never through the user's config files.
+   */
+  endpoint?: RunEndpoint;
+  /** Why this run cannot start (a model endpoint its provider cannot use): it fails at once with this, no CLI started. */
+  refusal?: string;
+}
+
+/** What a run needs of a model endpoint. */
+export interface RunEndpoint {
+  id: string;
+  name: string;
+  baseUrl: string;
+  api: EndpointApi;
+  /** Its key, when it has one (resolved from its variable already). */
+  key?: string;
 }
 
 export interface Invocation {

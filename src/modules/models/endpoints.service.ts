@@ -3,6 +3,7 @@
 // only, never returned.
 import { AppError, badRequest, conflict, notFound } from '../../core/errors.ts';
 import type { EndpointCreate, EndpointPatch, ModelEndpoint, ProbeResult } from '../../protocol/models.ts';
+import type { RunEndpoint } from '../../agent/providers/types.ts';
 import { publicView, type EndpointsRepo, type StoredEndpoint } from './endpoints.repo.ts';
 import { probeEndpoint, PROBE_TIMES, type ProbeTimes } from './probe.ts';
 
@@ -89,6 +90,19 @@ export class ModelEndpoints {
       .finally(() => this.probing.delete(id));
     this.probing.set(id, work);
     return work;
+  }
+
+  /** What a run on the endpoint needs (agent/run-request.ts), or undefined when there is none of that id. */
+  forRun(id: string): (RunEndpoint & { toolsWork: boolean | null; unusable?: string }) | undefined {
+    const e = this.deps.repo.get(id);
+    if (!e) return undefined;
+    const base = { id: e.id, name: e.name, baseUrl: e.baseUrl, api: e.api, toolsWork: e.probe ? e.probe.tools.ok : null };
+    try {
+      const key = this.keyOf(e);
+      return { ...base, ...(key !== undefined ? { key } : {}) };
+    } catch (err) {
+      return { ...base, unusable: (err as Error).message };
+    }
   }
 
   /** The key a request to the endpoint's server carries: its own, or its variable's value. */

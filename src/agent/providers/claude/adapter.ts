@@ -27,6 +27,7 @@ import type {
   NormalizedEvent,
   PermissionAnswer,
   ProviderAdapter,
+  RunEndpoint,
   StepKind,
 } from '../types.ts';
 import {
@@ -148,7 +149,25 @@ function buildInvocation(req: InvocationRequest): Invocation {
   if (req.extraArgs) args.push(...req.extraArgs);
   // Skipping permissions exits 1 under root unless the CLI is told it runs in a sandbox.
   const env: Record<string, string | undefined> = req.autoApprove && !req.readOnly ? { IS_SANDBOX: '1' } : {};
+  if (req.endpoint) Object.assign(env, claudeEndpointEnv(req.endpoint, req.model));
   return { command: req.executable, args, env, stdin: 'interactive', ...(files ? { files } : {}), ...(links ? { links } : {}) };
+}
+
+/**
+ * A run on a model endpoint (an Anthropic-compatible server: Ollama ≥ 0.14, LiteLLM): Claude Code's gateway
+ * variables for this process. The user's own Anthropic key is not sent to that server (unset here), the endpoint's
+ * key goes as the bearer token, and the small model Claude Code uses for its own chores is the run's model (the
+ * server has no Haiku).
+ */
+function claudeEndpointEnv(endpoint: RunEndpoint, model: string | undefined): Record<string, string | undefined> {
+  return {
+    ANTHROPIC_BASE_URL: endpoint.baseUrl,
+    ANTHROPIC_AUTH_TOKEN: endpoint.key ?? 'no-key',
+    ANTHROPIC_API_KEY: undefined,
+    ...(model ? { ANTHROPIC_DEFAULT_HAIKU_MODEL: model, ANTHROPIC_SMALL_FAST_MODEL: model } : {}),
+    // no calls to Anthropic's own services (telemetry, updates) from a run meant to stay on the user's server
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
 }
 
 export function userMessageLine(text: string): string {

@@ -11,7 +11,7 @@ import { codexMcpEntries, tomlString } from '../mcp-config.ts';
 
 export { tomlString };
 
-import type { AdapterOutput, ExitInfo, Invocation, InvocationRequest, NormalizedEvent, PermissionAnswer, ProviderAdapter } from '../types.ts';
+import type { AdapterOutput, ExitInfo, Invocation, InvocationRequest, NormalizedEvent, PermissionAnswer, ProviderAdapter, RunEndpoint } from '../types.ts';
 import { closeOpenSteps, objectAt, parseJsonLine, resultFromExit, stringAt } from '../shared.ts';
 import {
   errorLineEvents,
@@ -55,10 +55,38 @@ function configOverrides(req: InvocationRequest): string[] {
   if (req.systemPrompt) args.push('-c', `developer_instructions=${tomlString(req.systemPrompt)}`);
   // Per-run MCP servers as config overrides: `[mcp_servers.<name>]` tables in ~/.codex stay as they are.
   for (const [key, value] of codexMcpEntries(req.mcpServers ?? [])) args.push('-c', `${key}=${value}`);
+  if (req.endpoint) for (const entry of codexEndpointConfig(req.endpoint)) args.push('-c', entry);
   return args;
 }
 
+/** The variable a run on a model endpoint reads its key from (`env_key`: codex takes no key in its config). */
+export const CODEX_ENDPOINT_KEY_ENV = 'SVC_ENDPOINT_API_KEY';
+
+/**
+ * A run on a model endpoint (a Responses server: codex dropped chat completions): a provider of the run's own, as
+ * config overrides, chosen for this run; the user's ~/.codex/config.toml is not touched.
+ */
+function codexEndpointConfig(endpoint: RunEndpoint): string[] {
+  const table = `model_providers.${endpoint.id}`;
+  return [
+    `model_provider=${tomlString(endpoint.id)}`,
+    `${table}.name=${tomlString(endpoint.name)}`,
+    `${table}.base_url=${tomlString(endpoint.baseUrl)}`,
+    `${table}.wire_api="responses"`,
+    ...(endpoint.key ? [`${table}.env_key=${tomlString(CODEX_ENDPOINT_KEY_ENV)}`] : []),
+  ];
+}
+
+/** The endpoint's key, in the variable its config names. */
+const codexEndpointEnv = (req: InvocationRequest): Record<string, string> => (req.endpoint?.key ? { [CODEX_ENDPOINT_KEY_ENV]: req.endpoint.key } : {});
+
 function buildInvocation(req: InvocationRequest): Invocation {
+  const invocation = execOrAppServer(req);
+  Object.assign(invocation.env, codexEndpointEnv(req));
+  return invocation;
+}
+
+function execOrAppServer(req: InvocationRequest): Invocation {
   if (asksAPerson(req)) return appServerInvocation(req, configOverrides(req));
   // `--skip-git-repo-check`: codex exec refuses to run outside a git repository otherwise.
   const args = ['exec', '--json', '--skip-git-repo-check'];

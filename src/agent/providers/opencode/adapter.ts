@@ -40,6 +40,7 @@ import type {
   FailureClass,
   Invocation,
   InvocationRequest,
+  RunEndpoint,
   NormalizedEvent,
   ProviderAdapter,
   StepKind,
@@ -105,7 +106,8 @@ export const OPENCODE_ASK = { edit: 'ask', bash: 'ask', webfetch: 'ask' };
 function headlessArgs(req: InvocationRequest): string[] {
   const args = ['run', '--format', 'json', '--thinking'];
   if (req.autoApprove) args.push('--auto');
-  if (req.model) args.push('-m', req.model);
+  const model = opencodeModel(req);
+  if (model) args.push('-m', model);
   if (req.effort) args.push('--variant', req.effort);
   if (req.resumeSessionId) args.push('--session', req.resumeSessionId);
   return [...args, ...(req.extraArgs ?? [])];
@@ -131,14 +133,34 @@ function buildInvocation(req: InvocationRequest): Invocation {
   // rejects them itself ("permission requested: edit (…); auto-rejecting"), as it has nobody to ask,
   // and `acp` asks svc.
   if (!req.autoApprove) config.permission = OPENCODE_ASK;
+  if (req.endpoint) config.provider = opencodeEndpointProvider(req.endpoint, req.model);
   if (Object.keys(config).length) invocation.env.OPENCODE_CONFIG_CONTENT = JSON.stringify(config);
   return invocation;
 }
 
+/**
+ * A run on a model endpoint (a Chat Completions server): an `@ai-sdk/openai-compatible` provider of the run's own,
+ * in the inline config (merged over the user's for this process only), whose model the run names as
+ * `<endpoint>/<model>`. Tool calls are declared on, which the endpoint's probe checks.
+ */
+function opencodeEndpointProvider(endpoint: RunEndpoint, model: string | undefined): Record<string, unknown> {
+  return {
+    [endpoint.id]: {
+      npm: '@ai-sdk/openai-compatible',
+      name: endpoint.name,
+      options: { baseURL: endpoint.baseUrl, ...(endpoint.key ? { apiKey: endpoint.key } : {}) },
+      models: model ? { [model]: { name: model, tool_call: true } } : {},
+    },
+  };
+}
+
+/** opencode names a model by its provider: an endpoint's is `<endpoint>/<model>`. */
+const opencodeModel = (req: InvocationRequest): string | undefined => (req.endpoint && req.model ? `${req.endpoint.id}/${req.model}` : req.model);
+
 /** The session settings `opencode acp` takes instead of `-m` and `--variant`. */
 function acpConfigOptions(req: InvocationRequest): { configId: string; value: string }[] {
   return [
-    ...(req.model ? [{ configId: 'model', value: req.model }] : []),
+    ...(opencodeModel(req) ? [{ configId: 'model', value: opencodeModel(req)! }] : []),
     ...(req.effort ? [{ configId: 'effort', value: req.effort }] : []),
   ];
 }
