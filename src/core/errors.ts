@@ -72,7 +72,7 @@ export const ERROR_CODES = [
   // worker worktrees (src/modules/orchestration/worktrees)
   'NOT_A_GIT_REPOSITORY', 'NO_WORKTREE', 'WORKTREE_BUSY', 'MERGE_CONFLICT', 'GIT_FAILED', 'UNMERGED_WORKTREES',
   // model endpoints (src/modules/models)
-  'ENDPOINT_EXISTS',
+  'ENDPOINT_EXISTS', 'ENDPOINT_IN_USE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -37,6 +37,7 @@ import { TraceRecorder } from '../agent/traces.ts';
 import { fleetSettings, loadFleetMachine, type FleetMember, type LocalInstances } from '../modules/fleet/index.ts';
 import { isProviderId, PROVIDER_IDS } from '../agent/providers/registry.ts';
 import { EndpointsRepo, ModelEndpoints, loadEndpointRoutes } from '../modules/models/index.ts';
+import { endpointModel } from '../protocol/models.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf, loadSettingsRoutes } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
 import { runCommands, loadRunRoutes } from '../modules/runs/index.ts';
@@ -286,7 +287,19 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   // What every provider run gets from the settings, whichever kind it is (chat, worker, one-shot, executive):
   // agent/run-request.ts makes each run's request from these.
   // the model servers the user runs (docs/models.md): a run's model `<endpoint>/<model>` names one
-  const endpoints = new ModelEndpoints({ repo: new EndpointsRepo(db), providerIds: PROVIDER_IDS, env: () => ({ ...process.env, ...settings.get().agent.env }) });
+  const endpoints = new ModelEndpoints({
+    repo: new EndpointsRepo(db),
+    providerIds: PROVIDER_IDS,
+    env: () => ({ ...process.env, ...settings.get().agent.env }),
+    usedBy: (id) => {
+      const on = (model: string) => endpointModel(model)?.id === id;
+      return [
+        ...(on(settings.get().agent.model) ? ["the agent's model (Settings › Agent)"] : []),
+        ...(on(executive.settings().model) ? ["the executive's model"] : []),
+        ...employees.list().filter((e) => on(e.model)).map((e) => `the employee ${e.id}`),
+      ];
+    },
+  });
   const runSources: RunSources = {
     settings: () => settings.get().agent,
     executable: (provider) => settings.get().agent.executables[provider] ?? provider,

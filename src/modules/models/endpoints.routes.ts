@@ -42,7 +42,8 @@ export const endpointRoutes = routeGroup('models', ({ endpoints }: EndpointRoute
   route({
     method: 'DELETE',
     url: '/api/models/endpoints/:id',
-    summary: 'Removes an endpoint and its key.',
+    errors: [409],
+    summary: 'Removes an endpoint and its key. 409 ENDPOINT_IN_USE, naming them, while the agent\'s model, the executive\'s or an employee\'s is one of its models.',
     params: idParams,
     response: lazySchema(() => z.object({ removed: z.string() })),
     handler: ({ params }) => {

@@ -13,6 +13,8 @@ export interface EndpointsDeps {
   providerIds: readonly string[];
   /** The environment an `apiKeyEnv` is read from (svc's, with the settings' agent.env over it). */
   env: () => NodeJS.ProcessEnv;
+  /** What names the endpoint's models now (the agent's model, the executive's, an employee's): it is not removed then. */
+  usedBy?: (id: string) => string[];
   probeTimes?: ProbeTimes;
   now?: () => number;
 }
@@ -72,6 +74,9 @@ export class ModelEndpoints {
   }
 
   remove(id: string): void {
+    this.stored(id);
+    const users = this.deps.usedBy?.(id) ?? [];
+    if (users.length) throw conflict('ENDPOINT_IN_USE', `The endpoint '${id}' is in use by ${users.join(', ')}: pick another model there first.`, { usedBy: users });
     if (!this.deps.repo.remove(id)) throw notFound('Model endpoint', id);
   }
 

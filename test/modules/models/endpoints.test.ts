@@ -63,6 +63,12 @@ describe('model endpoints', () => {
     // its key's variable is not set: the probe says so before it asks anything
     const unset = await getJson(`${server.url}/api/models/endpoints/local/probe`, { method: 'POST' });
     assert.deepEqual([unset.status, unset.body.field], [409, 'apiKeyEnv']);
+    // in use by the agent's model: not removed, and what uses it is named
+    assert.equal((await sendJson(`${server.url}/api/settings`, 'PUT', { agent: { model: 'local/qwen3-coder' } })).status, 200);
+    const inUse = await fetch(`${server.url}/api/models/endpoints/local`, { method: 'DELETE' });
+    const inUseBody = (await inUse.json()) as { error: string; usedBy: string[] };
+    assert.deepEqual([inUse.status, inUseBody.error, inUseBody.usedBy], [409, 'ENDPOINT_IN_USE', ["the agent's model (Settings › Agent)"]]);
+    assert.equal((await sendJson(`${server.url}/api/settings`, 'PUT', { agent: { model: '' } })).status, 200);
     assert.equal((await fetch(`${server.url}/api/models/endpoints/local`, { method: 'DELETE' })).status, 200);
     assert.equal((await fetch(`${server.url}/api/models/endpoints/local`, { method: 'DELETE' })).status, 404);
   });
