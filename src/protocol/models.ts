@@ -2,25 +2,9 @@
 // gateway), each with the API it speaks, and what a probe of one found. The routes are /api/models/endpoints*.
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema.ts';
+import { ENDPOINT_APIS } from './models-text.ts';
 
-/** The wire APIs a provider CLI can be pointed at (docs/models.md has which CLI speaks which). */
-export const ENDPOINT_APIS = ['openai-chat', 'openai-responses', 'anthropic'] as const;
-export type EndpointApi = (typeof ENDPOINT_APIS)[number];
-
-/**
- * The provider CLIs a run can point at a server of each API, for this run only (docs/models.md). Pi keeps its own
- * endpoints (its profiles); Gemini CLI speaks only the Gemini API.
- */
-export const ENDPOINT_PROVIDERS: Record<EndpointApi, readonly string[]> = { 'openai-chat': ['opencode'], 'openai-responses': ['codex'], anthropic: ['claude'] };
-
-/** A run's model on an endpoint: `<endpoint id>/<the server's model id>`. */
-export function endpointModel(model: string): { id: string; model: string } | undefined {
-  const m = /^([a-z][a-z0-9-]{0,39})\/(.+)$/s.exec(model);
-  return m ? { id: m[1]!, model: m[2]! } : undefined;
-}
-
-/** Below this many tokens of context an agent's tool calls get cut off: the probe warns. */
-export const MIN_AGENT_CONTEXT = 16_384;
+export * from './models-text.ts';
 
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -725,7 +725,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       detector,
       quota,
       active: () => settings.get().agent,
-      extraModels: (provider) => (provider === 'pi' ? piProfiles.modelOptions() : []),
+      extraModels: (provider) => [...(provider === 'pi' ? piProfiles.modelOptions() : []), ...endpoints.modelOptions(provider)],
     })),
   );
   defineLazyRoutes(

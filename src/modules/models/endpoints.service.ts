@@ -2,7 +2,7 @@
 // (`<endpoint>/<model>`), so it may not be a provider's id. Its key is the user's: kept, sent to its server
 // only, never returned.
 import { AppError, badRequest, conflict, notFound } from '../../core/errors.ts';
-import type { EndpointCreate, EndpointPatch, ModelEndpoint, ProbeResult } from '../../protocol/models.ts';
+import { ENDPOINT_PROVIDERS, type EndpointCreate, type EndpointPatch, type ModelEndpoint, type ProbeResult } from '../../protocol/models.ts';
 import type { RunEndpoint } from '../../agent/providers/types.ts';
 import { publicView, type EndpointsRepo, type StoredEndpoint } from './endpoints.repo.ts';
 import { probeEndpoint, PROBE_TIMES, type ProbeTimes } from './probe.ts';
@@ -95,6 +95,19 @@ export class ModelEndpoints {
       .finally(() => this.probing.delete(id));
     this.probing.set(id, work);
     return work;
+  }
+
+  /**
+   * The endpoints' models a provider can run, for its model picker (`<endpoint>/<model>`): the endpoint's own list,
+   * else what its last probe found the server listing; the label says the endpoint and the probe's verdict.
+   */
+  modelOptions(provider: string): { id: string; label: string }[] {
+    return this.deps.repo.list().flatMap((e) => {
+      if (!ENDPOINT_PROVIDERS[e.api].includes(provider)) return [];
+      const verdict = e.probe === null ? ' (not probed)' : e.probe.tools.ok ? '' : ' (no tool calls)';
+      const models = e.models.length ? e.models : (e.probe?.models.ids ?? []);
+      return models.map((model) => ({ id: `${e.id}/${model}`, label: `${model} · ${e.name}${verdict}` }));
+    });
   }
 
   /** What a run on the endpoint needs (agent/run-request.ts), or undefined when there is none of that id. */

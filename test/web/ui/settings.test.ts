@@ -7,6 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../support/server.ts';
+import { startFakeModel } from '../../support/fake-model.ts';
 import { buildWeb, documentedShot, launch, openPage, realErrors, until } from './helpers.ts';
 import { everyControlTabbable, focused, overflowing, tabTo } from './keyboard.ts';
 
@@ -208,4 +209,43 @@ describe('web UI: the settings page from the schemas', () => {
       }
     });
   }
+  test('model endpoints: added from the form with Enter, probed (each step shown), offered in the agent picker, removed after asking', async () => {
+    const fake = await startFakeModel({ chunkDelayMs: 0, server: { models: ['qwen3-coder'], context: { kind: 'llamacpp', tokens: 8192 } } });
+    const { page, context, errors } = await openPage(browser, server, { width: 390, height: 844 });
+    try {
+      await page.locator('.topbar-right button[aria-label="Settings"]').click();
+      const panel = page.getByRole('region', { name: 'Model endpoints' });
+      await panel.getByText('None yet.').waitFor();
+      await panel.getByLabel('Id').fill('local');
+      await panel.getByLabel('Name').fill('My server');
+      await panel.getByLabel('Base URL').fill(`${fake.url}/v1`);
+      await panel.getByLabel('Models').fill('qwen3-coder');
+      // Enter adds the endpoint; the settings form around it is not submitted
+      await panel.getByLabel('Models').press('Enter');
+      const row = panel.locator('li[data-endpoint="local"]');
+      await row.getByText('not probed').waitFor();
+      await row.getByRole('button', { name: 'Probe' }).click();
+      await row.getByText('works, with warnings').waitFor();
+      const steps = await row.locator('.probe-steps li').evaluateAll((lis) => lis.map((li) => [li.querySelector('strong')!.textContent, li.getAttribute('data-ok')]));
+      assert.deepEqual(steps, [['Models', 'true'], ['Answer', 'true'], ['Tool call', 'true'], ['Context', 'true']]);
+      assert.match((await row.textContent()) ?? '', /The context is 8192 tokens.*-c 32768/);
+      assert.deepEqual(await overflowing(page, '.settings-page'), [], 'nothing wider than the 390 px screen');
+      // its model is offered under OpenCode, with the probe's verdict
+      await page.locator('.settings-page button[aria-label="Back to the chat"]').click();
+      await page.locator('.picker-btn').click();
+      await page.locator('[data-provider="opencode"] input[type=radio]').check();
+      const option = page.locator('.picker-pop select option[value="local/qwen3-coder"]');
+      await until(async () => (await option.count()) === 1, 'the endpoint\'s model in the picker');
+      assert.equal((await option.textContent())?.trim(), 'qwen3-coder · My server');
+      await page.keyboard.press('Escape');
+      await page.locator('.topbar-right button[aria-label="Settings"]').click();
+      await row.getByRole('button', { name: 'Remove' }).click();
+      await page.getByRole('dialog', { name: 'Remove the endpoint local?' }).getByRole('button', { name: 'Remove' }).click();
+      await panel.getByText('None yet.').waitFor();
+      assert.deepEqual(realErrors(errors), []);
+    } finally {
+      await context.close();
+      await fake.close();
+    }
+  });
 });

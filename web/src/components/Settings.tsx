@@ -15,6 +15,7 @@ import { ChannelStatus } from './Channels.tsx';
 import { PushControl } from '../../ui/PushControl.tsx';
 import { chatPush } from '../push.ts';
 import { DiskUse } from './DiskUse.tsx';
+import { Endpoints } from './Endpoints.tsx';
 import { choicesOf, plainError, REDACTED, settingKind, type Choice, type SettingSchema } from '../../../src/protocol/settings-form.ts';
 import './settings.css';
 
@@ -660,6 +661,7 @@ export function Settings() {
                   {name === 'channels' && <ChannelStatus />}
                   {name === 'push' && <PushControl device={chatPush} toast={toast} />}
                   {name === 'traces' && <DiskUse />}
+                  {name === 'agent' && <Endpoints />}
                 </fieldset>
               );
             })}
