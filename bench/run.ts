@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-const ALL = ['startup', 'sse-fanout', 'ws-fanout', 'search', 'memory', 'agent', 'orchestration', 'browser', 'web-routing', 'ui', 'vision-click', 'dashboard', 'voice', 'permissions', 'worktrees', 'disk', 'fleet', 'fleet-tunnel', 'fleet-work', 'soak'];
+const ALL = ['startup', 'sse-fanout', 'ws-fanout', 'search', 'memory', 'agent', 'models', 'orchestration', 'browser', 'web-routing', 'ui', 'vision-click', 'dashboard', 'voice', 'permissions', 'worktrees', 'disk', 'fleet', 'fleet-tunnel', 'fleet-work', 'soak'];
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const names = (wanted.length ? wanted : ALL).filter((n) => existsSync(new URL(`./${n}.ts`, import.meta.url)));
 
