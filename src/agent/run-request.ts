@@ -78,11 +78,11 @@ const POLICY: Record<RunKind, KindPolicy> = {
 /**
  * The model endpoint a run's model names (`<endpoint>/<model>`), checked against the provider and the run: a
  * provider that cannot speak the endpoint's API, or a run that needs tools on a server whose probe found none, gets
- * a refusal instead (the run fails with it before its CLI starts), saying what would work. Pi's `<profile>/<model>`
- * stays Pi's own.
+ * a refusal instead (the run fails with it before its CLI starts), saying what would work. A Pi profile's
+ * `<profile>/<model>` names no endpoint, and stays Pi's own.
  */
 function endpointOf(spec: RunSpec, permissions: Permissions, sources: RunSources): Pick<RunRequest, 'endpoint' | 'model' | 'refusal'> | undefined {
-  const named = spec.model && spec.provider !== 'pi' ? endpointModel(spec.model) : undefined;
+  const named = spec.model ? endpointModel(spec.model) : undefined;
   const found = named && sources.endpoint?.(named.id);
   if (!named || !found) return undefined;
   const { toolsWork, unusable, ...endpoint } = found;
@@ -95,7 +95,8 @@ function endpointOf(spec: RunSpec, permissions: Permissions, sources: RunSources
   if (needsTools && toolsWork === false) {
     return { refusal: `The last probe of the model endpoint '${endpoint.id}' found no tool calls, which this run needs: use a model with tool support (docs/models.md), then probe it again.` };
   }
-  return { endpoint, model: named.model };
+  // Pi reads the endpoint from svc's Pi directory as a provider of its id, and names it in the model
+  return { endpoint, model: spec.provider === 'pi' ? spec.model : named.model };
 }
 
 export function runRequest(spec: RunSpec, sources: RunSources): RunRequest {

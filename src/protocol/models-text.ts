@@ -6,10 +6,10 @@ export const ENDPOINT_APIS = ['openai-chat', 'openai-responses', 'anthropic'] as
 export type EndpointApi = (typeof ENDPOINT_APIS)[number];
 
 /**
- * The provider CLIs a run can point at a server of each API, for this run only (docs/models.md). Pi keeps its own
- * endpoints (its profiles); Gemini CLI speaks only the Gemini API.
+ * The provider CLIs a run can point at a server of each API (docs/models.md): for the run only, or for Pi, in svc's
+ * own Pi directory beside its profiles. Gemini CLI speaks only the Gemini API.
  */
-export const ENDPOINT_PROVIDERS: Record<EndpointApi, readonly string[]> = { 'openai-chat': ['opencode'], 'openai-responses': ['codex'], anthropic: ['claude'] };
+export const ENDPOINT_PROVIDERS: Record<EndpointApi, readonly string[]> = { 'openai-chat': ['opencode', 'pi'], 'openai-responses': ['codex', 'pi'], anthropic: ['claude', 'pi'] };
 
 /** A run's model on an endpoint: `<endpoint id>/<the server's model id>`. */
 export function endpointModel(model: string): { id: string; model: string } | undefined {

@@ -291,6 +291,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
     repo: new EndpointsRepo(db),
     providerIds: PROVIDER_IDS,
     env: () => ({ ...process.env, ...settings.get().agent.env }),
+    // Pi reads its models from svc's own Pi directory: the endpoints are written there beside its profiles
+    onChange: (all) => piProfiles.syncEndpoints(all),
     usedBy: (id) => {
       const on = (model: string) => endpointModel(model)?.id === id;
       return [

@@ -105,8 +105,11 @@ test('a model endpoint named by the run\'s model: its model and endpoint for the
   assert.deepEqual([on.model, on.endpoint, on.refusal], ['qwen3-coder:30b', { id: 'local', name: 'Local', baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-chat', key: 'k' }, undefined]);
   // a provider's own provider/model and Pi's profiles are not endpoints
   assert.deepEqual([runRequest(spec('chat', 'opencode', { model: 'anthropic/claude-sonnet' }), withEndpoints).model, runRequest(spec('chat', 'opencode', { model: 'anthropic/claude-sonnet' }), withEndpoints).endpoint], ['anthropic/claude-sonnet', undefined]);
-  assert.equal(runRequest(spec('chat', 'pi', { model: 'local/qwen' }), withEndpoints).endpoint, undefined);
-  assert.match(runRequest(spec('chat', 'claude', { model: 'local/qwen' }), withEndpoints).refusal ?? '', /speaks openai-chat, which claude cannot use: pick local\/qwen under opencode/);
+  // Pi names the endpoint as a provider of its models.json (svc writes it there): the model stays whole
+  const pi = runRequest(spec('chat', 'pi', { model: 'local/qwen' }), withEndpoints);
+  assert.deepEqual([pi.model, pi.endpoint?.id, pi.refusal], ['local/qwen', 'local', undefined]);
+  assert.equal(runRequest(spec('chat', 'pi', { model: 'myprofile/qwen' }), withEndpoints).endpoint, undefined, 'a Pi profile is not an endpoint');
+  assert.match(runRequest(spec('chat', 'claude', { model: 'local/qwen' }), withEndpoints).refusal ?? '', /speaks openai-chat, which claude cannot use: pick local\/qwen under opencode or pi/);
   // no tool calls: a run that needs them is refused, a summary is not
   assert.match(runRequest(spec('worker', 'claude', { model: 'gw/m' }), withEndpoints).refusal ?? '', /found no tool calls/);
   assert.equal(runRequest(spec('worker', 'claude', { model: 'gw/m', readOnly: true }), withEndpoints).refusal, undefined);

@@ -13,10 +13,17 @@ export interface EndpointsDeps {
   providerIds: readonly string[];
   /** The environment an `apiKeyEnv` is read from (svc's, with the settings' agent.env over it). */
   env: () => NodeJS.ProcessEnv;
+  /** Told every endpoint, its key resolved and its models known, after each change (Pi keeps them in its models.json). */
+  onChange?: (endpoints: EndpointForRuns[]) => void;
   /** What names the endpoint's models now (the agent's model, the executive's, an employee's): it is not removed then. */
   usedBy?: (id: string) => string[];
   probeTimes?: ProbeTimes;
   now?: () => number;
+}
+
+/** An endpoint as a CLI's own configuration takes it: its key resolved, its models (its own list, else its probe's). */
+export interface EndpointForRuns extends RunEndpoint {
+  models: string[];
 }
 
 export class ModelEndpoints {
@@ -50,6 +57,7 @@ export class ModelEndpoints {
       createdAt: (this.deps.now ?? Date.now)(),
     });
     if (!added) throw conflict('ENDPOINT_EXISTS', `An endpoint '${body.id}' exists already: change it (PATCH) or remove it first.`, { field: 'id' });
+    this.changed();
     return this.get(body.id);
   }
 
@@ -70,6 +78,7 @@ export class ModelEndpoints {
     // a probe of another address, API or key is not this endpoint's any more
     const sameServer = next.baseUrl === current.baseUrl && next.api === current.api && next.apiKey === current.apiKey && next.apiKeyEnv === current.apiKeyEnv;
     this.deps.repo.update(next, sameServer);
+    this.changed();
     return this.get(id);
   }
 
@@ -78,6 +87,7 @@ export class ModelEndpoints {
     const users = this.deps.usedBy?.(id) ?? [];
     if (users.length) throw conflict('ENDPOINT_IN_USE', `The endpoint '${id}' is in use by ${users.join(', ')}: pick another model there first.`, { usedBy: users });
     if (!this.deps.repo.remove(id)) throw notFound('Model endpoint', id);
+    this.changed();
   }
 
   /** Probes the endpoint's server (probe.ts) and keeps the result with it. */
@@ -89,7 +99,10 @@ export class ModelEndpoints {
       .then((result) => {
         // kept unless the endpoint was removed or pointed elsewhere meanwhile
         const now = this.deps.repo.get(id);
-        if (now && now.baseUrl === e.baseUrl && now.api === e.api) this.deps.repo.setProbe(id, result);
+        if (now && now.baseUrl === e.baseUrl && now.api === e.api) {
+          this.deps.repo.setProbe(id, result);
+          this.changed();
+        }
         return result;
       })
       .finally(() => this.probing.delete(id));
@@ -121,6 +134,24 @@ export class ModelEndpoints {
     } catch (err) {
       return { ...base, unusable: (err as Error).message };
     }
+  }
+
+  /** Every endpoint as a CLI's own configuration takes it; one whose key's variable is not set goes without a key. */
+  forRuns(): EndpointForRuns[] {
+    return this.deps.repo.list().map((e) => {
+      let key: string | undefined;
+      try {
+        key = this.keyOf(e);
+      } catch {
+        key = undefined;
+      }
+      const models = e.models.length ? e.models : (e.probe?.models.ids ?? []);
+      return { id: e.id, name: e.name, baseUrl: e.baseUrl, api: e.api, models, ...(key !== undefined ? { key } : {}) };
+    });
+  }
+
+  private changed(): void {
+    this.deps.onChange?.(this.forRuns());
   }
 
   /** The key a request to the endpoint's server carries: its own, or its variable's value. */

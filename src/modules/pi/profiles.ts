@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { AppError, badRequest, notFound } from '../../core/errors.ts';
 import { REDACTED } from '../../protocol/settings.ts';
 import { ownValue } from '../../core/own.ts';
+import type { EndpointApi } from '../../protocol/models-text.ts';
 
 export const PI_MODES = ['openai', 'anthropic', 'google'] as const;
 export type PiMode = (typeof PI_MODES)[number];
@@ -44,7 +45,22 @@ interface ProviderEntry {
   models: { id: string; name: string }[];
   /** svc's own fields (Pi ignores unknown keys of a provider). */
   svcDefaultModel?: string;
+  /** A model endpoint of svc's (modules/models), written here so Pi runs reach it; not a profile. */
+  svcEndpoint?: true;
 }
+
+/** What a model endpoint gives Pi (modules/models: its key resolved, its models known). */
+export interface PiEndpoint {
+  id: string;
+  name: string;
+  baseUrl: string;
+  api: EndpointApi;
+  key?: string;
+  models: string[];
+}
+
+/** Pi's `api` for each endpoint API; Anthropic's clients take the server's root. */
+const PI_API: Record<EndpointApi, string> = { 'openai-chat': 'openai-completions', 'openai-responses': 'openai-responses', anthropic: 'anthropic-messages' };
 
 export const DISCOVERY_TIMEOUT_MS = 10_000;
 
@@ -56,7 +72,7 @@ export class PiProfiles {
   }
 
   list(): PiProfile[] {
-    return Object.entries(this.read()).map(([id, p]) => ({
+    return Object.entries(this.read()).filter(([, p]) => !p.svcEndpoint).map(([id, p]) => ({
       id,
       label: p.name,
       mode: ownValue(MODE_OF, p.api) ?? 'openai',
@@ -96,6 +112,30 @@ export class PiProfiles {
     this.keepDefault(providers);
   }
 
+  /**
+   * Writes svc's model endpoints into Pi's models.json as providers of their ids (and drops those no longer there),
+   * so a Pi run names `<endpoint>/<model>` as it names a profile's model. A profile of the same id keeps its place:
+   * the user registered it for Pi itself. svc's own directory, never the user's ~/.pi.
+   */
+  syncEndpoints(endpoints: readonly PiEndpoint[]): void {
+    const providers = this.read();
+    const before = JSON.stringify(providers);
+    for (const [id, p] of Object.entries(providers)) if (p.svcEndpoint) delete providers[id];
+    for (const e of endpoints) {
+      if (providers[e.id] || !e.models.length) continue;
+      providers[e.id] = {
+        name: e.name,
+        baseUrl: e.api === 'anthropic' ? e.baseUrl.replace(/\/v1$/, '') : e.baseUrl,
+        api: PI_API[e.api],
+        // Pi's SDKs want a key even where the server needs none
+        apiKey: e.key ?? 'none',
+        models: e.models.map((id) => ({ id, name: id })),
+        svcEndpoint: true,
+      };
+    }
+    if (JSON.stringify(providers) !== before) this.write(providers);
+  }
+
   /** Each profile's models as the picker offers them: `<profile>/<model>`. */
   modelOptions(): { id: string; label: string }[] {
     return this.list().flatMap((p) => p.models.map((m) => ({ id: `${p.id}/${m}`, label: `${p.label} · ${m}` })));
@@ -103,7 +143,7 @@ export class PiProfiles {
 
   /** Every registered API key (redacted from traces). */
   secretValues(): string[] {
-    return Object.values(this.read()).flatMap((p) => (p.apiKey ? [p.apiKey] : []));
+    return Object.values(this.read()).flatMap((p) => (p.apiKey && p.apiKey !== 'none' ? [p.apiKey] : []));
   }
 
   private async discover(mode: PiMode, endpoint: string, apiKey: string | undefined): Promise<string[]> {

@@ -1,5 +1,5 @@
-// Runs on a model endpoint with the real CLIs: the model `local/fake-model` picked under Claude Code, Codex and
-// OpenCode reaches the user's own server (the fake model on loopback, in the API each CLI speaks), with the
+// Runs on a model endpoint with the real CLIs: the model `local/fake-model` picked under Claude Code, Codex, OpenCode
+// and Pi reaches the user's own server (the fake model on loopback, in the API each CLI speaks), with the
 // endpoint's key and not the user's vendor key, and a tool call is carried out; the user's own CLI configuration
 // (which points elsewhere) is byte-identical afterwards. A provider that cannot speak the endpoint's API, and a run
 // that needs tools on a server whose probe found none, are refused before a CLI starts.
@@ -19,6 +19,7 @@ const CASES: { cli: RealCliName; api: 'anthropic' | 'openai-responses' | 'openai
   { cli: 'opencode', api: 'openai-chat', wire: 'chat' },
   { cli: 'codex', api: 'openai-responses', wire: 'responses' },
   { cli: 'claude', api: 'anthropic', wire: 'anthropic' },
+  { cli: 'pi', api: 'openai-chat', wire: 'chat' },
 ];
 
 /**
@@ -41,6 +42,10 @@ function usersOwnSetup(cli: RealCliName, fake: FakeModel): { env: Record<string,
     writeFileSync(config, 'model = "gpt-5.5"\ncheck_for_update_on_startup = false\n\n[analytics]\nenabled = false\n');
     env.OPENAI_API_KEY = USERS_OWN_KEY;
     files.push(config);
+  } else if (cli === 'pi') {
+    // the user's own Pi directory: svc's runs read svc's, where the endpoint is written
+    const agentDir = env.PI_CODING_AGENT_DIR!;
+    files.push(join(agentDir, 'models.json'), join(agentDir, 'settings.json'));
   } else {
     // as opencode keeps it (it adds its $schema to a config it loads, whoever runs it)
     writeFileSync(env.OPENCODE_CONFIG!, `${JSON.stringify({ $schema: 'https://opencode.ai/config.json', autoupdate: false, share: 'disabled' }, null, 2)}\n`);
@@ -106,7 +111,7 @@ describe('runs on a model endpoint that cannot work: refused before a CLI starts
     const before = fake.requests.length;
     const wrongApi = await run('chat/fake-model');
     assert.equal(wrongApi.status, 'error');
-    assert.match(JSON.stringify(wrongApi), /speaks openai-chat, which claude cannot use: pick chat\/fake-model under opencode/);
+    assert.match(JSON.stringify(wrongApi), /speaks openai-chat, which claude cannot use: pick chat\/fake-model under opencode or pi/);
     const noTools = await run('notools/fake-model');
     assert.equal(noTools.status, 'error');
     assert.match(JSON.stringify(noTools), /found no tool calls, which this run needs/);

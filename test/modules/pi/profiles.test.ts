@@ -4,9 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getJson, sendJson, startServer } from '../../support/server.ts';
+import { PiProfiles } from '../../../src/modules/pi/index.ts';
 
 async function modelsServer() {
   const seen: { url: string; auth?: string; goog?: string }[] = [];
@@ -83,4 +85,30 @@ test('register, list, use as the model, delete', async (t) => {
   writeFileSync(settingsFile, JSON.stringify({ ...piSettings(), retry: { maxRetries: 1 } }));
   assert.equal((await fetch(`${server.url}/api/pi/profiles/local`, { method: 'DELETE' })).status, 200);
   assert.deepEqual(piSettings(), { retry: { maxRetries: 1 } });
+});
+
+test("svc's model endpoints are written into svc's Pi models.json beside the profiles, which stay the profiles; a profile keeps its id", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pi-endpoints-'));
+  try {
+    const pi = new PiProfiles(dir);
+    const models = () => (JSON.parse(readFileSync(join(dir, 'models.json'), 'utf8')) as { providers: Record<string, Record<string, unknown>> }).providers;
+    writeFileSync(join(dir, 'models.json'), JSON.stringify({ providers: { mine: { name: 'Mine', baseUrl: 'http://127.0.0.1:9/v1', api: 'openai-completions', models: [{ id: 'm', name: 'm' }] } } }));
+    pi.syncEndpoints([
+      { id: 'local', name: 'Local', baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-chat', models: ['qwen3'] },
+      { id: 'gw', name: 'Gateway', baseUrl: 'http://127.0.0.1:4000', api: 'anthropic', key: 'sk-gw', models: ['claude-like'] },
+      { id: 'mine', name: 'Clash', baseUrl: 'http://127.0.0.1:1/v1', api: 'openai-chat', models: ['x'] },
+      { id: 'empty', name: 'No models', baseUrl: 'http://127.0.0.1:2/v1', api: 'openai-responses', models: [] },
+    ]);
+    const written = models();
+    assert.deepEqual(Object.keys(written).sort(), ['gw', 'local', 'mine']);
+    assert.deepEqual(written.local, { name: 'Local', baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-completions', apiKey: 'none', models: [{ id: 'qwen3', name: 'qwen3' }], svcEndpoint: true });
+    assert.deepEqual([written.gw!.api, written.gw!.apiKey], ['anthropic-messages', 'sk-gw']);
+    assert.equal(written.mine!.name, 'Mine', 'the profile of that id stays');
+    assert.deepEqual(pi.list().map((p) => p.id), ['mine'], 'endpoints are not profiles');
+    assert.deepEqual(pi.modelOptions().map((o) => o.id), ['mine/m']);
+    pi.syncEndpoints([{ id: 'local', name: 'Local', baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-chat', models: ['qwen3'] }]);
+    assert.deepEqual(Object.keys(models()).sort(), ['local', 'mine'], 'a removed endpoint leaves');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
