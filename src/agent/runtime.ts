@@ -18,6 +18,7 @@ import { clip, boundInput, ToolLog } from './tool-log.ts';
 import { RUN_TOKEN_ENV, type RunCredentials } from './run-credentials.ts';
 import { countQueue } from './queue-count.ts';
 import { runRequest, type RunSources } from './run-request.ts';
+import { ENDPOINT_PROVIDERS, endpointModel } from '../protocol/models-text.ts';
 
 /** Failures worth trying again with the same provider after a pause. */
 const RETRYABLE: ReadonlySet<FailureClass> = new Set(['rate_limit', 'overloaded', 'server_error', 'crash', 'unknown']);
@@ -372,7 +373,7 @@ export class AgentRuntime {
     for (let index = 0; index < chain.length && !run.stopReason; index++) {
       const provider = chain[index]!;
       run.provider = provider;
-      run.model = index === 0 ? model : '';
+      run.model = index === 0 ? model : this.fallbackModel(model, provider);
       outcome = await this.runWithRetries(run, provider, run.model);
       if (outcome.status === 'ok') this.deps.onProviderOutcome?.(provider, { ok: true });
       if (outcome.status !== 'error') break;
@@ -385,6 +386,16 @@ export class AgentRuntime {
     }
     if (run.stopReason && outcome.status !== 'ok') outcome = { status: 'stopped', text: outcome.text, reason: run.stopReason };
     await this.finish(run, outcome);
+  }
+
+  /**
+   * The model a fallback provider runs: the run's own when it is a model endpoint's that this provider can use too
+   * (a local model stays local when its first CLI fails), else the provider's default.
+   */
+  private fallbackModel(model: string, provider: ProviderId): string {
+    const named = model ? endpointModel(model) : undefined;
+    const endpoint = named && this.deps.endpoint?.(named.id);
+    return endpoint && ENDPOINT_PROVIDERS[endpoint.api].includes(provider) ? model : '';
   }
 
   private async runWithRetries(run: ActiveRun, provider: ProviderId, model: string): Promise<AttemptOutcome> {

@@ -45,6 +45,8 @@ cat '${PROTOCOLS}gemini-tool.jsonl'
 `;
 // Claude reads its prompt from stdin: `wait` prints the session line and waits (a steer can be written to it).
 const CLAUDE = `#!/bin/sh
+# one line per invocation: its arguments and the server it was pointed at
+echo "$* base=$ANTHROPIC_BASE_URL" >> "$FAKE_DIR/claude.log"
 read -r first
 case "$first" in
   *wait*) head -n 1 '${PROTOCOLS}claude-thinking.jsonl'; exec sleep 30 ;;
@@ -141,6 +143,7 @@ function setup(t: { after(fn: () => unknown): void }, agent: Partial<AgentSettin
     systemPrompts: () => systemPrompts,
     customLog: () => log('custom.log'),
     geminiLog: () => log('gemini.log'),
+    claudeLog: () => log('claude.log'),
     /** Waits until `n` runs have ended. */
     runsDone: (n: number) => until(() => named('agent_done').length >= n, `${n} runs to end`),
   };
@@ -707,4 +710,25 @@ test('a stop that lands once the provider has answered keeps the answer as it is
   const done = rt.named('agent_done')[0]!;
   assert.deepEqual([done.status, done.text, done.reason], ['ok', 'answer to plain\n', undefined]);
   assert.equal((rt.saved.at(-1)!.meta as Record<string, unknown>).interrupted, undefined);
+});
+
+test('a model endpoint\'s model goes on to a fallback provider that can use the endpoint; one that cannot runs its default', async (t) => {
+  const gateway = { id: 'gw', name: 'Gateway', baseUrl: 'http://127.0.0.1:4000', api: 'anthropic' as const, toolsWork: true };
+  // custom cannot use an endpoint: refused before it starts; claude speaks its API and takes the model; gemini gets its default
+  const rt = setup(t, { model: 'gw/qwen3', fallback: ['claude'] }, { endpoint: (id) => (id === 'gw' ? gateway : undefined) });
+  rt.runtime.submit({ prompt: 'hello', sessionId: s1, sink: recordingSink().sink });
+  await rt.runsDone(1);
+  assert.deepEqual(rt.customLog(), [], 'custom never started');
+  const [claudeRun] = rt.claudeLog();
+  assert.match(claudeRun ?? '', /--model=qwen3 .*base=http:\/\/127\.0\.0\.1:4000$/);
+  assert.equal(rt.named('agent_done')[0]!.provider, 'claude');
+  // claude missing: the fallback gemini cannot use the endpoint, and runs its default model
+  let dir = '';
+  const other = setup(t, { model: 'gw/qwen3', provider: 'claude', fallback: ['gemini'], retries: 0 }, { endpoint: (id) => (id === 'gw' ? gateway : undefined), executable: (p) => (p === 'claude' ? '/nonexistent/claude' : join(dir, p)) });
+  dir = other.dir;
+  other.runtime.submit({ prompt: 'hello', sessionId: s1, sink: recordingSink().sink });
+  await other.runsDone(1);
+  assert.equal(other.named('agent_done')[0]!.provider, 'gemini');
+  assert.equal(other.geminiLog().length, 1);
+  assert.ok(!other.geminiLog()[0]!.includes('--model'), other.geminiLog()[0]);
 });
