@@ -2,7 +2,7 @@
 // (`<endpoint>/<model>`), so it may not be a provider's id. Its key is the user's: kept, sent to its server
 // only, never returned.
 import { AppError, badRequest, conflict, notFound } from '../../core/errors.ts';
-import { ENDPOINT_PROVIDERS, type EndpointCreate, type EndpointPatch, type ModelEndpoint, type ProbeResult } from '../../protocol/models.ts';
+import { ENDPOINT_PROVIDERS, MIN_AGENT_CONTEXT, type EndpointCreate, type EndpointPatch, type ModelEndpoint, type ProbeResult } from '../../protocol/models.ts';
 import type { RunEndpoint } from '../../agent/providers/types.ts';
 import { publicView, type EndpointsRepo, type StoredEndpoint } from './endpoints.repo.ts';
 import { probeEndpoint, PROBE_TIMES, type ProbeTimes } from './probe.ts';
@@ -117,7 +117,8 @@ export class ModelEndpoints {
   modelOptions(provider: string): { id: string; label: string }[] {
     return this.deps.repo.list().flatMap((e) => {
       if (!ENDPOINT_PROVIDERS[e.api].includes(provider)) return [];
-      const verdict = e.probe === null ? ' (not probed)' : e.probe.tools.ok ? '' : ' (no tool calls)';
+      const tokens = e.probe?.context.tokens ?? null;
+      const verdict = e.probe === null ? ' (not probed)' : !e.probe.tools.ok ? ' (no tool calls)' : tokens !== null && tokens < MIN_AGENT_CONTEXT ? ` (only ${tokens} tokens of context)` : '';
       const models = e.models.length ? e.models : (e.probe?.models.ids ?? []);
       return models.map((model) => ({ id: `${e.id}/${model}`, label: `${model} · ${e.name}${verdict}` }));
     });

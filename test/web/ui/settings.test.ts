@@ -236,7 +236,7 @@ describe('web UI: the settings page from the schemas', () => {
       await page.locator('[data-provider="opencode"] input[type=radio]').check();
       const option = page.locator('.picker-pop select option[value="local/qwen3-coder"]');
       await until(async () => (await option.count()) === 1, 'the endpoint\'s model in the picker');
-      assert.equal((await option.textContent())?.trim(), 'qwen3-coder · My server');
+      assert.equal((await option.textContent())?.trim(), 'qwen3-coder · My server (only 8192 tokens of context)');
       await page.keyboard.press('Escape');
       await page.locator('.topbar-right button[aria-label="Settings"]').click();
       await row.getByRole('button', { name: 'Remove' }).click();
