@@ -2,6 +2,7 @@
 // database and one media folder. The lock file (<home>/server.lock) holds the running server's pid
 // and, once it listens, its address, which is also how client commands given `--home` find it.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isPidAlive } from './pid.ts';
 
 export interface ServerLockInfo {
   pid: number;
@@ -12,20 +13,12 @@ export interface ServerLockInfo {
   startedAt: number;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 /** The server running on this home, if any (a lock left by a process that is gone does not count). */
 export function readServerLock(path: string): ServerLockInfo | undefined {
   try {
     const info = JSON.parse(readFileSync(path, 'utf8')) as ServerLockInfo;
-    return Number.isInteger(info.pid) && alive(info.pid) ? info : undefined;
+    return Number.isInteger(info.pid) && isPidAlive(info.pid) ? info : undefined;
   } catch {
     return undefined;
   }

@@ -50,11 +50,5 @@ export async function startAgentServer(agent: Partial<AgentSettings> = {}, app: 
   };
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether a process runs (a zombie, killed but not yet reaped by the system's init, does not). */
+export { isPidAlive as isAlive } from '../../src/core/pid.ts';

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { isPidAlive } from '../../core/pid.ts';
 import { AppError } from '../../core/errors.ts';
 import { homePaths } from '../../core/home.ts';
 import { loadOrCreateToken } from '../../core/token.ts';
@@ -32,14 +33,6 @@ export function readMarker(home: string): Marker | undefined {
   }
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Whether `pid` is the `svc serve` the manager started on `home`: alive, and, where the system shows a
@@ -48,7 +41,7 @@ export function isAlive(pid: number): boolean {
  * once), and that process is never taken, or signalled, for the instance. A zombie shows no arguments.
  */
 export function isInstanceProcess(pid: number, home: string): boolean {
-  if (!isAlive(pid)) return false;
+  if (!isPidAlive(pid)) return false;
   let cmdline: string;
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');

@@ -7,7 +7,7 @@ export { BrowserClient, createBrowserClient, ensureServer, type SpawnCommand } f
 export { browserClientFor } from './spawn.ts';
 export { browserCommand } from './slash-command.ts';
 export { browserSkill } from './skill.ts';
-export { isPidAlive } from './launcher.ts';
+export { isPidAlive } from '../../../core/pid.ts';
 export { DEFAULT_BROWSER_PORT } from './limits.ts';
 export type { Action, ActionResult, ActionResultMap } from './types.ts';
 export type { BrowserSession, SessionOptions, Tab } from './session.ts';

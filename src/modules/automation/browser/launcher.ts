@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isPidAlive } from '../../../core/pid.ts';
 import { AppError } from '../../../core/errors.ts';
 
 export const BROWSER_NAMES = ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'] as const;
@@ -121,22 +122,6 @@ function readActivePort(profileDir: string): { port: number; path: string } | nu
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Whether a process runs. A zombie (exited, not yet reaped by a parent we do not control) counts as gone. */
-export function isPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.charAt(stat.lastIndexOf(')') + 2);
-    if (state === 'Z' || state === 'X') return false;
-  } catch {
-    /* no /proc (not Linux) or already gone */
-  }
-  return true;
-}
 
 /** Command line of a live process (Linux /proc); undefined where it cannot be read. */
 function cmdlineOf(pid: number): string | undefined {
