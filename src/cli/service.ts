@@ -379,12 +379,15 @@ const logFiles = (path: string) => [...Array.from({ length: LOG_FILES_KEPT }, (_
 async function logs(context: Context, options: ServiceOptions): Promise<number> {
   const path = logPath(context);
   const count = options.lines ?? 50;
-  const texts = logFiles(path).filter(existsSync).map((f) => readFileSync(f, 'utf8'));
+  const files = logFiles(path).filter(existsSync);
+  const contents = files.map((f) => readFileSync(f));
+  const texts = contents.map((c) => c.toString('utf8'));
   if (texts.length === 0) {
     console.log(`no log yet: once svc runs as a service it writes ${path}${context.manager === 'launchd' ? ` (launchd keeps its output in ${launchdLogPaths({ userHome: context.userHome, name: context.target.name }).stderr})` : ''}`);
   }
   for (const line of lastLines(texts, count)) console.log(renderLogLine(line));
-  if (options.follow) await follow(path);
+  // followed from the end of what was just printed, not from the file's size later: a line written meanwhile is shown
+  if (options.follow) await follow(path, files.at(-1) === path ? contents.at(-1)!.length : 0);
   return 0;
 }
 
@@ -393,8 +396,8 @@ async function logs(context: Context, options: ServiceOptions): Promise<number> 
  * by a new one, the old one now `.1`) is followed by the rest of the old file and then the new one; a
  * file that shrank was truncated: read again from its start.
  */
-async function follow(path: string): Promise<void> {
-  let at = sizeOf(path) ?? 0;
+async function follow(path: string, from: number): Promise<void> {
+  let at = from;
   let ino = inodeOf(path);
   let partial = '';
   const emit = (text: string) => {
