@@ -33,7 +33,8 @@ export async function startServer(options: Partial<CoreOptions> & { port?: numbe
     home,
     async close({ removeHome = true } = {}) {
       await app.close();
-      if (removeHome) rmSync(home, { recursive: true, force: true });
+      // a browser the server launched may still be writing its profile as it exits (ENOTEMPTY): tried again
+      if (removeHome) rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

@@ -38,8 +38,7 @@ test('the agent opens a page with the browser skill and reports its title', {
     const call = fake.requests.find((r) => r.api === 'anthropic');
     assert.match(JSON.stringify(call?.body ?? ''), /svc browser open <url>/);
   } finally {
-    await server.close();
-    await fake.close();
-    await site.close();
+    // each closed whatever the others do: an open fake or site would keep the file running until its timeout
+    await Promise.allSettled([server.close(), fake.close(), site.close()]);
   }
 });
