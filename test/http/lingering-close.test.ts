@@ -34,7 +34,7 @@ function trackRequests(): { alive(): Promise<number>; stop(): void } {
       for (let round = 0; round < 50 && still < 3; round++) {
         const before = collected;
         gc();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, 50));
         still = collected === before ? still + 1 : 0;
       }
       return received - collected;
