@@ -7,7 +7,7 @@ import type { RunMcpServer } from '../protocol/mcp.ts';
 import type { RunSkill } from '../protocol/skills.ts';
 import type { ProviderId } from './providers/registry.ts';
 import type { InvocationRequest, RunEndpoint } from './providers/types.ts';
-import { ENDPOINT_PROVIDERS, endpointModel } from '../protocol/models.ts';
+import { ENDPOINT_PROVIDERS, endpointModel } from '../protocol/models-text.ts';
 import type { AgentSettings } from './settings.ts';
 
 export type RunKind = 'chat' | 'worker' | 'one-shot' | 'executive';

@@ -5,8 +5,8 @@ import { HomeInUseError } from '../core/server-lock.ts';
 import { loadServerTls, TlsFilesError, type TlsFileOptions } from './tls-files.ts';
 import { announce, complain } from '../core/log.ts';
 import { startServiceLog } from './service-log.ts';
-import { readFileSync } from 'node:fs';
-import { exposedWithoutTls, loadFleetHub } from '../modules/fleet/index.ts';
+import { exposedWithoutTls, isNatsUrl } from '../modules/fleet/index.ts';
+import { readCredsFile } from './fleet.ts';
 
 export interface DashboardServeOptions extends TlsFileOptions {
   port: number;
@@ -78,17 +78,6 @@ export async function serveDashboard(o: DashboardServeOptions): Promise<void> {
 async function operatorNats(f: { url?: string; credsFile?: string }): Promise<{ url: string; creds: string } | undefined> {
   if (f.url === undefined && f.credsFile === undefined) return undefined;
   if (f.url === undefined || f.credsFile === undefined) throw new Error('--nats-url and --nats-creds go together: the NATS an operator runs, and the credentials file of the user it made for this hub');
-  if (!/^(nats|tls):\/\/[^/\s]+$/.test(f.url)) throw new Error(`--nats-url '${f.url}' is not a NATS address, like nats://nats.example:4222 or tls://nats.example:4222`);
-  let creds: string;
-  try {
-    creds = readFileSync(f.credsFile, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read --nats-creds ${f.credsFile}: ${(err as Error).message}`);
-  }
-  try {
-    (await loadFleetHub()).parseCreds(creds);
-  } catch (err) {
-    throw new Error(`--nats-creds ${f.credsFile} is not a NATS user's credentials file: ${(err as Error).message}`);
-  }
-  return { url: f.url, creds };
+  if (!isNatsUrl(f.url)) throw new Error(`--nats-url '${f.url}' is not a NATS address, like nats://nats.example:4222 or tls://nats.example:4222`);
+  return { url: f.url, creds: await readCredsFile('--nats-creds', f.credsFile) };
 }

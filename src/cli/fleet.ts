@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 import { readServerLock } from '../core/server-lock.ts';
-import { loadFleetHub, loadFleetMachine } from '../modules/fleet/index.ts';
+import { isNatsUrl, loadFleetHub, loadFleetMachine } from '../modules/fleet/index.ts';
 import { DEFAULT_DASHBOARD_PORT } from './defaults.ts';
 import { jsonOf, requestText } from './http-client.ts';
 
@@ -13,18 +13,16 @@ export async function fleetJoin(o: { url: string; code: string; name?: string; h
     console.error(`svc: ${o.home} is already machine ${current.machineId} ('${current.name}') of the fleet at ${current.url}; revoke it on that dashboard and remove ${join(o.home, 'fleet')} to join another`);
     return 1;
   }
-  if (!/^(nats|tls):\/\/[^/\s]+$/.test(o.url)) {
+  if (!isNatsUrl(o.url)) {
     console.error(`svc: '${o.url}' is not a fleet address: give the one the invite shows, like nats://hub.example:4222`);
     return 1;
   }
   let creds: string | undefined;
-  if (o.credsFile !== undefined) {
-    try {
-      creds = readFileSync(o.credsFile, 'utf8');
-    } catch (err) {
-      console.error(`svc: cannot read --creds ${o.credsFile}: ${(err as Error).message}`);
-      return 1;
-    }
+  try {
+    if (o.credsFile !== undefined) creds = await readCredsFile('--creds', o.credsFile);
+  } catch (err) {
+    console.error(`svc: ${(err as Error).message}`);
+    return 1;
   }
   const { joinFleet, JoinError } = await loadFleetHub();
   try {
@@ -65,6 +63,22 @@ export async function fleetInvite(o: { url?: string; home?: string; token?: stri
   console.log(`code ${String(body.code)} (single use, until ${new Date(Number(body.expiresAt)).toLocaleTimeString()})`);
   console.log(`on the machine to join: ${String(body.command)}`);
   return 0;
+}
+
+/** A NATS user's credentials file given with `flag`, read and checked; the error says which file and why. */
+export async function readCredsFile(flag: string, file: string): Promise<string> {
+  let creds: string;
+  try {
+    creds = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${flag} ${file}: ${(err as Error).message}`);
+  }
+  try {
+    (await loadFleetHub()).parseCreds(creds);
+  } catch (err) {
+    throw new Error(`${flag} ${file} is not a NATS user's credentials file: ${(err as Error).message}`);
+  }
+  return creds;
 }
 
 /**

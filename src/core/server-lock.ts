@@ -13,7 +13,6 @@ export interface ServerLockInfo {
   startedAt: number;
 }
 
-
 /** The server running on this home, if any (a lock left by a process that is gone does not count). */
 export function readServerLock(path: string): ServerLockInfo | undefined {
   try {

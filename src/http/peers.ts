@@ -5,6 +5,9 @@ export type PeerKind = 'loopback' | 'private' | 'remote';
 /** Decides how much a peer address is trusted; injectable so tests can mark 127.0.0.2 as remote. */
 export type PeerClassifier = (address: string | undefined) => PeerKind;
 
+/** Who made a request, as the audit logs name it: `local` on this machine, else `remote:<address>`. */
+export const actorOf = (classify: PeerClassifier, address: string | undefined): string => (classify(address) === 'loopback' ? 'local' : `remote:${address ?? '?'}`);
+
 const unmapped = (address: string) => (address.startsWith('::ffff:') ? address.slice(7) : address);
 
 function ipv4Octets(address: string): number[] | null {

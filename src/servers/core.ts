@@ -20,7 +20,7 @@ import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { callerOf } from '../http/caller.ts';
 import { createServer } from '../http/create-server.ts';
 import { defineLazyRoutes, routesOf } from '../http/lazy-routes.ts';
-import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
+import { actorOf as actorOfPeer, classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { AgentRuntime } from '../agent/runtime.ts';
 import { CommandRegistry } from '../agent/commands.ts';
 import { CliDetector } from '../agent/detect.ts';
@@ -37,7 +37,7 @@ import { TraceRecorder } from '../agent/traces.ts';
 import { fleetSettings, loadFleetMachine, type FleetMember, type LocalInstances } from '../modules/fleet/index.ts';
 import { isProviderId, PROVIDER_IDS } from '../agent/providers/registry.ts';
 import { EndpointsRepo, ModelEndpoints, loadEndpointRoutes } from '../modules/models/index.ts';
-import { endpointModel } from '../protocol/models.ts';
+import { endpointModel } from '../protocol/models-text.ts';
 import { networkSettings, SettingsModel, SettingsRepo, SettingsService, type SettingsOf, loadSettingsRoutes } from '../modules/settings/index.ts';
 import { ChatService, ChatSessionRepo, MessageRepo, chatCommands, loadChatRoutes } from '../modules/chat/index.ts';
 import { runCommands, loadRunRoutes } from '../modules/runs/index.ts';
@@ -284,8 +284,6 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   // `svc …` commands (and the browser server's rule fetches) pin it, whatever CA it was made with.
   const pinEnv = (): Record<string, string> => (serverUrl && options.tls ? { [TLS_PIN_ENV]: options.tls.fingerprint } : {});
   const browser = browserClientFor({ home: home.root, port: options.browserPort, parentPid: process.pid, coreUrl: () => serverUrl, corePin: () => options.tls?.fingerprint });
-  // What every provider run gets from the settings, whichever kind it is (chat, worker, one-shot, executive):
-  // agent/run-request.ts makes each run's request from these.
   // the model servers the user runs (docs/models.md): a run's model `<endpoint>/<model>` names one
   const endpoints = new ModelEndpoints({
     repo: new EndpointsRepo(db),
@@ -302,6 +300,8 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
       ];
     },
   });
+  // What every provider run gets from the settings, whichever kind it is (chat, worker, one-shot, executive):
+  // agent/run-request.ts makes each run's request from these.
   const runSources: RunSources = {
     settings: () => settings.get().agent,
     executable: (provider) => settings.get().agent.executables[provider] ?? provider,
@@ -539,7 +539,7 @@ async function compose(options: CoreOptions, home: HomePaths, lock: ServerLock, 
   const stream = new EventStream(bus, { heartbeatMs: options.heartbeatMs });
   const listeners = { sse: new Slots(options.maxSseListeners ?? MAX_SSE_LISTENERS), ws: new Slots(MAX_WS_LISTENERS) };
   const peers = options.classifyPeer ?? classifyPeer;
-  const actorOf = (address: string | undefined) => (peers(address) === 'loopback' ? 'local' : `remote:${address ?? '?'}`);
+  const actorOf = (address: string | undefined) => actorOfPeer(peers, address);
   let settingsBefore = settings.get();
   bus.subscribe((event) => {
     if (event.name !== 'settings_changed') return;

@@ -16,7 +16,7 @@ import { EventBus } from '../events/bus.ts';
 import { EventStream } from '../events/stream.ts';
 import { MAX_SSE_LISTENERS, MAX_WS_LISTENERS, Slots } from '../events/slots.ts';
 import { createServer } from '../http/create-server.ts';
-import { classifyPeer, type PeerClassifier } from '../http/peers.ts';
+import { actorOf as actorOfPeer, classifyPeer, type PeerClassifier } from '../http/peers.ts';
 import { eventRoutes } from '../modules/events/index.ts';
 import { dashboardDistDir, uiFiles, uiRoutes, webDistDir } from '../modules/ui/index.ts';
 import {
@@ -210,8 +210,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
   });
   hubPermissions.start(bus);
   push.start();
-  const peerOf = options.classifyPeer ?? classifyPeer;
-  const actorOf = (address: string | undefined) => (peerOf(address) === 'loopback' ? 'local' : `remote:${address ?? '?'}`);
+  const actorOf = (address: string | undefined) => actorOfPeer(options.classifyPeer ?? classifyPeer, address);
   let port = 0;
   const http = await createServer({
     info: { title: 'svc manager dashboard', version: VERSION, description: 'The manager dashboard: many svc instances in one place.' },
@@ -251,7 +250,7 @@ export async function createManagerServer(options: ManagerOptions): Promise<Mana
       lock.listening(address, options.tls?.fingerprint);
       if (fleet.hub) {
         await fleet.hub.start().catch((err: Error) => {
-          fleet.off = `the fleet's nats-server did not start: ${err.message}`;
+          fleet.off = fleet.hub!.operatorOwned ? `the fleet's NATS at ${fleet.hub!.url} could not be reached: ${err.message}` : `the fleet's nats-server did not start: ${err.message}`;
           complain(`svc dashboard: ${fleet.off}`);
           const hub = fleet.hub;
           delete fleet.hub;

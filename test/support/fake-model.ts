@@ -50,9 +50,9 @@ export interface FakeModelOptions {
    * What a self-hosted model server would be (svc's endpoint probe): the models its /v1/models lists (null: no such
    * route, as some servers have none); whether its models call tools; the context it says it runs with, the way
    * vLLM (in its models list), llama.cpp (GET /props) or Ollama (POST /api/show, and GET /api/tags) says it; and
-   * `hang`: it takes connections and never answers.
+   * `hang`: it takes connections and never answers; `hangModel`: it lists its models but its model never answers.
    */
-  server?: { models?: string[] | null; tools?: boolean; context?: { kind: 'vllm' | 'llamacpp' | 'ollama'; tokens: number }; hang?: boolean };
+  server?: { models?: string[] | null; tools?: boolean; context?: { kind: 'vllm' | 'llamacpp' | 'ollama'; tokens: number }; hang?: boolean; hangModel?: boolean };
 }
 
 export interface RequestRecord {
@@ -250,6 +250,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       sendJson(res, 404, { error: { message: `fake model: no route for ${method} ${url.pathname}`, type: 'not_found' } });
       return finish();
     }
+    if (srv?.hangModel) return new Promise<void>(() => undefined);
     rec.api = n.api;
     rec.model = n.model;
     rec.stream = n.stream;

@@ -18,7 +18,7 @@ export type FailureClass =
   | 'unknown';
 
 export type { StepKind } from '../../protocol/events.ts';
-import type { EndpointApi } from '../../protocol/models.ts';
+import type { EndpointApi } from '../../protocol/models-text.ts';
 import type { RunMcpServer } from '../../protocol/mcp.ts';
 import type { RunSkill } from '../../protocol/skills.ts';
 import type { StepKind } from '../../protocol/events.ts';

@@ -26,15 +26,6 @@ import { WorkQueue } from './work-queue.ts';
 import type { WorkRepo } from './work.repo.ts';
 
 export const INVITE_TTL_MS = 10 * 60_000;
-
-/** Whether `signature` (base64url) is `key`'s signature of `data`. */
-function verifies(key: ReturnType<typeof fromPublic>, data: Uint8Array, signature: string): boolean {
-  try {
-    return key.verify(data, Buffer.from(signature, 'base64url'));
-  } catch {
-    return false;
-  }
-}
 /** How often a machine says it is there; three missed in a row and it is offline. */
 export const HEARTBEAT_MS = 5_000;
 const MISSED_BEATS = 3;
@@ -402,5 +393,14 @@ export class FleetHub {
         this.o.onMachine(this.view(m), 'offline');
       }
     }
+  }
+}
+
+/** Whether `signature` (base64url) is `key`'s signature of `data`. */
+function verifies(key: ReturnType<typeof fromPublic>, data: Uint8Array, signature: string): boolean {
+  try {
+    return key.verify(data, Buffer.from(signature, 'base64url'));
+  } catch {
+    return false;
   }
 }

@@ -4,7 +4,7 @@
 // The two sides, and the membership file's reader, load on first use.
 export { fleetSettings, type FleetSettings } from './fleet.settings.ts';
 export type { Membership } from './membership.ts';
-export { exposedWithoutTls } from './nats-config.ts';
+export { exposedWithoutTls, isNatsUrl } from './nats-config.ts';
 export { WorkInputSchema, type WorkInput } from './work-input.ts';
 export type { FleetMember, MemberState } from './member.ts';
 export type { LocalInstances } from './local-instances.ts';

@@ -64,6 +64,9 @@ export function renderNatsConfig(c: NatsConfigInput): string {
   return `${JSON.stringify(config, null, 2)}\n`;
 }
 
+/** A NATS server's address as a fleet gives it: `nats://host:port` or `tls://host:port`. */
+export const isNatsUrl = (url: string): boolean => /^(nats|tls):\/\/[^/\s]+$/.test(url);
+
 /** Loopback-only addresses: the only ones the hub may listen on without TLS. */
 export const isLoopbackHost = (host: string) => host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 

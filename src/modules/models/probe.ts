@@ -142,8 +142,10 @@ export async function probeEndpoint(t: ProbeTarget, times: ProbeTimes = PROBE_TI
   });
   const answer = { ok: answered.error === undefined, ms: answered.ms, firstTokenMs, detail: answered.error === undefined ? `${model} answered "${String(answered.value).slice(0, 80)}" (first token after ${firstTokenMs} ms)` : `${model} did not answer: ${reasonOf(answered.error, times.answerMs)}` };
 
-  // 3. one tool call: offered, called, its result sent back, answered
-  const tooled = await timed(async () => {
+  // 3. one tool call: offered, called, its result sent back, answered; not tried when the model did not answer in
+  // time (two more calls would each wait as long: the probe stays bounded by one model wait)
+  const timedOut = answered.error !== undefined && ['TimeoutError', 'AbortError'].includes((answered.error as Error).name);
+  const tooled = timedOut ? { error: new StepError(`not tried: ${model} did not answer within ${Math.round(times.answerMs / 1000)} s`), ms: 0 } : await timed(async () => {
     const first = toolRequest(t.api, model);
     const reply = await json(paths.call, { method: 'POST', headers, body: first }, times.answerMs);
     const toolCall = toolCallIn(t.api, reply);
@@ -154,7 +156,8 @@ export async function probeEndpoint(t: ProbeTarget, times: ProbeTimes = PROBE_TI
     return `${model} called ${PROBE_TOOL}(${JSON.stringify(toolCall.args)}) and answered after its result: "${text.trim().slice(0, 80)}"`;
   });
   const tools = { ok: tooled.error === undefined, ms: tooled.ms, detail: tooled.error === undefined ? String(tooled.value) : reasonOf(tooled.error, times.answerMs) };
-  if (!tools.ok) warnings.push('Tool calls do not work here, so agents cannot act (a read-only chat still can). Use a model with tool support (e.g. qwen3-coder on Ollama), and start llama.cpp\'s server with --jinja.');
+  if (timedOut) warnings.push(`${model} did not answer within ${Math.round(times.answerMs / 1000)} s: a server may still be loading it. Probe again in a moment.`);
+  else if (!tools.ok) warnings.push('Tool calls do not work here, so agents cannot act (a read-only chat still can). Use a model with tool support (e.g. qwen3-coder on Ollama), and start llama.cpp\'s server with --jinja.');
 
   const context = await contextStep();
   return { at, model, models, answer, tools, context, warnings };

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startFakeModel, type FakeModel, type FakeModelOptions } from '../../support/fake-model.ts';
 import { getJson, sendJson, startServer, type TestServer } from '../../support/server.ts';
+import { probeEndpoint } from '../../../src/modules/models/probe.ts';
 
 const KEY = 'sk-local-5ecret-key';
 
@@ -137,5 +138,16 @@ describe('model endpoints', () => {
     const gone = await probe('gone');
     assert.match(gone.models.detail, /connection was refused/);
     assert.ok(gone.tookMs < 5_000);
+  });
+  test('a model that never answers: the probe waits for it once, then says so without trying the tool call', async () => {
+    const slow = await fake({ models: ['qwen3'], hangModel: true });
+    const started = Date.now();
+    const p = await probeEndpoint({ api: 'openai-chat', baseUrl: `${slow.url}/v1`, key: undefined, models: [], contextSize: null }, { reachMs: 2_000, answerMs: 1_000 });
+    assert.ok(Date.now() - started < 6_000, `took ${Date.now() - started} ms: one model wait, not three`);
+    assert.deepEqual([p.models.ok, p.answer.ok, p.tools.ok], [true, false, false]);
+    assert.match(p.answer.detail, /no answer within 1 s/);
+    assert.match(p.tools.detail, /not tried: qwen3 did not answer within 1 s/);
+    assert.ok(p.warnings.some((w: string) => /did not answer within 1 s.*Probe again/.test(w)), p.warnings.join('\n'));
+    assert.ok(!p.warnings.some((w: string) => /Tool calls do not work/.test(w)), 'no verdict on tools it never tried');
   });
 });

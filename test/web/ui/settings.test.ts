@@ -218,6 +218,11 @@ describe('web UI: the settings page from the schemas', () => {
       await panel.getByText('None yet.').waitFor();
       await panel.getByLabel('Id').fill('local');
       await panel.getByLabel('Name').fill('My server');
+      // a refused field says so under itself
+      await panel.getByLabel('Base URL').fill('ftp://127.0.0.1/v1');
+      await panel.getByRole('button', { name: 'Add endpoint' }).click();
+      await until(async () => (await panel.getByLabel('Base URL').getAttribute('aria-invalid')) === 'true', 'the error under Base URL');
+      assert.match((await panel.locator('#endpoint-url-error').textContent()) ?? '', /http:\/\/ or https:\/\//);
       await panel.getByLabel('Base URL').fill(`${fake.url}/v1`);
       await panel.getByLabel('Models').fill('qwen3-coder');
       // Enter adds the endpoint; the settings form around it is not submitted

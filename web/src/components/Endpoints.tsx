@@ -5,7 +5,7 @@
 // so its buttons never submit it and Enter in its fields adds the endpoint instead.
 import { useEffect, useState } from 'preact/hooks';
 import { Badge, Button, ConfirmDialog, Field } from '../../ui/components.tsx';
-import { del, errorText, get, post } from '../api.ts';
+import { ApiError, del, errorText, get, post } from '../api.ts';
 import { loadRegistry } from '../actions.ts';
 import { toast } from '../store.ts';
 import { ENDPOINT_APIS, ENDPOINT_PROVIDERS, type EndpointApi } from '../../../src/protocol/models-text.ts';
@@ -70,7 +70,8 @@ export function Endpoints() {
       setForm(EMPTY);
       await changed();
     } catch (err) {
-      setError({ message: errorText(err), ...((err as { field?: string }).field ? { field: (err as { field?: string }).field } : {}) });
+      const field = err instanceof ApiError && typeof err.body?.field === 'string' ? err.body.field : undefined;
+      setError({ message: errorText(err), ...(field ? { field } : {}) });
     } finally {
       setBusy(null);
     }

@@ -60,7 +60,7 @@ function configOverrides(req: InvocationRequest): string[] {
 }
 
 /** The variable a run on a model endpoint reads its key from (`env_key`: codex takes no key in its config). */
-export const CODEX_ENDPOINT_KEY_ENV = 'SVC_ENDPOINT_API_KEY';
+const CODEX_ENDPOINT_KEY_ENV = 'SVC_ENDPOINT_API_KEY';
 
 /**
  * A run on a model endpoint (a Responses server: codex dropped chat completions): a provider of the run's own, as

@@ -159,8 +159,9 @@ const opencodeModel = (req: InvocationRequest): string | undefined => (req.endpo
 
 /** The session settings `opencode acp` takes instead of `-m` and `--variant`. */
 function acpConfigOptions(req: InvocationRequest): { configId: string; value: string }[] {
+  const model = opencodeModel(req);
   return [
-    ...(opencodeModel(req) ? [{ configId: 'model', value: opencodeModel(req)! }] : []),
+    ...(model ? [{ configId: 'model', value: model }] : []),
     ...(req.effort ? [{ configId: 'effort', value: req.effort }] : []),
   ];
 }
